@@ -1,0 +1,21 @@
+"""nbayes: Naive Bayes that is exact, mergeable and fast.
+
+Estimators follow scikit-learn's API; every model is built from additive sufficient statistics
+(accumulate -> merge -> finalize), so ``fit``, ``partial_fit`` and distributed fits agree.
+Importing nbayes loads only numpy, scipy, scikit-learn and pandas.
+"""
+
+from .estimators import (
+    BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB,
+)
+from .exceptions import (
+    DataError, ModelFormatError, NBayesError, NotFittedError, ParameterError, UnknownLabelError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB", "PoissonNB",
+    "DataError", "ModelFormatError", "NBayesError", "NotFittedError", "ParameterError",
+    "UnknownLabelError", "__version__",
+]

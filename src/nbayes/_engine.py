@@ -1,0 +1,162 @@
+"""Pure functions over (class prior, column groups): accumulate, merge, finalize, score.
+
+The estimators hand the engine one matrix per column group ("blocks") and a list of families;
+the engine never looks at column names or estimator parameters, which keeps it usable from the
+estimators, the Dask layer and model files alike.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp
+
+from ._validation import rows_from
+from .distributions import Family, Labels, Stats
+from .distributions._base import CHUNK_BYTES, row_chunks
+from .exceptions import ParameterError
+
+ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
+
+
+def _row_bytes(blocks: Sequence) -> int:
+    """Bytes per row of the float64 temporaries a chunk creates (at least 8 per column)."""
+    total = 0
+    for X in blocks:
+        if sp.issparse(X):
+            total += 16 * max(1, X.nnz // max(X.shape[0], 1)) + 64
+        else:
+            total += 8 * 4 * X.shape[1]
+    return max(total, 8)
+
+
+def _slice(X, rows: slice):
+    return X[rows]
+
+
+def prepare(families: Sequence[Family], blocks: Sequence, feature_names=None) -> list:
+    """Run each family's domain check and conversion on its block."""
+    names = feature_names or [None] * len(families)
+    return [fam.prepare(X, names[i]) for i, (fam, X) in enumerate(zip(families, blocks))]
+
+
+def zeros(families: Sequence[Family], n_classes: int, widths: Sequence[int]) -> ModelStats:
+    """Identity of :func:`merge` for the given families and block widths."""
+    return {"class_count": np.zeros(n_classes),
+            "groups": [f.zeros(n_classes, w) for f, w in zip(families, widths)]}
+
+
+def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
+               feature_names=None, budget: int = CHUNK_BYTES) -> ModelStats:
+    """Statistics of one batch: per-class weight totals plus each group's statistics.
+
+    Rows are processed in chunks whose temporaries fit ``budget`` bytes, and the chunk
+    statistics merged, so memory stays bounded whatever the batch size.
+    """
+    out = None
+    n = len(labels)
+    for rows in row_chunks(n, _row_bytes(blocks), budget):
+        with rows_from(rows.start):
+            part_blocks = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
+        part_labels = labels[rows]
+        stats = {"class_count": part_labels.class_weight,
+                 "groups": [f.accumulate(X, part_labels) for f, X in zip(families, part_blocks)]}
+        out = stats if out is None else merge(families, out, stats)
+    if out is None:  # no rows at all
+        out = zeros(families, labels.n_classes, [X.shape[1] for X in blocks])
+    return out
+
+
+def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStats:
+    """Combine statistics of disjoint data; associative and commutative, identity ``zeros``."""
+    return {"class_count": a["class_count"] + b["class_count"],
+            "groups": [f.merge(sa, sb) for f, sa, sb in zip(families, a["groups"], b["groups"])]}
+
+
+def add_classes(families: Sequence[Family], stats: ModelStats, n_new: int) -> ModelStats:
+    """Append ``n_new`` empty classes (for a partial_fit that enlarges ``classes``)."""
+    return {"class_count": np.concatenate([stats["class_count"], np.zeros(n_new)]),
+            "groups": [f.add_classes(s, n_new) for f, s in zip(families, stats["groups"])]}
+
+
+def log_class_prior(class_count: np.ndarray, class_prior=None, fit_prior: bool = True,
+                    prior_alpha: float = 0.0, param: str = "class_prior") -> np.ndarray:
+    """Log class prior: fixed by the user, fitted (N_k + a) / (N + K a), or uniform.
+
+    ``prior_alpha`` adds hallucinated observations to every class (Dirichlet posterior mean);
+    0 gives the MLE N_k / N that scikit-learn uses.
+    """
+    n_classes = class_count.shape[0]
+    if class_prior is not None:
+        prior = np.asarray(class_prior, dtype=np.float64)
+        if prior.ndim != 1 or prior.shape[0] != n_classes:
+            raise ParameterError(
+                f"Parameter {param!r} must have one probability per class ({n_classes}); "
+                f"got shape {prior.shape}."
+            )
+        if np.any(prior < 0) or not np.isclose(prior.sum(), 1.0):
+            raise ParameterError(
+                f"Parameter {param!r} must be non-negative and sum to 1; got sum "
+                f"{prior.sum():.6g}. Normalise it: p / p.sum()."
+            )
+        with np.errstate(divide="ignore"):
+            return np.log(prior)
+    if not fit_prior:
+        return np.full(n_classes, -np.log(n_classes))
+    if prior_alpha < 0:
+        raise ParameterError(f"Parameter 'prior_alpha' must be >= 0; got {prior_alpha!r}.")
+    counts = class_count + prior_alpha
+    with np.errstate(divide="ignore"):
+        return np.log(counts) - np.log(counts.sum())
+
+
+def finalize(families: Sequence[Family], stats: ModelStats) -> list:
+    """Log-space parameters of every group."""
+    return [f.finalize(s) for f, s in zip(families, stats["groups"])]
+
+
+def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
+                         blocks: Sequence, feature_names=None, normalised: bool = True,
+                         budget: int = CHUNK_BYTES) -> np.ndarray:
+    """log P(x, y) for every row and class, shape (n_samples, n_classes), in row chunks.
+
+    With ``normalised=False`` the class-independent terms (multinomial coefficient, Poisson
+    factorials) are left out: posteriors do not need them.
+    """
+    n = blocks[0].shape[0]
+    out = np.empty((n, log_prior.shape[0]))
+    with_prior = any(f.uses_class_prior for f in families) or log_prior.shape[0] == 1
+    for rows in row_chunks(n, _row_bytes(blocks) + 8 * log_prior.shape[0], budget):
+        with rows_from(rows.start):
+            part = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
+        jll = out[rows]
+        jll[:] = log_prior if with_prior else 0.0
+        for fam, p, X in zip(families, params, part):
+            jll += fam.joint_log_likelihood(p, X)
+            if normalised:
+                jll += fam.log_normalizer(p, X)[:, None]
+    return out
+
+
+def log_posterior(jll: np.ndarray) -> np.ndarray:
+    """Normalise joint log-likelihoods into log posteriors with logsumexp.
+
+    A row that every class gives probability zero (possible with MLE estimates) has no
+    defined posterior; it gets the uniform distribution and a RuntimeWarning, never NaN.
+    """
+    with np.errstate(invalid="ignore"):
+        norm = logsumexp(jll, axis=1, keepdims=True)
+    impossible = ~np.isfinite(norm[:, 0])
+    if not impossible.any():
+        return jll - norm
+    warnings.warn(
+        f"{int(impossible.sum())} row(s) have probability zero under every class (a zero "
+        "count with estimate='mle' or alpha=0); their posterior is set to uniform. Use "
+        "alpha > 0 to avoid this.", RuntimeWarning, stacklevel=3,
+    )
+    out = np.where(impossible[:, None], -np.log(jll.shape[1]), jll - np.where(
+        impossible[:, None], 0.0, norm))
+    return out

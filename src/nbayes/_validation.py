@@ -1,0 +1,102 @@
+"""Small helpers that locate bad input and phrase errors in the house template."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from .exceptions import DataError
+
+
+#: Row number of the first row of the batch being checked, so errors name rows of the user's
+#: data even when the engine validates it in chunks.
+_ROW_OFFSET: ContextVar[int] = ContextVar("row_offset", default=0)
+
+
+@contextmanager
+def rows_from(offset: int):
+    """Report rows in error messages relative to ``offset`` (the chunk's first row)."""
+    token = _ROW_OFFSET.set(offset)
+    try:
+        yield
+    finally:
+        _ROW_OFFSET.reset(token)
+
+
+def column_label(j: int, feature_names: Sequence[str] | None = None) -> str:
+    """Name column ``j`` for an error message: ``'clicks' (index 3)`` or ``index 3``."""
+    if feature_names is not None and j < len(feature_names):
+        return f"column {feature_names[j]!r} (index {j})"
+    return f"column index {j}"
+
+
+def first_true(mask: np.ndarray | sp.spmatrix) -> tuple[int, int] | None:
+    """Return (row, column) of the first True cell in row-major order, or None."""
+    if sp.issparse(mask):
+        coo = sp.coo_matrix(mask)
+        hit = coo.data.astype(bool)
+        if not hit.any():
+            return None
+        rows, cols = coo.row[hit], coo.col[hit]
+        k = np.lexsort((cols, rows))[0]
+        return int(rows[k]), int(cols[k])
+    flat = np.flatnonzero(mask)
+    if flat.size == 0:
+        return None
+    row, col = divmod(int(flat[0]), mask.shape[1])
+    return row, col
+
+
+def raise_at(
+    mask,
+    X,
+    what: str,
+    fix: str,
+    family: str,
+    feature_names: Sequence[str] | None = None,
+    row_offset: int | None = None,
+) -> None:
+    """Raise a DataError naming the first cell where ``mask`` is True; no-op if none is."""
+    where = first_true(mask)
+    if where is None:
+        return
+    row, col = where
+    row_offset = _ROW_OFFSET.get() if row_offset is None else row_offset
+    value = X[row, col]
+    raise DataError(
+        f"{column_label(col, feature_names).capitalize()} must hold {what} for {family}; "
+        f"got {value!r} at row {row + row_offset}. {fix}"
+    )
+
+
+def values_of(X) -> np.ndarray:
+    """The stored values of a dense or sparse matrix (for cheap whole-array checks)."""
+    return X.data if sp.issparse(X) else np.asarray(X)
+
+
+def check_finite(X, family: str, feature_names=None, allow_nan: bool = False) -> None:
+    """Reject inf everywhere, and NaN unless missing values are allowed."""
+    vals = values_of(X)
+    if vals.dtype.kind not in "fc":
+        return
+    bad = np.isinf(vals) if allow_nan else ~np.isfinite(vals)
+    if not bad.any():
+        return
+    if sp.issparse(X):
+        mask = X.copy()
+        mask.data = bad
+    else:
+        mask = bad
+    if allow_nan:
+        raise_at(mask, X, "finite values or NaN (missing)", "Replace infinite values.",
+                 family, feature_names)
+    raise_at(
+        mask, X, "finite values (no NaN or inf)",
+        "Impute or drop missing values, or pass missing='ignore' to skip them "
+        "(the factor is marginalised, which is exact under the naive assumption).",
+        family, feature_names,
+    )

@@ -1,0 +1,35 @@
+"""Feature families and their registry.
+
+Each family is one module; adding a family means one module plus one entry in ``REGISTRY``.
+"""
+
+from ._base import Family, Labels, Params, Stats
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .gaussian import Gaussian
+from .multinomial import Complement, Multinomial
+from .poisson import Poisson
+
+#: Family name -> class. Model files and MixedNB build families only from this table.
+REGISTRY: dict[str, type[Family]] = {
+    cls.name: cls for cls in (Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson)
+}
+
+
+def make_family(name: str, **params) -> Family:
+    """Build a registered family by name, e.g. ``make_family("gaussian", var_smoothing=1e-9)``."""
+    from ..exceptions import ParameterError
+
+    try:
+        cls = REGISTRY[name]
+    except KeyError:
+        raise ParameterError(
+            f"Unknown family {name!r}; choose one of {sorted(REGISTRY)}."
+        ) from None
+    return cls(**params)
+
+
+__all__ = [
+    "REGISTRY", "Family", "Labels", "Params", "Stats", "make_family",
+    "Bernoulli", "Categorical", "Complement", "Gaussian", "Multinomial", "Poisson",
+]

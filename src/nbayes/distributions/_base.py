@@ -1,0 +1,253 @@
+"""What every feature family provides, and the pieces they share.
+
+A family is a small object holding hyperparameters (``alpha``, ``estimate``, ``missing``) and
+pure methods over two kinds of plain dicts of numpy arrays:
+
+* *statistics* -- additive sufficient statistics, class axis first. ``zeros`` is the identity of
+  ``merge``; ``accumulate`` turns one batch into statistics.
+* *parameters* -- log-space parameters made by ``finalize`` from the merged statistics.
+
+Keeping both as ``dict[str, ndarray]`` makes them trivially mergeable, serialisable without
+pickle, and shippable between Dask workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import ParameterError
+
+Stats = dict[str, np.ndarray]
+Params = dict[str, np.ndarray]
+
+ESTIMATES = ("posterior_mean", "map", "mle")
+MISSING = ("error", "ignore")
+
+#: Bytes of temporaries one row chunk may allocate; bounds peak memory of fit and predict.
+CHUNK_BYTES = 32 * 2**20
+
+
+class Labels:
+    """Class codes and sample weights of one batch.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples,)
+        Integer class index in ``[0, n_classes)`` for each row.
+    weights : ndarray of shape (n_samples,)
+        Non-negative sample weights (float64).
+    n_classes : int
+        Number of classes K.
+    """
+
+    def __init__(self, codes: np.ndarray, weights: np.ndarray, n_classes: int):
+        self.codes = np.asarray(codes, dtype=np.intp)
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.n_classes = int(n_classes)
+
+    def __len__(self) -> int:
+        return self.codes.shape[0]
+
+    def __getitem__(self, rows: slice) -> Labels:
+        return Labels(self.codes[rows], self.weights[rows], self.n_classes)
+
+    @cached_property
+    def onehot(self) -> np.ndarray:
+        """Dense (n_samples, n_classes) one-hot matrix scaled by the weights (Yw)."""
+        Y = np.zeros((len(self), self.n_classes))
+        Y[np.arange(len(self)), self.codes] = self.weights
+        return Y
+
+    @cached_property
+    def onehot_sparse(self) -> sp.csr_matrix:
+        """Sparse CSR version of :attr:`onehot`; one stored value per row."""
+        n = len(self)
+        return sp.csr_matrix(
+            (self.weights, self.codes, np.arange(n + 1)), shape=(n, self.n_classes)
+        )
+
+    @cached_property
+    def class_weight(self) -> np.ndarray:
+        """Total weight per class, shape (n_classes,)."""
+        return np.bincount(self.codes, weights=self.weights, minlength=self.n_classes)
+
+
+def class_sums(X, labels: Labels) -> np.ndarray:
+    """Per-class weighted column sums ``Yw.T @ X`` as a dense float64 (n_classes, n_features).
+
+    Dense X with few classes uses one BLAS product; otherwise the sparse one-hot product touches
+    each stored value once whatever the number of classes.
+    """
+    if sp.issparse(X):
+        return np.asarray((labels.onehot_sparse.T @ X).toarray(), dtype=np.float64)
+    X = np.asarray(X)
+    if labels.n_classes <= 8:
+        return labels.onehot.T @ X.astype(np.float64, copy=False)
+    return np.asarray(labels.onehot_sparse.T @ X.astype(np.float64, copy=False))
+
+
+def row_chunks(n_rows: int, row_bytes: int, budget: int = CHUNK_BYTES) -> Iterator[slice]:
+    """Slices of at most ``budget // row_bytes`` rows covering ``range(n_rows)``."""
+    step = max(1, budget // max(int(row_bytes), 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
+
+
+def check_alpha(alpha, n_features: int, estimate: str, name: str = "alpha") -> np.ndarray:
+    """Validate a scalar or per-feature smoothing parameter; return it as (n_features,)."""
+    if estimate not in ESTIMATES:
+        raise ParameterError(
+            f"Parameter 'estimate' must be one of {ESTIMATES}; got {estimate!r}."
+        )
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.ndim > 1 or (a.ndim == 1 and a.shape[0] != n_features):
+        raise ParameterError(
+            f"Parameter {name!r} must be a scalar or have one value per feature "
+            f"({n_features}); got shape {a.shape}."
+        )
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ParameterError(
+            f"Parameter {name!r} must be finite and non-negative; got {alpha!r}."
+        )
+    if estimate == "map" and np.any(a < 1):
+        raise ParameterError(
+            f"estimate='map' needs {name} >= 1 (the Dirichlet mode is undefined below 1); "
+            f"got {alpha!r}. Use alpha=1 for the MLE or estimate='posterior_mean'."
+        )
+    return np.broadcast_to(a, (n_features,)).astype(np.float64)
+
+
+def pseudo_count(alpha: np.ndarray, estimate: str) -> np.ndarray:
+    """Counts added to every outcome: the Dirichlet estimate written once.
+
+    posterior_mean: (n + a) / (N + K a);  map: (n + a - 1) / (N + K (a - 1));  mle: n / N.
+    """
+    if estimate == "posterior_mean":
+        return alpha
+    if estimate == "map":
+        return alpha - 1.0
+    return np.zeros_like(alpha)
+
+
+def log_normalise(counts: np.ndarray, totals: np.ndarray, n_outcomes) -> np.ndarray:
+    """``log(counts / totals)``; 0/0 (no data and no pseudo-count) becomes uniform 1/K.
+
+    A zero count over a positive total stays ``-inf``: that is the MLE, documented as such.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(counts) - np.log(totals)
+    empty = np.broadcast_to(totals == 0, out.shape)
+    if empty.any():
+        out = np.where(empty, -np.log(np.broadcast_to(n_outcomes, out.shape)), out)
+    return out
+
+
+class Family:
+    """Base class of the feature families; see the module docstring for the contract.
+
+    Subclasses set ``name`` (the registry key), ``sparse_ok`` (whether sparse input is
+    supported) and implement the abstract methods.
+    """
+
+    name: str = ""
+    sparse_ok: bool = True
+    #: Keys of the statistics that carry a class axis first (others are metadata).
+    class_keys: tuple[str, ...] = ()
+    #: False for families whose scores already ignore the class prior (ComplementNB).
+    uses_class_prior: bool = True
+
+    def __init__(self, alpha=1.0, estimate: str = "posterior_mean", missing: str = "error"):
+        if missing not in MISSING:
+            raise ParameterError(
+                f"Parameter 'missing' must be one of {MISSING}; got {missing!r}."
+            )
+        self.alpha = alpha
+        self.estimate = estimate
+        self.missing = missing
+
+    def get_params(self) -> dict:
+        """Hyperparameters, as needed to rebuild the family (for model files)."""
+        return {"alpha": self.alpha, "estimate": self.estimate, "missing": self.missing}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- input -----------------------------------------------------------------------------
+    def prepare(self, X, feature_names: Sequence[str] | None = None):
+        """Check the family's domain and return X in the form the other methods use."""
+        raise NotImplementedError
+
+    # -- statistics --------------------------------------------------------------------------
+    def zeros(self, n_classes: int, n_features: int) -> Stats:
+        raise NotImplementedError
+
+    def accumulate(self, X, labels: Labels) -> Stats:
+        raise NotImplementedError
+
+    def merge(self, a: Stats, b: Stats) -> Stats:
+        """Add statistics; families with non-additive moments override this."""
+        return {k: a[k] + b[k] for k in a}
+
+    def add_classes(self, stats: Stats, n_new: int) -> Stats:
+        """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
+        out = dict(stats)
+        for k in self.class_keys:
+            pad = np.zeros((n_new,) + stats[k].shape[1:], dtype=stats[k].dtype)
+            out[k] = np.concatenate([stats[k], pad], axis=0)
+        return out
+
+    def n_samples(self, stats: Stats) -> np.ndarray:
+        """Total weight seen per class, shape (n_classes,) -- used for sanity checks."""
+        raise NotImplementedError
+
+    # -- parameters --------------------------------------------------------------------------
+    def finalize(self, stats: Stats) -> Params:
+        raise NotImplementedError
+
+    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        """Class-dependent part of log P(x | y) for every class, shape (n_samples, n_classes)."""
+        raise NotImplementedError
+
+    def log_normalizer(self, params: Params, X) -> np.ndarray:
+        """Class-independent part of log P(x | y), shape (n_samples,); zero for most families."""
+        return np.zeros(X.shape[0])
+
+    def log_likelihood_terms(self, params: Params, X) -> np.ndarray:
+        """Per-feature terms of log P(x | y), shape (n_samples, n_classes, n_features).
+
+        They add up to ``joint_log_likelihood + log_normalizer`` (broadcast over classes).
+        Memory is n*K*d: meant for explanations and tests, not for bulk prediction.
+        """
+        raise NotImplementedError
+
+
+def missing_mask(X) -> np.ndarray | None:
+    """Boolean mask of NaN cells of dense X, or None when there are none."""
+    if sp.issparse(X) or X.dtype.kind != "f":
+        return None
+    mask = np.isnan(X)
+    return mask if mask.any() else None
+
+
+def split_inf(log_w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Split log-weights into a finite part and an indicator of ``-inf`` entries.
+
+    Products such as ``X @ log_w.T`` would turn ``0 * -inf`` into NaN. Families multiply by the
+    finite part and count hits on the indicator separately; a row with any hit gets ``-inf``.
+    The indicator is None when there is nothing to count (the usual, smoothed case).
+    """
+    neg_inf = np.isneginf(log_w)
+    if not neg_inf.any():
+        return log_w, None
+    return np.where(neg_inf, 0.0, log_w), neg_inf.astype(np.float64)
+
+
+def dot_t(X, W: np.ndarray) -> np.ndarray:
+    """``X @ W.T`` as a dense float64 array for dense or sparse X."""
+    out = X @ W.T
+    return np.asarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)

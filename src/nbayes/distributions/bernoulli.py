@@ -1,0 +1,129 @@
+"""Bernoulli family: binary features (word present / absent, a yes/no flag)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_finite, raise_at
+from ._base import (
+    Family, Labels, Params, Stats, check_alpha, class_sums, dot_t, log_normalise, missing_mask,
+    pseudo_count, split_inf,
+)
+
+
+class Bernoulli(Family):
+    """Independent Bernoulli features with a Beta(alpha, alpha) prior per class and feature.
+
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+        Beta prior concentration ("hallucinated" counts of each outcome).
+    estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+        posterior_mean gives theta = (n1 + a) / (n + 2a); map (n1 + a - 1) / (n + 2a - 2);
+        mle n1 / n.
+    binarize : float or None, default=0.0
+        Values strictly above the threshold count as 1. None means the input must already
+        be 0/1.
+    missing : {"error", "ignore"}, default="error"
+        "ignore" skips NaN cells at fit and marginalises them at predict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes.distributions import Bernoulli, Labels
+    >>> fam = Bernoulli(alpha=1.0)
+    >>> X = fam.prepare(np.array([[1, 0], [1, 1], [0, 0]]))
+    >>> stats = fam.accumulate(X, Labels(np.array([0, 0, 1]), np.ones(3), 2))
+    >>> np.exp(fam.finalize(stats)["log_p"]).round(3).tolist()
+    [[0.75, 0.5], [0.333, 0.333]]
+    """
+
+    name = "bernoulli"
+    class_keys = ("n_ones", "n_observed")
+
+    def __init__(self, alpha=1.0, estimate="posterior_mean", binarize: float | None = 0.0,
+                 missing="error"):
+        super().__init__(alpha=alpha, estimate=estimate, missing=missing)
+        self.binarize = binarize
+
+    def get_params(self) -> dict:
+        return {**super().get_params(), "binarize": self.binarize}
+
+    def prepare(self, X, feature_names=None):
+        check_finite(X, "Bernoulli features", feature_names, allow_nan=self.missing == "ignore")
+        if self.binarize is not None:
+            if sp.issparse(X):
+                if self.binarize < 0:
+                    raise ValueError(
+                        "binarize must be >= 0 for sparse input (a negative threshold would "
+                        f"turn every implicit zero into a one); got {self.binarize}."
+                    )
+                X = X.copy()
+                X.data = (X.data > self.binarize).astype(np.float64)
+                X.eliminate_zeros()
+                return X
+            nan = np.isnan(X) if X.dtype.kind == "f" else None
+            out = (X > self.binarize).astype(np.float64)
+            if nan is not None and nan.any():
+                out[nan] = np.nan
+            return out
+        vals = X.data if sp.issparse(X) else X
+        bad = (vals != 0) & (vals != 1) & ~np.isnan(vals)
+        if bad.any():
+            if sp.issparse(X):
+                mask = X.copy()
+                mask.data = bad
+            else:
+                mask = bad
+            raise_at(mask, X, "0/1 values", "Binarize the data or set binarize=<threshold>.",
+                     "BernoulliNB with binarize=None", feature_names)
+        return X.astype(np.float64) if not sp.issparse(X) else X.astype(np.float64)
+
+    def zeros(self, n_classes, n_features) -> Stats:
+        return {"n_ones": np.zeros((n_classes, n_features)),
+                "n_observed": np.zeros((n_classes, n_features))}
+
+    def accumulate(self, X, labels: Labels) -> Stats:
+        nan = missing_mask(X)
+        if nan is None:
+            n_observed = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
+            return {"n_ones": class_sums(X, labels), "n_observed": n_observed}
+        return {"n_ones": class_sums(np.where(nan, 0.0, X), labels),
+                "n_observed": class_sums(~nan, labels)}
+
+    def n_samples(self, stats):
+        return stats["n_observed"].max(axis=1, initial=0.0)
+
+    def finalize(self, stats: Stats) -> Params:
+        n_features = stats["n_ones"].shape[1]
+        a = pseudo_count(check_alpha(self.alpha, n_features, self.estimate), self.estimate)
+        total = stats["n_observed"] + 2 * a
+        log_p = log_normalise(stats["n_ones"] + a, total, 2)
+        log_q = log_normalise(stats["n_observed"] - stats["n_ones"] + a, total, 2)
+        return {"log_p": log_p, "log_1mp": log_q}
+
+    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        # sum_j x_j log p_j + (o_j - x_j) log q_j, o_j = 1 where x_j is observed: two products.
+        nan = missing_mask(X)
+        if nan is not None:
+            X = np.where(nan, 0.0, X)
+        log_p, hit_p = split_inf(params["log_p"])
+        log_q, hit_q = split_inf(params["log_1mp"])
+        jll = dot_t(X, log_p - log_q)
+        jll += log_q.sum(axis=1) if nan is None else dot_t(~nan, log_q)
+        hits = np.zeros_like(jll)
+        if hit_p is not None:
+            hits += dot_t(X, hit_p)
+        if hit_q is not None:
+            hits += (hit_q.sum(axis=1) if nan is None else dot_t(~nan, hit_q)) - dot_t(X, hit_q)
+        jll[hits > 0] = -np.inf
+        return jll
+
+    def log_likelihood_terms(self, params: Params, X) -> np.ndarray:
+        X = X.toarray() if sp.issparse(X) else X
+        x = X[:, None, :]
+        with np.errstate(invalid="ignore"):
+            t = np.where(x == 1, params["log_p"][None], params["log_1mp"][None])
+        return np.where(np.isnan(x), 0.0, t)
+

@@ -1,0 +1,230 @@
+"""Categorical family: each feature takes one of K_j categories, coded 0 .. K_j - 1."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_finite, column_label, raise_at
+from ..exceptions import DataError
+from ._base import (
+    Family, Labels, Params, Stats, check_alpha, log_normalise, pseudo_count, split_inf,
+)
+
+MISSING_CODE = -1
+
+
+def offsets_of(n_categories: np.ndarray) -> np.ndarray:
+    """Start of each feature's block in the flat (class, category) layout."""
+    return np.concatenate([[0], np.cumsum(n_categories)[:-1]]).astype(np.intp)
+
+
+def expand(counts: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """Re-lay flat per-category counts from ``old`` to larger ``new`` categories per feature."""
+    if np.array_equal(old, new):
+        return counts
+    feature = np.repeat(np.arange(old.size), old)
+    local = np.arange(old.sum()) - offsets_of(old)[feature]
+    out = np.zeros((counts.shape[0], int(new.sum())))
+    out[:, offsets_of(new)[feature] + local] = counts
+    return out
+
+
+class Categorical(Family):
+    """One categorical distribution per class and feature, Dirichlet(alpha) prior.
+
+    Features are integer codes ``0 .. K_j - 1`` (string categories are encoded by the
+    estimators). Counts live in one flat (n_classes, sum_j K_j) array so that fitting is one
+    ``bincount`` and scoring one sparse one-hot product for all classes and features.
+
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+        theta_kjc = (n_kjc + a) / (n_kj + K_j a) under posterior_mean.
+    estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+    min_categories : int or array of shape (n_features,), optional
+        Minimum K_j, for categories that never occur in the training data.
+    missing : {"error", "ignore"}, default="error"
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes.distributions import Categorical, Labels
+    >>> fam = Categorical(alpha=1.0)
+    >>> X = fam.prepare(np.array([[0], [2], [2]]))
+    >>> stats = fam.accumulate(X, Labels(np.zeros(3, int), np.ones(3), 1))
+    >>> np.exp(fam.finalize(stats)["log_theta"]).round(3).tolist()
+    [[0.333, 0.167, 0.5]]
+    """
+
+    name = "categorical"
+    class_keys = ("n_counts",)
+
+    def __init__(self, alpha=1.0, estimate="posterior_mean", min_categories=None,
+                 missing="error"):
+        super().__init__(alpha=alpha, estimate=estimate, missing=missing)
+        self.min_categories = min_categories
+
+    def get_params(self) -> dict:
+        mc = self.min_categories
+        return {**super().get_params(),
+                "min_categories": mc.tolist() if isinstance(mc, np.ndarray) else mc}
+
+    def prepare(self, X, feature_names=None):
+        """Return int64 codes (dense or sparse); missing cells become -1 when ignored."""
+        family = "CategoricalNB"
+        if sp.issparse(X):
+            vals = X.data
+        else:
+            vals = np.asarray(X)
+        if vals.dtype.kind in "iub":
+            bad = vals < 0
+            nan = None
+        else:
+            check_finite(X, family, feature_names, allow_nan=self.missing == "ignore")
+            nan = np.isnan(vals)
+            with np.errstate(invalid="ignore"):
+                bad = ((vals < 0) | (np.mod(vals, 1) != 0)) & ~nan
+        if bad.any():
+            mask = X.copy() if sp.issparse(X) else bad
+            if sp.issparse(X):
+                mask.data = bad
+            raise_at(mask, X, "non-negative integer category codes",
+                     "Encode categories as 0, 1, 2, ... (MixedNB and string input do this for "
+                     "you).", family, feature_names)
+        if sp.issparse(X):
+            X = X.tocsr().astype(np.int64)
+            return X
+        codes = np.where(nan, 0, vals).astype(np.int64) if nan is not None else \
+            vals.astype(np.int64)
+        if nan is not None:
+            codes[nan] = MISSING_CODE
+        return codes
+
+    def zeros(self, n_classes, n_features) -> Stats:
+        return {"n_counts": np.zeros((n_classes, n_features)),
+                "n_categories": np.ones(n_features, dtype=np.int64)}
+
+    def accumulate(self, X, labels: Labels) -> Stats:
+        n_classes, d = labels.n_classes, X.shape[1]
+        if sp.issparse(X):
+            # Implicit zeros are category 0: count the stored codes, derive category 0 from
+            # the class totals, so sparse input is never densified.
+            coo = X.tocoo()
+            n_cat = np.ones(d, dtype=np.int64)
+            if coo.nnz:
+                np.maximum.at(n_cat, coo.col, coo.data + 1)
+            off = offsets_of(n_cat)
+            total = int(n_cat.sum())
+            idx = labels.codes[coo.row] * total + off[coo.col] + coo.data
+            counts = np.bincount(idx, weights=labels.weights[coo.row],
+                                 minlength=n_classes * total).reshape(n_classes, total)
+            counts[:, off] = labels.class_weight[:, None] - _segment_sums(counts, n_cat)
+            return {"n_counts": counts, "n_categories": n_cat}
+        observed = X >= 0
+        n_cat = np.where(observed, X, 0).max(axis=0, initial=0) + 1
+        off = offsets_of(n_cat)
+        total = int(n_cat.sum())
+        idx = labels.codes[:, None] * total + off[None, :] + X
+        w = np.broadcast_to(labels.weights[:, None], X.shape)
+        if observed.all():
+            idx, w = idx.ravel(), w.ravel()
+        else:
+            idx, w = idx[observed], w[observed]
+        counts = np.bincount(idx, weights=w, minlength=n_classes * total)
+        return {"n_counts": counts.reshape(n_classes, total), "n_categories": n_cat}
+
+    def merge(self, a: Stats, b: Stats) -> Stats:
+        n_cat = np.maximum(a["n_categories"], b["n_categories"])
+        return {"n_counts": expand(a["n_counts"], a["n_categories"], n_cat)
+                + expand(b["n_counts"], b["n_categories"], n_cat),
+                "n_categories": n_cat}
+
+    def n_samples(self, stats):
+        return _segment_sums(stats["n_counts"], stats["n_categories"]).max(axis=1, initial=0.0)
+
+    def final_categories(self, stats: Stats) -> np.ndarray:
+        n_cat = stats["n_categories"]
+        if self.min_categories is not None:
+            mc = np.asarray(self.min_categories)
+            if mc.ndim > 1 or (mc.ndim == 1 and mc.size != n_cat.size) or np.any(mc < 1) \
+                    or mc.dtype.kind not in "iu":
+                raise DataError(
+                    "Parameter 'min_categories' must be a positive integer or one per feature "
+                    f"({n_cat.size}); got {self.min_categories!r}."
+                )
+            n_cat = np.maximum(n_cat, mc)
+        return n_cat
+
+    def finalize(self, stats: Stats) -> Params:
+        n_cat = self.final_categories(stats)
+        counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
+        a = pseudo_count(check_alpha(self.alpha, n_cat.size, self.estimate), self.estimate)
+        totals = _segment_sums(counts, n_cat) + n_cat * a
+        log_theta = log_normalise(counts + np.repeat(a, n_cat),
+                                  np.repeat(totals, n_cat, axis=1), np.repeat(n_cat, n_cat))
+        return {"log_theta": log_theta, "n_categories": n_cat}
+
+    def _onehot(self, params: Params, X) -> sp.csr_matrix:
+        """Sparse (n_samples, sum K_j) indicator of each row's categories; missing is dropped."""
+        n_cat = params["n_categories"]
+        off = offsets_of(n_cat)
+        codes = X.toarray() if sp.issparse(X) else X
+        unseen = codes >= n_cat[None, :]
+        if unseen.any():
+            r, j = np.argwhere(unseen)[0]
+            raise DataError(
+                f"{column_label(j).capitalize()} has category code {codes[r, j]} at row {r}, "
+                f"but the model knows {n_cat[j]} categories (codes 0..{n_cat[j] - 1}). Refit "
+                "with the new category, or set min_categories to reserve room for it."
+            )
+        observed = codes >= 0
+        cols = (codes + off[None, :])[observed]
+        indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
+        return sp.csr_matrix((np.ones(cols.size), cols, indptr),
+                             shape=(codes.shape[0], int(n_cat.sum())))
+
+    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        if sp.issparse(X) and not np.isneginf(params["log_theta"]).any():
+            return self._sparse_jll(params, X)
+        onehot = self._onehot(params, X)
+        log_w, hit = split_inf(params["log_theta"])
+        jll = np.asarray(onehot @ log_w.T)
+        if hit is not None:
+            jll[np.asarray(onehot @ hit.T) > 0] = -np.inf
+        return jll
+
+    def _sparse_jll(self, params: Params, X) -> np.ndarray:
+        """Score sparse codes without densifying: every feature starts at category 0 and each
+        stored code adds the difference to its own category."""
+        n_cat = params["n_categories"]
+        off = offsets_of(n_cat)
+        coo = X.tocoo()
+        unseen = coo.data >= n_cat[coo.col]
+        if unseen.any():
+            k = np.flatnonzero(unseen)[0]
+            raise DataError(
+                f"{column_label(int(coo.col[k])).capitalize()} has category code "
+                f"{coo.data[k]} at row {coo.row[k]}, but the model knows {n_cat[coo.col[k]]} "
+                "categories. Refit with the new category, or set min_categories."
+            )
+        log_theta = params["log_theta"]
+        base = log_theta[:, off]
+        delta = log_theta - np.repeat(base, n_cat, axis=1)
+        onehot = sp.csr_matrix((np.ones(coo.nnz), (coo.row, off[coo.col] + coo.data)),
+                               shape=(X.shape[0], log_theta.shape[1]))
+        return np.asarray(onehot @ delta.T) + base.sum(axis=1)
+
+    def log_likelihood_terms(self, params, X) -> np.ndarray:
+        codes = X.toarray() if sp.issparse(X) else X
+        n_cat = params["n_categories"]
+        self._onehot(params, codes)  # domain check
+        flat = np.where(codes >= 0, codes + offsets_of(n_cat)[None, :], 0)
+        t = params["log_theta"][:, flat].transpose(1, 0, 2)
+        return np.where((codes < 0)[:, None, :], 0.0, t)
+
+
+def _segment_sums(counts: np.ndarray, n_cat: np.ndarray) -> np.ndarray:
+    """Per-feature totals of a flat (n_classes, sum K_j) array, shape (n_classes, n_features)."""
+    return np.add.reduceat(counts, offsets_of(n_cat), axis=1) if counts.shape[1] else \
+        np.zeros((counts.shape[0], n_cat.size))

@@ -1,0 +1,176 @@
+"""Multinomial family: counts (word counts in a document) and their complement variant."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from .._validation import check_finite, raise_at
+from ._base import (
+    Family, Labels, Params, Stats, check_alpha, class_sums, dot_t, log_normalise, missing_mask,
+    pseudo_count, split_inf,
+)
+
+
+def check_non_negative(X, family: str, feature_names=None, integer: bool = False) -> None:
+    """Raise a DataError at the first negative (or, with ``integer``, fractional) value."""
+    vals = X.data if sp.issparse(X) else X
+    with np.errstate(invalid="ignore"):
+        bad = vals < 0
+        if integer:
+            bad |= np.mod(vals, 1) != 0
+        bad &= ~np.isnan(vals)
+    if not bad.any():
+        return
+    mask = bad
+    if sp.issparse(X):
+        mask = X.copy()
+        mask.data = bad
+    what = "non-negative integer counts" if integer else "non-negative counts"
+    fix = ("Counts cannot be negative" + (" or fractional" if integer else "")
+           + "; check the column or choose another family (e.g. Gaussian).")
+    raise_at(mask, X, what, fix, family, feature_names)
+
+
+def nan_to_zero(X):
+    """Missing counts contribute nothing: the factor is dropped, which marginalises it."""
+    nan = missing_mask(X)
+    return X if nan is None else np.where(nan, 0.0, X)
+
+
+class Multinomial(Family):
+    """Multinomial over the features with a symmetric Dirichlet(alpha) prior per class.
+
+    The log-likelihood is the full multinomial log-pmf, including the class-independent
+    coefficient log(n! / prod x_j!) (returned by :meth:`log_normalizer`). scikit-learn omits
+    that coefficient from ``predict_joint_log_proba``; posteriors are identical.
+
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+        Dirichlet concentration: theta_kj = (n_kj + a) / (n_k + D a) under posterior_mean.
+    estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+    missing : {"error", "ignore"}, default="error"
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes.distributions import Multinomial, Labels
+    >>> fam = Multinomial(alpha=1.0)
+    >>> stats = fam.accumulate(np.array([[2., 0.], [1., 1.]]), Labels(np.array([0, 0]), np.ones(2), 1))
+    >>> np.exp(fam.finalize(stats)["log_theta"]).round(3).tolist()
+    [[0.667, 0.333]]
+    """
+
+    name = "multinomial"
+    class_keys = ("n_counts",)
+    integer_counts = False
+
+    def prepare(self, X, feature_names=None):
+        check_finite(X, type(self).__name__, feature_names, allow_nan=self.missing == "ignore")
+        check_non_negative(X, type(self).__name__, feature_names, integer=self.integer_counts)
+        return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+
+    def zeros(self, n_classes, n_features) -> Stats:
+        return {"n_counts": np.zeros((n_classes, n_features))}
+
+    def accumulate(self, X, labels: Labels) -> Stats:
+        return {"n_counts": class_sums(nan_to_zero(X), labels)}
+
+    def n_samples(self, stats):
+        return stats["n_counts"].sum(axis=1)
+
+    def finalize(self, stats: Stats) -> Params:
+        counts = stats["n_counts"]
+        a = pseudo_count(check_alpha(self.alpha, counts.shape[1], self.estimate), self.estimate)
+        smoothed = counts + a
+        return {"log_theta": log_normalise(smoothed, smoothed.sum(axis=1, keepdims=True),
+                                           counts.shape[1])}
+
+    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        X = nan_to_zero(X)
+        log_w, hit = split_inf(params["log_theta"])
+        jll = dot_t(X, log_w)
+        if hit is not None:
+            jll[dot_t(X, hit) > 0] = -np.inf
+        return jll
+
+    def log_normalizer(self, params: Params, X) -> np.ndarray:
+        X = nan_to_zero(X)
+        if sp.issparse(X):
+            per_value = X.copy()
+            per_value.data = gammaln(per_value.data + 1)
+            sum_lgamma = np.asarray(per_value.sum(axis=1)).ravel()
+        else:
+            sum_lgamma = gammaln(X + 1).sum(axis=1)
+        n = np.asarray(X.sum(axis=1)).ravel()
+        return gammaln(n + 1) - sum_lgamma
+
+    def log_likelihood_terms(self, params: Params, X) -> np.ndarray:
+        X = nan_to_zero(X)
+        X = X.toarray() if sp.issparse(X) else X
+        with np.errstate(invalid="ignore"):
+            t = X[:, None, :] * params["log_theta"][None]
+        t = np.where(X[:, None, :] == 0, 0.0, t)
+        # The coefficient log(n!/prod x!) is class-independent; spread it as -lgamma(x+1) per
+        # feature plus lgamma(n+1) on the first feature so the terms add up to the log-pmf.
+        t -= gammaln(X + 1)[:, None, :]
+        t[:, :, 0] += gammaln(X.sum(axis=1) + 1)[:, None]
+        return t
+
+
+class Complement(Multinomial):
+    """Complement Naive Bayes weights (Rennie et al., 2003) over multinomial counts.
+
+    Each class is scored by how badly the *other* classes' word distribution explains the
+    document: w_kj = -log theta~_kj with theta~ estimated from the complement counts. The scores
+    are not log-probabilities and, as in the paper and scikit-learn, ignore the class prior when
+    there is more than one class.
+
+    Parameters
+    ----------
+    alpha : float or array of shape (n_features,), default=1.0
+    estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+    norm : bool, default=False
+        Normalise the weights per class (the paper's step 7).
+    missing : {"error", "ignore"}, default="error"
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes.distributions import Complement, Labels
+    >>> fam = Complement()
+    >>> stats = fam.accumulate(np.array([[3., 0.], [0., 2.]]), Labels(np.array([0, 1]), np.ones(2), 2))
+    >>> fam.finalize(stats)["log_theta"].round(3).tolist()
+    [[0.916, 0.511], [0.511, 0.916]]
+    """
+
+    name = "complement"
+    uses_class_prior = False
+
+    def __init__(self, alpha=1.0, estimate="posterior_mean", norm: bool = False,
+                 missing="error"):
+        super().__init__(alpha=alpha, estimate=estimate, missing=missing)
+        self.norm = norm
+
+    def get_params(self) -> dict:
+        return {**super().get_params(), "norm": self.norm}
+
+    def finalize(self, stats: Stats) -> Params:
+        counts = stats["n_counts"]
+        a = pseudo_count(check_alpha(self.alpha, counts.shape[1], self.estimate), self.estimate)
+        complement = counts.sum(axis=0) + a - counts
+        logged = log_normalise(complement, complement.sum(axis=1, keepdims=True),
+                               counts.shape[1])
+        if self.norm:
+            return {"log_theta": logged / logged.sum(axis=1, keepdims=True)}
+        return {"log_theta": -logged}
+
+    def log_normalizer(self, params, X):
+        return np.zeros(X.shape[0])
+
+    def log_likelihood_terms(self, params, X):
+        X = nan_to_zero(X)
+        X = X.toarray() if sp.issparse(X) else X
+        return X[:, None, :] * params["log_theta"][None]

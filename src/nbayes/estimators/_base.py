@@ -1,0 +1,222 @@
+"""The shared scikit-learn estimator around the engine.
+
+Subclasses say which families cover which columns (``_make_families`` / ``_blocks``) and which
+fitted attributes to publish; fitting, incremental fitting, label handling and prediction live
+here once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from .. import _engine as engine
+from ..distributions import Family, Labels
+from ..exceptions import DataError, ParameterError, UnknownLabelError
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Return float64 weights of shape (n_samples,); reject negative or non-finite ones."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.shape != (n_samples,):
+        raise DataError(
+            f"sample_weight must have one value per row ({n_samples}); got shape {w.shape}."
+        )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"sample_weight must be finite and non-negative; got {w[row]!r} at row {row}. "
+            "Use 0 to drop a row."
+        )
+    return w
+
+
+class BaseNB(ClassifierMixin, BaseEstimator):
+    """Naive Bayes classifier over column groups, each modelled by one family."""
+
+    # -- what subclasses provide --------------------------------------------------------------
+    def _make_families(self, n_features: int) -> list[Family]:
+        raise NotImplementedError
+
+    def _validate_X(self, X, reset: bool):
+        return validate_data(self, X, reset=reset, accept_sparse="csr",
+                             dtype=(np.float64, np.float32), ensure_all_finite=False)
+
+    def _blocks(self, X) -> list:
+        """One matrix per family; presets use all columns in one block."""
+        return [X]
+
+    def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
+        return engine.log_class_prior(class_count, getattr(self, "class_prior", None),
+                                      getattr(self, "fit_prior", True),
+                                      getattr(self, "prior_alpha", 0.0))
+
+    def _publish(self) -> None:
+        """Set the familiar fitted attributes (feature_log_prob_, theta_, ...)."""
+
+    # -- fitting -------------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X, y in one pass.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        for attr in ("classes_", "stats_"):
+            self.__dict__.pop(attr, None)
+        X = self._validate_X(X, reset=True)
+        y = self._check_y(y, X)
+        check_classification_targets(y)
+        return self._learn(X, y, sample_weight, classes=np.unique(y))
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Update the model with one batch; equals ``fit`` on all batches together.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), optional
+            All labels that will ever occur. Required on the first call; a later call may pass
+            a longer list that contains the current ``classes_`` to add classes.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ParameterError(
+                "classes must be passed on the first call to partial_fit: the full list of "
+                "labels, e.g. partial_fit(X, y, classes=np.unique(y_all))."
+            )
+        X = self._validate_X(X, reset=first)
+        y = self._check_y(y, X)
+        if classes is not None:
+            classes = np.asarray(classes)
+            if first:
+                classes = np.unique(classes)
+        return self._learn(X, y, sample_weight, classes=classes)
+
+    def _check_y(self, y, X):
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != X.shape[0]:
+            raise DataError(
+                f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; they must match."
+            )
+        return y
+
+    def _set_classes(self, classes: np.ndarray) -> int:
+        """Set or enlarge classes_; return how many classes were added."""
+        if not hasattr(self, "classes_"):
+            if classes.size == 0:
+                raise ParameterError("classes must not be empty.")
+            self.classes_ = classes
+            return 0
+        old = self.classes_
+        known = pd.Index(classes).get_indexer(old)
+        if (known < 0).any():
+            missing = old[known < 0]
+            raise ParameterError(
+                f"classes={classes.tolist()!r} drops the known class(es) {missing.tolist()!r}; "
+                "a later partial_fit may only add classes. Pass every earlier class too."
+            )
+        new = np.asarray([c for c in classes if c not in set(old.tolist())], dtype=object)
+        if new.size == 0:
+            return 0
+        self.classes_ = np.concatenate([old.astype(object), np.sort(new)]).astype(
+            np.result_type(old, classes) if old.dtype != object else object)
+        return new.size
+
+    def _encode_labels(self, y, weights) -> Labels:
+        codes = pd.Index(self.classes_).get_indexer(y)
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise UnknownLabelError(
+                f"Label {y[row]!r} at row {row} is not among classes "
+                f"{self.classes_.tolist()!r}. Pass the full label list in `classes` "
+                "(a later partial_fit may enlarge it)."
+            )
+        return Labels(codes, weights, len(self.classes_))
+
+    def _learn(self, X, y, sample_weight, classes):
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        first = not hasattr(self, "stats_")
+        if first:
+            self._set_classes(classes)
+            self.families_ = self._make_families(X.shape[1])
+        elif classes is not None:
+            added = self._set_classes(classes)
+            if added:
+                self.stats_ = engine.add_classes(self.families_, self.stats_, added)
+        labels = self._encode_labels(y, weights)
+        stats = engine.accumulate(self.families_, self._blocks(X), labels,
+                                  self._feature_names_per_block())
+        self.stats_ = stats if first else engine.merge(self.families_, self.stats_, stats)
+        self._finalize()
+        return self
+
+    def _feature_names_per_block(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else [list(names)]
+
+    def _finalize(self) -> None:
+        self.params_ = engine.finalize(self.families_, self.stats_)
+        self.class_count_ = self.stats_["class_count"]
+        self.class_log_prior_ = self._log_prior(self.class_count_)
+        self._publish()
+
+    # -- prediction -----------------------------------------------------------------------------
+    def _jll(self, X, normalised: bool) -> np.ndarray:
+        check_is_fitted(self, "stats_")
+        X = self._validate_X(X, reset=False)
+        return engine.joint_log_likelihood(self.families_, self.params_, self.class_log_prior_,
+                                           self._blocks(X), self._feature_names_per_block(),
+                                           normalised=normalised)
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log P(x, y) for every class, shape (n_samples, n_classes), columns in ``classes_``
+        order. Includes class-independent terms, so it is a true log-probability."""
+        return self._jll(X, normalised=True)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior log P(y | x), shape (n_samples, n_classes)."""
+        return engine.log_posterior(self._jll(X, normalised=False))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior P(y | x), shape (n_samples, n_classes); rows sum to one."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class for each row, shape (n_samples,)."""
+        return self.classes_[np.argmax(self._jll(X, normalised=False), axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = all(f.sparse_ok for f in self._make_families(1)) \
+            if self._tags_families_ok() else True
+        tags.input_tags.allow_nan = getattr(self, "missing", "error") == "ignore"
+        return tags
+
+    def _tags_families_ok(self) -> bool:
+        try:
+            self._make_families(1)
+            return True
+        except Exception:  # invalid parameters are reported at fit, not when asked for tags
+            return False
+

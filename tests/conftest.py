@@ -1,0 +1,19 @@
+"""Shared fixtures: real datasets from ../shared/data (skip or fail by NBAYES_REQUIRE_DATA)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Folder of the real datasets; skip when absent, fail in CI (NBAYES_REQUIRE_DATA=1)."""
+    if DATA_DIR.is_dir():
+        return DATA_DIR
+    reason = f"real datasets not found at {DATA_DIR} (see ../shared/data/README.md)"
+    if os.environ.get("NBAYES_REQUIRE_DATA") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
