@@ -90,8 +90,8 @@ class Categorical(Family):
             if sp.issparse(X):
                 mask.data = bad
             raise_at(mask, X, "non-negative integer category codes",
-                     "Encode categories as 0, 1, 2, ... (MixedNB and string input do this for "
-                     "you).", family, feature_names)
+                     "Negative values in data or fractional codes are not categories: encode "
+                     "them as 0, 1, 2, ... (MixedNB and string input do this for you).", family, feature_names)
         if sp.issparse(X):
             X = X.tocsr().astype(np.int64)
             return X

@@ -28,8 +28,8 @@ def check_non_negative(X, family: str, feature_names=None, integer: bool = False
         mask = X.copy()
         mask.data = bad
     what = "non-negative integer counts" if integer else "non-negative counts"
-    fix = ("Counts cannot be negative" + (" or fractional" if integer else "")
-           + "; check the column or choose another family (e.g. Gaussian).")
+    fix = ("Negative values in data are not counts" + (" and counts are whole numbers" if integer
+           else "") + "; check the column or choose another family (e.g. Gaussian).")
     raise_at(mask, X, what, fix, family, feature_names)
 
 

@@ -36,6 +36,9 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
             f"sample_weight must be finite and non-negative; got {w[row]!r} at row {row}. "
             "Use 0 to drop a row."
         )
+    if n_samples and not w.any():
+        raise DataError("sample_weight is zero for every row: there is nothing to learn from. "
+                        "Give at least one row a positive weight.")
     return w
 
 
@@ -204,7 +207,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class for each row, shape (n_samples,)."""
-        return self.classes_[np.argmax(self._jll(X, normalised=False), axis=1)]
+        jll = self._jll(X, normalised=False)
+        return self.classes_[np.argmax(jll, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -35,6 +35,11 @@ def _effective_alpha(alpha, force_alpha: bool):
 class _DiscreteNB(BaseNB):
     """Common parameters of the smoothed discrete presets."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True  # as scikit-learn: blobs are not counts
+        return tags
+
     def _alpha(self):
         return _effective_alpha(self.alpha, self.force_alpha)
 
@@ -305,6 +310,9 @@ class PoissonNB(_DiscreteNB):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
+        # scikit-learn's checks generate whole numbers only for "categorical" input, and
+        # PoissonNB rejects fractional counts.
+        tags.input_tags.categorical = True
         return tags
 
 
