@@ -6,16 +6,36 @@ Importing nbayes loads only numpy, scipy, scikit-learn and pandas.
 """
 
 from .estimators import (
-    BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB,
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
 )
 from .exceptions import (
-    DataError, ModelFormatError, NBayesError, NotFittedError, ParameterError, UnknownLabelError,
+    DataError,
+    ModelFormatError,
+    NBayesError,
+    NotFittedError,
+    ParameterError,
+    UnknownLabelError,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB", "PoissonNB",
-    "DataError", "ModelFormatError", "NBayesError", "NotFittedError", "ParameterError",
-    "UnknownLabelError", "__version__",
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "DataError",
+    "GaussianNB",
+    "ModelFormatError",
+    "MultinomialNB",
+    "NBayesError",
+    "NotFittedError",
+    "ParameterError",
+    "PoissonNB",
+    "UnknownLabelError",
+    "__version__",
 ]

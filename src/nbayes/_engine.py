@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ._validation import rows_from
-from .distributions import Family, Labels, Stats
+from .distributions import Family, Labels
 from .distributions._base import CHUNK_BYTES, row_chunks
 from .exceptions import ParameterError
 

@@ -11,7 +11,6 @@ import scipy.sparse as sp
 
 from .exceptions import DataError
 
-
 #: Row number of the first row of the batch being checked, so errors name rows of the user's
 #: data even when the engine validates it in chunks.
 _ROW_OFFSET: ContextVar[int] = ContextVar("row_offset", default=0)
@@ -25,6 +24,11 @@ def rows_from(offset: int):
         yield
     finally:
         _ROW_OFFSET.reset(token)
+
+
+def show(value) -> str:
+    """repr of a value as the user typed it: numpy scalars shown as plain Python values."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def column_label(j: int, feature_names: Sequence[str] | None = None) -> str:
@@ -69,7 +73,7 @@ def raise_at(
     value = X[row, col]
     raise DataError(
         f"{column_label(col, feature_names).capitalize()} must hold {what} for {family}; "
-        f"got {value!r} at row {row + row_offset}. {fix}"
+        f"got {show(value)} at row {row + row_offset}. {fix}"
     )
 
 

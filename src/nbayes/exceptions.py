@@ -8,12 +8,12 @@ that code written against scikit-learn keeps catching them.
 from sklearn.exceptions import NotFittedError
 
 __all__ = [
-    "NBayesError",
     "DataError",
+    "ModelFormatError",
+    "NBayesError",
+    "NotFittedError",
     "ParameterError",
     "UnknownLabelError",
-    "ModelFormatError",
-    "NotFittedError",
 ]
 
 

@@ -30,6 +30,16 @@ def make_family(name: str, **params) -> Family:
 
 
 __all__ = [
-    "REGISTRY", "Family", "Labels", "Params", "Stats", "make_family",
-    "Bernoulli", "Categorical", "Complement", "Gaussian", "Multinomial", "Poisson",
+    "REGISTRY",
+    "Bernoulli",
+    "Categorical",
+    "Complement",
+    "Family",
+    "Gaussian",
+    "Labels",
+    "Multinomial",
+    "Params",
+    "Poisson",
+    "Stats",
+    "make_family",
 ]

@@ -197,7 +197,7 @@ class Family:
         """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
         out = dict(stats)
         for k in self.class_keys:
-            pad = np.zeros((n_new,) + stats[k].shape[1:], dtype=stats[k].dtype)
+            pad = np.zeros((n_new, *stats[k].shape[1:]), dtype=stats[k].dtype)
             out[k] = np.concatenate([stats[k], pad], axis=0)
         return out
 

@@ -6,9 +6,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_finite, raise_at
+from ..exceptions import ParameterError
 from ._base import (
-    Family, Labels, Params, Stats, check_alpha, class_sums, dot_t, log_normalise, missing_mask,
-    pseudo_count, split_inf,
+    Family,
+    Labels,
+    Params,
+    Stats,
+    check_alpha,
+    class_sums,
+    dot_t,
+    log_normalise,
+    missing_mask,
+    pseudo_count,
+    split_inf,
 )
 
 
@@ -55,7 +65,7 @@ class Bernoulli(Family):
         if self.binarize is not None:
             if sp.issparse(X):
                 if self.binarize < 0:
-                    raise ValueError(
+                    raise ParameterError(
                         "binarize must be >= 0 for sparse input (a negative threshold would "
                         f"turn every implicit zero into a one); got {self.binarize}."
                     )
@@ -78,7 +88,7 @@ class Bernoulli(Family):
                 mask = bad
             raise_at(mask, X, "0/1 values", "Binarize the data or set binarize=<threshold>.",
                      "BernoulliNB with binarize=None", feature_names)
-        return X.astype(np.float64) if not sp.issparse(X) else X.astype(np.float64)
+        return X.astype(np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:
         return {"n_ones": np.zeros((n_classes, n_features)),

@@ -5,10 +5,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_finite, column_label, raise_at
-from ..exceptions import DataError
+from .._validation import check_finite, column_label, raise_at, show
+from ..exceptions import DataError, ParameterError
 from ._base import (
-    Family, Labels, Params, Stats, check_alpha, log_normalise, pseudo_count, split_inf,
+    Family,
+    Labels,
+    Params,
+    Stats,
+    check_alpha,
+    log_normalise,
+    pseudo_count,
+    split_inf,
 )
 
 MISSING_CODE = -1
@@ -91,7 +98,8 @@ class Categorical(Family):
                 mask.data = bad
             raise_at(mask, X, "non-negative integer category codes",
                      "Negative values in data or fractional codes are not categories: encode "
-                     "them as 0, 1, 2, ... (MixedNB and string input do this for you).", family, feature_names)
+                     "them as 0, 1, 2, ... (MixedNB and string input do this for you).",
+                     family, feature_names)
         if sp.issparse(X):
             X = X.tocsr().astype(np.int64)
             return X
@@ -149,7 +157,7 @@ class Categorical(Family):
             mc = np.asarray(self.min_categories)
             if mc.ndim > 1 or (mc.ndim == 1 and mc.size != n_cat.size) or np.any(mc < 1) \
                     or mc.dtype.kind not in "iu":
-                raise DataError(
+                raise ParameterError(
                     "Parameter 'min_categories' must be a positive integer or one per feature "
                     f"({n_cat.size}); got {self.min_categories!r}."
                 )
@@ -174,7 +182,7 @@ class Categorical(Family):
         if unseen.any():
             r, j = np.argwhere(unseen)[0]
             raise DataError(
-                f"{column_label(j).capitalize()} has category code {codes[r, j]} at row {r}, "
+                f"{column_label(j).capitalize()} has category code {show(codes[r, j])} at row {r}, "
                 f"but the model knows {n_cat[j]} categories (codes 0..{n_cat[j] - 1}). Refit "
                 "with the new category, or set min_categories to reserve room for it."
             )
@@ -205,7 +213,7 @@ class Categorical(Family):
             k = np.flatnonzero(unseen)[0]
             raise DataError(
                 f"{column_label(int(coo.col[k])).capitalize()} has category code "
-                f"{coo.data[k]} at row {coo.row[k]}, but the model knows {n_cat[coo.col[k]]} "
+                f"{show(coo.data[k])} at row {coo.row[k]}, but the model knows {n_cat[coo.col[k]]} "
                 "categories. Refit with the new category, or set min_categories."
             )
         log_theta = params["log_theta"]

@@ -8,8 +8,17 @@ from scipy.special import gammaln
 
 from .._validation import check_finite, raise_at
 from ._base import (
-    Family, Labels, Params, Stats, check_alpha, class_sums, dot_t, log_normalise, missing_mask,
-    pseudo_count, split_inf,
+    Family,
+    Labels,
+    Params,
+    Stats,
+    check_alpha,
+    class_sums,
+    dot_t,
+    log_normalise,
+    missing_mask,
+    pseudo_count,
+    split_inf,
 )
 
 
@@ -58,7 +67,8 @@ class Multinomial(Family):
     >>> import numpy as np
     >>> from nbayes.distributions import Multinomial, Labels
     >>> fam = Multinomial(alpha=1.0)
-    >>> stats = fam.accumulate(np.array([[2., 0.], [1., 1.]]), Labels(np.array([0, 0]), np.ones(2), 1))
+    >>> labels = Labels(np.array([0, 0]), np.ones(2), n_classes=1)
+    >>> stats = fam.accumulate(np.array([[2., 0.], [1., 1.]]), labels)
     >>> np.exp(fam.finalize(stats)["log_theta"]).round(3).tolist()
     [[0.667, 0.333]]
     """
@@ -141,9 +151,10 @@ class Complement(Multinomial):
     >>> import numpy as np
     >>> from nbayes.distributions import Complement, Labels
     >>> fam = Complement()
-    >>> stats = fam.accumulate(np.array([[3., 0.], [0., 2.]]), Labels(np.array([0, 1]), np.ones(2), 2))
+    >>> labels = Labels(np.array([0, 1]), np.ones(2), n_classes=2)
+    >>> stats = fam.accumulate(np.array([[3., 0.], [0., 2.]]), labels)
     >>> fam.finalize(stats)["log_theta"].round(3).tolist()
-    [[0.916, 0.511], [0.511, 0.916]]
+    [[1.386, 0.288], [0.223, 1.609]]
     """
 
     name = "complement"

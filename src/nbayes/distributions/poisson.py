@@ -7,8 +7,17 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._validation import check_finite
+from ..exceptions import ParameterError
 from ._base import (
-    Family, Labels, Params, Stats, check_alpha, class_sums, dot_t, missing_mask, pseudo_count,
+    Family,
+    Labels,
+    Params,
+    Stats,
+    check_alpha,
+    class_sums,
+    dot_t,
+    missing_mask,
+    pseudo_count,
 )
 from .multinomial import check_non_negative, nan_to_zero
 
@@ -72,7 +81,7 @@ class Poisson(Family):
         a = pseudo_count(check_alpha(self.alpha, n_features, self.estimate), self.estimate)
         beta = 0.0 if self.estimate == "mle" else float(self.beta)
         if beta < 0:
-            raise ValueError(f"Parameter 'beta' must be non-negative; got {self.beta!r}.")
+            raise ParameterError(f"Parameter 'beta' must be non-negative; got {self.beta!r}.")
         num, den = stats["n_sum"] + a, stats["n_observed"] + beta
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)

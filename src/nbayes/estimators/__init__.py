@@ -2,7 +2,12 @@
 
 from ._base import BaseNB
 from .presets import (
-    BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB,
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
 )
 
 __all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB",

@@ -8,13 +8,14 @@ and ``missing`` (error / ignore).
 from __future__ import annotations
 
 import warnings
+from itertools import pairwise
 
 import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
-from ..distributions.categorical import offsets_of
+from ..distributions.categorical import expand, offsets_of
 from ._base import BaseNB
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
@@ -138,7 +139,8 @@ class BernoulliNB(_DiscreteNB):
     --------
     >>> import numpy as np
     >>> from nbayes import BernoulliNB
-    >>> X = np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 1]]); y = ["spam", "spam", "ham", "ham"]
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 1]])
+    >>> y = ["spam", "spam", "ham", "ham"]
     >>> BernoulliNB().fit(X, y).predict([[1, 0, 0]]).tolist()
     ['spam']
     """
@@ -366,12 +368,11 @@ class CategoricalNB(_DiscreteNB):
                             min_categories=self.min_categories, missing=self.missing)]
 
     def _publish(self):
-        fam, stats, params = self.families_[0], self.stats_["groups"][0], self.params_[0]
+        stats, params = self.stats_["groups"][0], self.params_[0]
         n_cat = params["n_categories"]
-        from ..distributions.categorical import expand
         counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
-        bounds = offsets_of(n_cat).tolist() + [int(n_cat.sum())]
-        pieces = list(zip(bounds[:-1], bounds[1:]))
+        bounds = [*offsets_of(n_cat).tolist(), int(n_cat.sum())]
+        pieces = list(pairwise(bounds))
         self.n_categories_ = n_cat
         self.category_count_ = [counts[:, a:b] for a, b in pieces]
         self.feature_log_prob_ = [params["log_theta"][:, a:b] for a, b in pieces]
