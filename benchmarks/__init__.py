@@ -1,0 +1,1 @@
+"""Benchmarks of nbayes against scikit-learn; run ``python -m benchmarks --help``."""

@@ -1,0 +1,27 @@
+"""The benchmark harness runs end to end on tiny data (a smoke test; no timing assertions)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_benchmark_harness_quick_mode_writes_a_report(tmp_path):
+    out = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "benchmarks", "--quick", "--scale", "0.0005", "--no-real",
+           "--cases", "gauss-1M-50-k2,categorical", "--json", str(out)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    names = [case["case"] for case in report["cases"]]
+    assert names == ["gauss-1M-50-k2", "categorical-1M-50-k20"]
+    for case in report["cases"]:
+        for pair in case["pairs"]:
+            assert set(pair["ratio"]) == {"fit", "partial_fit", "predict_proba"}
+            assert all(r > 0 for r in pair["ratio"].values())
+            if "max_abs_proba_diff" in pair:  # same model in both libraries: same answers
+                assert pair["max_abs_proba_diff"] < 1e-6, pair["estimator"]
+    assert "| GaussianNB |" in proc.stdout  # the Markdown table
