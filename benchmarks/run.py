@@ -159,8 +159,8 @@ def _fmt_s(t: float) -> str:
 
 def markdown_table(report: dict) -> str:
     head = ("| case | estimator (vs scikit-learn) | read pass | fit nbayes / sklearn (ratio) "
-            "| partial_fit ×10 (ratio) | predict_proba (ratio) | fit ÷ read pass "
-            "| predict_proba peak mem nbayes / sklearn (× input) |")
+            "| partial_fit x10 (ratio) | predict_proba (ratio) | fit ÷ read pass "
+            "| predict_proba peak mem nbayes / sklearn (x input) |")
     lines = [head, "|" + "---|" * 8]
     for case in report["cases"]:
         for res in case["pairs"]:
@@ -179,7 +179,7 @@ def markdown_table(report: dict) -> str:
             lines.append(
                 f"| {case['case']} | {res['estimator']}{versus} | {_fmt_s(case['read_pass_s'])} "
                 f"| {cell('fit')} | {cell('partial_fit')} | {cell('predict_proba')} "
-                f"| {res['fit_over_read_pass']:.1f}× | {mem} |"
+                f"| {res['fit_over_read_pass']:.1f}x | {mem} |"
             )
     return "\n".join(lines)
 
