@@ -12,6 +12,7 @@ from .estimators import (
     GaussianNB,
     MultinomialNB,
     PoissonNB,
+    merge,
 )
 from .exceptions import (
     DataError,
@@ -38,4 +39,5 @@ __all__ = [
     "PoissonNB",
     "UnknownLabelError",
     "__version__",
+    "merge",
 ]

@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 
 from ._validation import rows_from
 from .distributions import Family, Labels
-from .distributions._base import CHUNK_BYTES, row_chunks
+from .distributions._base import CHUNK_BYTES, row_chunks, subtract_nonnegative
 from .exceptions import ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
@@ -74,6 +74,46 @@ def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStat
     """Combine statistics of disjoint data; associative and commutative, identity ``zeros``."""
     return {"class_count": a["class_count"] + b["class_count"],
             "groups": [f.merge(sa, sb) for f, sa, sb in zip(families, a["groups"], b["groups"])]}
+
+
+def subtract(families: Sequence[Family], a: ModelStats, b: ModelStats, class_names=None,
+             feature_names=None) -> ModelStats:
+    """Statistics of the data in ``a`` without the data in ``b``: the inverse of :func:`merge`.
+
+    ``merge(subtract(a, b), b)`` equals ``a`` to rounding, and ``subtract(merge(a, b), b)``
+    equals ``a``. Counts subtract directly and Gaussian moments with the inverse of the Chan
+    update. A statistic that would turn negative (``b`` holds rows that ``a`` never learned)
+    raises a DataError naming the class and column; ``class_names`` and ``feature_names`` (one
+    list per group, or None) only improve that message.
+    """
+    names = feature_names or [None] * len(families)
+    class_count = subtract_nonnegative(a["class_count"], b["class_count"], "class weight",
+                                       class_names)
+    return {"class_count": class_count,
+            "groups": [f.subtract(sa, sb, class_names, n) for f, sa, sb, n
+                       in zip(families, a["groups"], b["groups"], names)]}
+
+
+def align_classes(families: Sequence[Family], stats: ModelStats, positions: np.ndarray,
+                  n_classes: int) -> ModelStats:
+    """Move class ``k`` of ``stats`` to class ``positions[k]`` of ``n_classes`` classes.
+
+    Classes that receive nothing are empty. This lets statistics learned over different label
+    sets (shards that each saw some classes) be merged once laid out over their union.
+    """
+    positions = np.asarray(positions, dtype=np.intp)
+    if positions.size == n_classes and np.array_equal(positions, np.arange(n_classes)):
+        return stats
+
+    def lay_out(arr):
+        out = np.zeros((n_classes, *arr.shape[1:]), dtype=arr.dtype)
+        out[positions] = arr
+        return out
+
+    groups = []
+    for fam, group in zip(families, stats["groups"]):
+        groups.append({k: lay_out(v) if k in fam.class_keys else v for k, v in group.items()})
+    return {"class_count": lay_out(stats["class_count"]), "groups": groups}
 
 
 def add_classes(families: Sequence[Family], stats: ModelStats, n_new: int) -> ModelStats:

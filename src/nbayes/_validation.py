@@ -18,8 +18,11 @@ _ROW_OFFSET: ContextVar[int] = ContextVar("row_offset", default=0)
 
 @contextmanager
 def rows_from(offset: int):
-    """Report rows in error messages relative to ``offset`` (the chunk's first row)."""
-    token = _ROW_OFFSET.set(offset)
+    """Report rows in error messages shifted by ``offset`` (the chunk's first row).
+
+    Offsets add up, so a row chunk inside a Dask partition names rows of the whole data.
+    """
+    token = _ROW_OFFSET.set(_ROW_OFFSET.get() + offset)
     try:
         yield
     finally:
@@ -29,6 +32,11 @@ def rows_from(offset: int):
 def show(value) -> str:
     """repr of a value as the user typed it: numpy scalars shown as plain Python values."""
     return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def row_offset() -> int:
+    """Row number, in the user's data, of the first row of the batch being checked."""
+    return _ROW_OFFSET.get()
 
 
 def column_label(j: int, feature_names: Sequence[str] | None = None) -> str:

@@ -19,7 +19,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from ..exceptions import ParameterError
+from .._validation import column_label
+from ..exceptions import DataError, ParameterError
 
 Stats = dict[str, np.ndarray]
 Params = dict[str, np.ndarray]
@@ -29,6 +30,11 @@ MISSING = ("error", "ignore")
 
 #: Bytes of temporaries one row chunk may allocate; bounds peak memory of fit and predict.
 CHUNK_BYTES = 32 * 2**20
+
+#: In ``subtract``, a difference smaller than this times the operands' magnitude is rounding
+#: error of float64 sums (about n * 2**-53 relative for n rows), so it counts as exactly zero;
+#: a more negative one means the rows were never learned.
+SUBTRACT_RTOL = 1e-9
 
 
 class Labels:
@@ -193,6 +199,16 @@ class Family:
         """Add statistics; families with non-additive moments override this."""
         return {k: a[k] + b[k] for k in a}
 
+    def subtract(self, a: Stats, b: Stats, class_names=None, feature_names=None) -> Stats:
+        """Statistics of the data in ``a`` without the data in ``b``: the inverse of ``merge``.
+
+        ``b`` must describe rows that ``a`` learned; a count that would turn negative raises a
+        DataError naming the class and column. ``class_names`` / ``feature_names`` only
+        improve that message. Families with non-additive moments override this.
+        """
+        return {k: subtract_nonnegative(a[k], b[k], k, class_names, feature_names)
+                if k in self.class_keys else a[k] for k in a}
+
     def add_classes(self, stats: Stats, n_new: int) -> Stats:
         """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
         out = dict(stats)
@@ -224,6 +240,45 @@ class Family:
         Memory is n*K*d: meant for explanations and tests, not for bulk prediction.
         """
         raise NotImplementedError
+
+
+def describe_cell(k: int, j: int | None, class_names=None, feature_names=None,
+                  column_of=None) -> str:
+    """Name a (class, column) cell of the statistics for an error message."""
+    cls = f"class {class_names[k]!r}" if class_names is not None else f"class index {k}"
+    if j is None:
+        return cls
+    col = column_of(j) if column_of is not None else column_label(j, feature_names)
+    return f"{cls}, {col}"
+
+
+def unlearn_error(what: str, where: str, held, removed) -> DataError:
+    """The one message for statistics that unlearning would make impossible."""
+    return DataError(
+        f"Cannot unlearn: {what} for {where} would become negative (the model holds "
+        f"{float(held):.6g}, the rows to unlearn hold {float(removed):.6g}). Some of these rows "
+        "were never learned or were already unlearned; pass only rows the model was trained "
+        "on, with the same sample weights."
+    )
+
+
+def subtract_nonnegative(a: np.ndarray, b: np.ndarray, what: str, class_names=None,
+                         feature_names=None, column_of=None) -> np.ndarray:
+    """``a - b`` for non-negative statistics, with rounding residue snapped to zero.
+
+    Raises a DataError at the first cell where the difference is negative beyond rounding
+    (see :data:`SUBTRACT_RTOL`); ``a`` has the class axis first.
+    """
+    out = np.asarray(a, dtype=np.float64) - b
+    slack = SUBTRACT_RTOL * (np.abs(a) + np.abs(b))
+    negative = out < -slack
+    if negative.any():
+        cell = tuple(int(i) for i in np.argwhere(negative)[0])
+        where = describe_cell(cell[0], cell[1] if len(cell) > 1 else None, class_names,
+                              feature_names, column_of)
+        raise unlearn_error(f"the statistic {what!r}", where, a[cell], b[cell])
+    out[np.abs(out) <= slack] = 0.0
+    return out
 
 
 def missing_mask(X) -> np.ndarray | None:

@@ -19,6 +19,7 @@ from ._base import (
     missing_mask,
     pseudo_count,
     split_inf,
+    subtract_nonnegative,
 )
 
 
@@ -104,6 +105,16 @@ class Bernoulli(Family):
 
     def n_samples(self, stats):
         return stats["n_observed"].max(axis=1, initial=0.0)
+
+    def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
+        out = super().subtract(a, b, class_names, feature_names)
+        # Zeros are observations minus ones; removing more zeros than were learned would
+        # leave more ones than observations.
+        zeros_left = subtract_nonnegative(a["n_observed"] - a["n_ones"],
+                                          b["n_observed"] - b["n_ones"], "n_zeros",
+                                          class_names, feature_names)
+        out["n_ones"] = np.where(zeros_left == 0, out["n_observed"], out["n_ones"])
+        return out
 
     def finalize(self, stats: Stats) -> Params:
         n_features = stats["n_ones"].shape[1]

@@ -16,6 +16,7 @@ from ._base import (
     log_normalise,
     pseudo_count,
     split_inf,
+    subtract_nonnegative,
 )
 
 MISSING_CODE = -1
@@ -147,6 +148,33 @@ class Categorical(Family):
         return {"n_counts": expand(a["n_counts"], a["n_categories"], n_cat)
                 + expand(b["n_counts"], b["n_categories"], n_cat),
                 "n_categories": n_cat}
+
+    def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
+        n_cat = a["n_categories"]
+        unseen = b["n_categories"] > n_cat
+        if unseen.any():
+            j = int(np.flatnonzero(unseen)[0])
+            raise DataError(
+                f"Cannot unlearn: {column_label(j, feature_names)} has category code "
+                f"{b['n_categories'][j] - 1} in the rows to unlearn, but the model never saw a "
+                f"code above {n_cat[j] - 1}, so those rows were never learned."
+            )
+        feature = np.repeat(np.arange(n_cat.size), n_cat)
+        local = np.arange(int(n_cat.sum())) - offsets_of(n_cat)[feature]
+
+        def column_of(flat: int) -> str:
+            j = int(feature[flat])
+            return f"{column_label(j, feature_names)}, category code {int(local[flat])}"
+
+        counts = subtract_nonnegative(a["n_counts"], expand(b["n_counts"], b["n_categories"],
+                                                            n_cat),
+                                      "n_counts", class_names, column_of=column_of)
+        # Trailing codes that no row holds any more would not exist in a model trained on the
+        # remaining rows; drop them so that unlearning equals refitting.
+        held = counts.any(axis=0)
+        kept = np.ones(n_cat.size, dtype=np.int64)
+        np.maximum.at(kept, feature[held], local[held] + 1)
+        return {"n_counts": counts[:, local < kept[feature]], "n_categories": kept}
 
     def n_samples(self, stats):
         return _segment_sums(stats["n_counts"], stats["n_categories"]).max(axis=1, initial=0.0)

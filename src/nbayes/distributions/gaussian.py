@@ -7,7 +7,17 @@ import scipy.sparse as sp
 
 from .._validation import check_finite
 from ..exceptions import DataError, ParameterError
-from ._base import Family, Labels, Params, Stats, class_sums, missing_mask
+from ._base import (
+    SUBTRACT_RTOL,
+    Family,
+    Labels,
+    Params,
+    Stats,
+    class_sums,
+    describe_cell,
+    missing_mask,
+    subtract_nonnegative,
+)
 
 LOG_2PI = np.log(2 * np.pi)
 
@@ -21,6 +31,31 @@ def merge_moments(wa, ma, m2a, wb, mb, m2b):
     mean = ma + delta * share
     m2 = m2a + m2b + delta**2 * wa * share
     return w, mean, m2
+
+
+def subtract_moments(wt, mt, m2t, wb, mb, m2b):
+    """Inverse of :func:`merge_moments`: the moments of A from those of A + B and of B.
+
+    Returns (weight, mean, M2, impossible) where ``impossible`` marks cells that B cannot be
+    part of: M2 negative beyond rounding, or nothing left while the means or spreads of
+    A + B and B differ. The mean is recovered as ``mt + (mt - mb) * wb / wa``, which needs no
+    difference of large sums.
+    """
+    wa = wt - wb
+    wa[np.abs(wa) <= SUBTRACT_RTOL * (np.abs(wt) + np.abs(wb))] = 0.0
+    left = wa > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(left, mt + (mt - mb) * (wb / np.where(left, wa, 1.0)), 0.0)
+        between = np.where(wt > 0, (mb - mean) ** 2 * wa * (wb / np.where(wt > 0, wt, 1.0)),
+                           0.0)
+        spread = np.sqrt(np.where(wt > 0, (m2t + m2b) / np.where(wt > 0, wt, 1.0), 0.0))
+    m2 = m2t - m2b - between
+    slack = SUBTRACT_RTOL * (np.abs(m2t) + np.abs(m2b) + between)
+    # With nothing left, A + B must have been B alone: same mean, same spread.
+    mean_off = np.abs(mt - mb) > SUBTRACT_RTOL * (np.abs(mt) + np.abs(mb) + spread)
+    impossible = (m2 < -slack) | (~left & ((np.abs(m2) > slack) | mean_off))
+    m2 = np.where(left & (m2 > slack), m2, 0.0)
+    return wa, mean, m2, impossible
 
 
 class Gaussian(Family):
@@ -96,6 +131,24 @@ class Gaussian(Family):
     def merge(self, a: Stats, b: Stats) -> Stats:
         w, mean, m2 = merge_moments(a["n_weight"], a["mean"], a["m2"],
                                     b["n_weight"], b["mean"], b["m2"])
+        return {"n_weight": w, "mean": mean, "m2": m2}
+
+    def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
+        subtract_nonnegative(a["n_weight"], b["n_weight"], "n_weight", class_names,
+                             feature_names)
+        w, mean, m2, impossible = subtract_moments(a["n_weight"], a["mean"], a["m2"],
+                                                   b["n_weight"], b["mean"], b["m2"])
+        if impossible.any():
+            k, j = (int(i) for i in np.argwhere(impossible)[0])
+            where = describe_cell(k, j, class_names, feature_names)
+            raise DataError(
+                f"Cannot unlearn: the rows to unlearn for {where} (weight "
+                f"{b['n_weight'][k, j]:.6g}, mean "
+                f"{b['mean'][k, j]:.6g}) are not part of what the model learned (weight "
+                f"{a['n_weight'][k, j]:.6g}, mean {a['mean'][k, j]:.6g}, sum of squared "
+                "deviations too small to contain them). Pass only rows the model was trained "
+                "on, with the same sample weights."
+            )
         return {"n_weight": w, "mean": mean, "m2": m2}
 
     def n_samples(self, stats):

@@ -1,6 +1,7 @@
 """scikit-learn compatible Naive Bayes estimators."""
 
 from ._base import BaseNB
+from ._merge import merge
 from .presets import (
     BernoulliNB,
     CategoricalNB,
@@ -11,4 +12,4 @@ from .presets import (
 )
 
 __all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB",
-           "MultinomialNB", "PoissonNB"]
+           "MultinomialNB", "PoissonNB", "merge"]

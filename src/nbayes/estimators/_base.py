@@ -14,13 +14,18 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import _engine as engine
-from .._validation import show
+from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..exceptions import DataError, ParameterError, UnknownLabelError
 
 
-def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
-    """Return float64 weights of shape (n_samples,); reject negative or non-finite ones."""
+def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False
+                        ) -> np.ndarray:
+    """Return float64 weights of shape (n_samples,); reject negative or non-finite ones.
+
+    All-zero weights are rejected too (nothing to learn from) unless ``allow_all_zero``: one
+    Dask partition may legitimately hold only zero-weight rows.
+    """
     if sample_weight is None:
         return np.ones(n_samples)
     w = np.asarray(sample_weight, dtype=np.float64)
@@ -34,10 +39,10 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise DataError(
-            f"sample_weight must be finite and non-negative; got {show(w[row])} at row {row}. "
-            "Use 0 to drop a row."
+            f"sample_weight must be finite and non-negative; got {show(w[row])} at row "
+            f"{row + row_offset()}. Use 0 to drop a row."
         )
-    if n_samples and not w.any():
+    if n_samples and not w.any() and not allow_all_zero:
         raise DataError("sample_weight is zero for every row: there is nothing to learn from. "
                         "Give at least one row a positive weight.")
     return w
@@ -168,11 +173,85 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             added = self._set_classes(classes)
             if added:
                 self.stats_ = engine.add_classes(self.families_, self.stats_, added)
-        labels = self._encode_labels(y, weights)
-        stats = engine.accumulate(self.families_, self._blocks(X), labels,
-                                  self._feature_names_per_block())
+        stats = self._accumulate(X, self._encode_labels(y, weights))
         self.stats_ = stats if first else engine.merge(self.families_, self.stats_, stats)
         self._finalize()
+        return self
+
+    def _accumulate(self, X, labels: Labels) -> dict:
+        """Statistics of one validated batch (the map step of a distributed fit too)."""
+        return engine.accumulate(self.families_, self._blocks(X), labels,
+                                 self._feature_names_per_block())
+
+    def unlearn(self, X, y, sample_weight=None):
+        """Remove rows learned earlier, exactly: the model becomes the one never shown them.
+
+        Statistics are additive, so unlearning subtracts the rows' statistics (counts
+        directly, Gaussian moments with the inverse of the Chan update) and finalizes again.
+        The result equals ``partial_fit`` on the remaining rows with the same ``classes_``
+        to floating-point rounding; a class whose rows are all unlearned stays in
+        ``classes_`` with weight zero.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Rows the model was trained on.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            The weights the rows were learned with.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        UnknownLabelError
+            A label the model never learned.
+        DataError
+            The rows cannot all have been learned: a count or weight would become negative,
+            a category code or a spread was never seen, or nothing would be left. Statistics
+            are sufficient, so rows consistent with them cannot be told from learned ones.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0], [2, 1], [0, 4]]); y = np.array([0, 0, 1])
+        >>> model = MultinomialNB().fit(X, y).unlearn(X[1:2], y[1:2])
+        >>> model.feature_count_.tolist()
+        [[3.0, 0.0], [0.0, 4.0]]
+        """
+        check_is_fitted(self, "stats_")
+        X = self._validate_X(X, reset=False)
+        y = self._check_y(y, X)
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        codes = pd.Index(self.classes_).get_indexer(y)
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise UnknownLabelError(
+                f"Cannot unlearn row {row}: its label {y[row:row + 1].tolist()[0]!r} is not "
+                f"among classes "
+                f"{self.classes_.tolist()!r}, so the model never learned it."
+            )
+        removed = self._accumulate(X, Labels(codes, weights, len(self.classes_)))
+        stats = engine.subtract(self.families_, self.stats_, removed,
+                                class_names=self.classes_.tolist(),
+                                feature_names=self._feature_names_per_block())
+        if not stats["class_count"].any():
+            raise DataError(
+                "Cannot unlearn: these rows are everything the model learned, so nothing "
+                "would be left to predict with. Start again with a new model instead."
+            )
+        old = self.stats_
+        self.stats_ = stats
+        try:
+            self._finalize()
+        except Exception:
+            self.stats_ = old  # leave the model as it was if the remaining data is unusable
+            self._finalize()
+            raise
         return self
 
     def _feature_names_per_block(self):

@@ -1,0 +1,130 @@
+"""Public merge of fitted models: the statistics of disjoint data add up."""
+
+from __future__ import annotations
+
+import copy
+from functools import reduce
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _engine as engine
+from ..exceptions import ParameterError
+from ._base import BaseNB
+
+
+def _same(a, b) -> bool:
+    """Equality for hyperparameter values that may be arrays, lists or None."""
+    if a is None or b is None:
+        return a is b
+    try:
+        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
+    except ValueError:  # ragged sequences
+        return a == b
+
+
+def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
+    """Raise a ParameterError naming the first difference between model 1 and model ``i``."""
+    fix = "Merge only models of one kind, fitted with the same settings on the same columns."
+    if type(other) is not type(first):
+        raise ParameterError(
+            f"Cannot merge model {i} ({type(other).__name__}) into model 1 "
+            f"({type(first).__name__}). {fix}"
+        )
+    params_1, params_i = first.get_params(deep=False), other.get_params(deep=False)
+    for name, value in params_1.items():
+        if not _same(value, params_i[name]):
+            raise ParameterError(
+                f"Cannot merge: model {i} has {name}={params_i[name]!r} but model 1 has "
+                f"{name}={value!r}. {fix}"
+            )
+    if other.n_features_in_ != first.n_features_in_:
+        raise ParameterError(
+            f"Cannot merge: model {i} has {other.n_features_in_} features but model 1 has "
+            f"{first.n_features_in_}. {fix}"
+        )
+    names_1 = getattr(first, "feature_names_in_", None)
+    names_i = getattr(other, "feature_names_in_", None)
+    if not _same(names_1, names_i):
+        raise ParameterError(
+            f"Cannot merge: model {i} was fitted on columns "
+            f"{None if names_i is None else names_i.tolist()!r} but model 1 on "
+            f"{None if names_1 is None else names_1.tolist()!r}. {fix}"
+        )
+    fams_1 = [(f.name, f.get_params()) for f in first.families_]
+    fams_i = [(f.name, f.get_params()) for f in other.families_]
+    if fams_1 != fams_i:
+        raise ParameterError(
+            f"Cannot merge: model {i} models its columns with families {fams_i!r} but model "
+            f"1 with {fams_1!r}. {fix}"
+        )
+    classes_1, classes_i = set(first.classes_.tolist()), set(other.classes_.tolist())
+    if classes_1 != classes_i:
+        raise ParameterError(
+            f"Cannot merge: model {i} has classes {sorted(classes_i, key=repr)!r} but model 1 "
+            f"has {sorted(classes_1, key=repr)!r} (only in model 1: "
+            f"{sorted(classes_1 - classes_i, key=repr)!r}; only in model {i}: "
+            f"{sorted(classes_i - classes_1, key=repr)!r}). Fit every shard with "
+            "partial_fit(X, y, classes=all_classes) so that they share one label set."
+        )
+
+
+def merge(*models: BaseNB) -> BaseNB:
+    """Combine models fitted on disjoint data into the model of their union.
+
+    Naive Bayes learns additive sufficient statistics, so the merged model equals one fitted
+    on all the rows together (to floating-point rounding): counts add up and Gaussian moments
+    combine with the Chan et al. formula. Models must be of one class with the same
+    hyperparameters, columns and classes; classes listed in another order are aligned by
+    label. Category codes seen by only some models are fine (the vocabulary is the union).
+    The inputs are left unchanged.
+
+    Parameters
+    ----------
+    *models : fitted nbayes estimators
+        Two or more (one is returned as a copy).
+
+    Returns
+    -------
+    model
+        A new fitted estimator of the same class, with the classes order of the first model.
+
+    Raises
+    ------
+    ParameterError
+        The models differ in class, a hyperparameter, the columns, the feature families or
+        the classes; the message names the first difference.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import nbayes
+    >>> X = np.array([[3, 0], [2, 1], [0, 4], [1, 3]]); y = np.array([0, 0, 1, 1])
+    >>> a = nbayes.MultinomialNB().fit(X[::2], y[::2])
+    >>> b = nbayes.MultinomialNB().fit(X[1::2], y[1::2])
+    >>> both = nbayes.merge(a, b)
+    >>> np.allclose(both.feature_log_prob_, nbayes.MultinomialNB().fit(X, y).feature_log_prob_)
+    True
+    """
+    if not models:
+        raise ParameterError("merge needs at least one fitted model; got none.")
+    for i, model in enumerate(models, start=1):
+        if not isinstance(model, BaseNB):
+            raise ParameterError(
+                f"merge takes nbayes estimators; model {i} is a {type(model).__name__}."
+            )
+        check_is_fitted(model, "stats_")
+    first = models[0]
+    for i, other in enumerate(models[1:], start=2):
+        _check_compatible(first, other, i)
+    families = first.families_
+    index = pd.Index(first.classes_)
+    aligned = [first.stats_]
+    for other in models[1:]:
+        positions = index.get_indexer(other.classes_)
+        aligned.append(engine.align_classes(families, other.stats_, positions, len(index)))
+    merged = copy.deepcopy(first)
+    merged.stats_ = reduce(lambda a, b: engine.merge(families, a, b), aligned)
+    merged._finalize()
+    return merged
