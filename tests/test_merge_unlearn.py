@@ -185,7 +185,7 @@ def test_unlearn_rejects_rows_that_were_never_learned():
         model.unlearn(X[:1], ["toast"])
     with pytest.raises(DataError, match="everything the model learned"):
         model.unlearn(X[:100], y[:100])
-    with pytest.raises(DataError, match="class weight' for class 'ham' would become negative"):
+    with pytest.raises(DataError, match="class weight' for class 'eggs' would become negative"):
         model.unlearn(X[:100], y[:100], sample_weight=np.full(100, 2.0))
 
 

@@ -231,8 +231,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if (codes < 0).any():
             row = int(np.flatnonzero(codes < 0)[0])
             raise UnknownLabelError(
-                f"Cannot unlearn row {row}: its label {y[row:row + 1].tolist()[0]!r} is not "
-                f"among classes "
+                f"Cannot unlearn row {row}: its label {show(y[row])} is not among classes "
                 f"{self.classes_.tolist()!r}, so the model never learned it."
             )
         removed = self._accumulate(X, Labels(codes, weights, len(self.classes_)))
