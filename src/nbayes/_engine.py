@@ -181,22 +181,29 @@ def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior
     return out
 
 
-def log_posterior(jll: np.ndarray) -> np.ndarray:
-    """Normalise joint log-likelihoods into log posteriors with logsumexp.
+def log_posterior(jll: np.ndarray, budget: int = CHUNK_BYTES) -> np.ndarray:
+    """Normalise joint log-likelihoods into log posteriors, in place, in row chunks.
 
-    A row that every class gives probability zero (possible with MLE estimates) has no
-    defined posterior; it gets the uniform distribution and a RuntimeWarning, never NaN.
+    Working chunk by chunk keeps logsumexp's temporaries small, so predict_proba's peak memory
+    stays near its output. A row that every class gives probability zero (possible with MLE
+    estimates) has no defined posterior; it gets the uniform distribution and a RuntimeWarning,
+    never NaN.
     """
-    with np.errstate(invalid="ignore"):
-        norm = logsumexp(jll, axis=1, keepdims=True)
-    impossible = ~np.isfinite(norm[:, 0])
-    if not impossible.any():
-        return jll - norm
-    warnings.warn(
-        f"{int(impossible.sum())} row(s) have probability zero under every class (a zero "
-        "count with estimate='mle' or alpha=0); their posterior is set to uniform. Use "
-        "alpha > 0 to avoid this.", RuntimeWarning, stacklevel=3,
-    )
-    out = np.where(impossible[:, None], -np.log(jll.shape[1]), jll - np.where(
-        impossible[:, None], 0.0, norm))
-    return out
+    n_impossible = 0
+    for rows in row_chunks(jll.shape[0], 8 * 4 * max(jll.shape[1], 1), budget):
+        part = jll[rows]
+        with np.errstate(invalid="ignore"):
+            norm = logsumexp(part, axis=1, keepdims=True)
+        impossible = ~np.isfinite(norm[:, 0])
+        if impossible.any():
+            n_impossible += int(impossible.sum())
+            norm[impossible] = 0.0
+            part[impossible] = -np.log(jll.shape[1])
+        part -= norm
+    if n_impossible:
+        warnings.warn(
+            f"{n_impossible} row(s) have probability zero under every class (a zero count "
+            "with estimate='mle' or alpha=0); their posterior is set to uniform. Use alpha > 0 "
+            "to avoid this.", RuntimeWarning, stacklevel=3,
+        )
+    return jll

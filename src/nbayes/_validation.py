@@ -80,7 +80,7 @@ def raise_at(
     row_offset = _ROW_OFFSET.get() if row_offset is None else row_offset
     value = X[row, col]
     raise DataError(
-        f"{column_label(col, feature_names).capitalize()} must hold {what} for {family}; "
+        f"{column_label(col, feature_names).capitalize()} must hold {what} for {family} features; "
         f"got {show(value)} at row {row + row_offset}. {fix}"
     )
 

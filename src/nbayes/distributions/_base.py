@@ -29,7 +29,7 @@ ESTIMATES = ("posterior_mean", "map", "mle")
 MISSING = ("error", "ignore")
 
 #: Bytes of temporaries one row chunk may allocate; bounds peak memory of fit and predict.
-CHUNK_BYTES = 32 * 2**20
+CHUNK_BYTES = 16 * 2**20
 
 #: In ``subtract``, a difference smaller than this times the operands' magnitude is rounding
 #: error of float64 sums (about n * 2**-53 relative for n rows), so it counts as exactly zero;

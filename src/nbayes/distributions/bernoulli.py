@@ -62,7 +62,7 @@ class Bernoulli(Family):
         return {**super().get_params(), "binarize": self.binarize}
 
     def prepare(self, X, feature_names=None):
-        check_finite(X, "Bernoulli features", feature_names, allow_nan=self.missing == "ignore")
+        check_finite(X, "Bernoulli", feature_names, allow_nan=self.missing == "ignore")
         if self.binarize is not None:
             if sp.issparse(X):
                 if self.binarize < 0:
@@ -88,7 +88,7 @@ class Bernoulli(Family):
             else:
                 mask = bad
             raise_at(mask, X, "0/1 values", "Binarize the data or set binarize=<threshold>.",
-                     "BernoulliNB with binarize=None", feature_names)
+                     "Bernoulli (binarize=None)", feature_names)
         return X.astype(np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:

@@ -80,7 +80,7 @@ class Categorical(Family):
 
     def prepare(self, X, feature_names=None):
         """Return int64 codes (dense or sparse); missing cells become -1 when ignored."""
-        family = "CategoricalNB"
+        family = "Categorical"
         if sp.issparse(X):
             vals = X.data
         else:
@@ -121,16 +121,18 @@ class Categorical(Family):
             # the class totals, so sparse input is never densified.
             coo = X.tocoo()
             n_cat = np.ones(d, dtype=np.int64)
-            if coo.nnz:
-                np.maximum.at(n_cat, coo.col, coo.data + 1)
+            kept = labels.weights[coo.row] > 0
+            row, col, code = coo.row[kept], coo.col[kept], coo.data[kept]
+            np.maximum.at(n_cat, col, code + 1)
             off = offsets_of(n_cat)
             total = int(n_cat.sum())
-            idx = labels.codes[coo.row] * total + off[coo.col] + coo.data
-            counts = np.bincount(idx, weights=labels.weights[coo.row],
+            idx = labels.codes[row] * total + off[col] + code
+            counts = np.bincount(idx, weights=labels.weights[row],
                                  minlength=n_classes * total).reshape(n_classes, total)
             counts[:, off] = labels.class_weight[:, None] - _segment_sums(counts, n_cat)
             return {"n_counts": counts, "n_categories": n_cat}
-        observed = X >= 0
+        # Rows of zero weight add no categories either: zero weight must equal a dropped row.
+        observed = (X >= 0) & (labels.weights > 0)[:, None]
         n_cat = np.where(observed, X, 0).max(axis=0, initial=0) + 1
         off = offsets_of(n_cat)
         total = int(n_cat.sum())

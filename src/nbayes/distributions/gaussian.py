@@ -104,7 +104,7 @@ class Gaussian(Family):
                 "GaussianNB needs dense input; got a sparse matrix. Call X.toarray() if it "
                 "fits in memory, or use a count family (MultinomialNB, PoissonNB)."
             )
-        check_finite(X, "GaussianNB", feature_names, allow_nan=self.missing == "ignore")
+        check_finite(X, "Gaussian", feature_names, allow_nan=self.missing == "ignore")
         return np.asarray(X) if X.dtype.kind == "f" else np.asarray(X, dtype=np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:

@@ -57,8 +57,8 @@ class Poisson(Family):
         return {**super().get_params(), "beta": self.beta}
 
     def prepare(self, X, feature_names=None):
-        check_finite(X, "PoissonNB", feature_names, allow_nan=self.missing == "ignore")
-        check_non_negative(X, "PoissonNB", feature_names, integer=True)
+        check_finite(X, "Poisson", feature_names, allow_nan=self.missing == "ignore")
+        check_non_negative(X, "Poisson", feature_names, integer=True)
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:

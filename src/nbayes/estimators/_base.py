@@ -282,7 +282,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior P(y | x), shape (n_samples, n_classes); rows sum to one."""
-        return np.exp(self.predict_log_proba(X))
+        log_proba = self.predict_log_proba(X)
+        return np.exp(log_proba, out=log_proba)
 
     def predict(self, X) -> np.ndarray:
         """Most probable class for each row, shape (n_samples,)."""
