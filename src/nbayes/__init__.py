@@ -22,6 +22,7 @@ from .exceptions import (
     ParameterError,
     UnknownLabelError,
 )
+from .io import load, save
 
 __version__ = "0.1.0"
 
@@ -39,5 +40,7 @@ __all__ = [
     "PoissonNB",
     "UnknownLabelError",
     "__version__",
+    "load",
     "merge",
+    "save",
 ]

@@ -11,5 +11,13 @@ from .presets import (
     PoissonNB,
 )
 
-__all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB",
+#: Estimator name -> class. Model files (nbayes.io) instantiate estimators only from this table;
+#: a new estimator that should be saveable adds itself here.
+REGISTRY: dict[str, type[BaseNB]] = {
+    cls.__name__: cls for cls in (
+        BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB,
+    )
+}
+
+__all__ = ["REGISTRY", "BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB",
            "MultinomialNB", "PoissonNB", "merge"]

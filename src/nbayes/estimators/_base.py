@@ -14,9 +14,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import _engine as engine
+from .. import _state as state
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
-from ..exceptions import DataError, ParameterError, UnknownLabelError
+from ..exceptions import DataError, ModelFormatError, ParameterError, UnknownLabelError
 
 
 def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False
@@ -262,6 +263,86 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self.class_count_ = self.stats_["class_count"]
         self.class_log_prior_ = self._log_prior(self.class_count_)
         self._publish()
+
+    # -- model files (see nbayes.io) ---------------------------------------------------------
+    def _group_widths(self) -> list[int]:
+        """Number of columns in each family's block; presets have one block of all columns.
+
+        Estimators with several column groups (MixedNB) override this.
+        """
+        return [int(self.n_features_in_)]
+
+    def _state_meta(self) -> dict:
+        """JSON-able description of the fitted state (everything but the arrays).
+
+        Subclasses that add state call ``super()._state_meta()`` and add their own keys.
+        """
+        check_is_fitted(self, "stats_")
+        return {"n_features_in": int(self.n_features_in_),
+                "families": [state.family_spec(f) for f in self.families_]}
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        """The fitted state as named numpy arrays (no object dtype; strings as unicode).
+
+        Statistics, not only final parameters, are stored, so a restored model predicts
+        identically and can continue with ``partial_fit``.
+        """
+        check_is_fitted(self, "stats_")
+        arrays = {"classes": state.label_array(self.classes_),
+                  "class_count": np.asarray(self.stats_["class_count"])}
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            arrays["feature_names_in"] = state.label_array(names, "feature names")
+        for i, group in enumerate(self.stats_["groups"]):
+            for key, value in group.items():
+                arrays[f"stats/{i}/{key}"] = np.asarray(value)
+        return arrays
+
+    def _restore_state(self, meta: dict, arrays: dict) -> None:
+        """Rebuild the fitted state from :meth:`_state_meta` and :meth:`_state_arrays` output.
+
+        Every value is checked first (see :mod:`nbayes._state`); a problem raises
+        ModelFormatError. Families are built only from ``nbayes.distributions.REGISTRY``.
+        """
+        n_features = meta.get("n_features_in")
+        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+            raise ModelFormatError(
+                f"Model file: 'n_features_in' must be a positive integer; got {n_features!r}."
+            )
+        specs = meta.get("families")
+        if not isinstance(specs, list) or not specs:
+            raise ModelFormatError("Model file: the list of families is missing or empty.")
+        families = [state.make_family(s, f"family {i}") for i, s in enumerate(specs)]
+        classes = state.take(arrays, "classes", ndim=1)
+        n_classes = classes.shape[0]
+        if n_classes == 0 or np.unique(classes).shape[0] != n_classes:
+            raise ModelFormatError(
+                f"Model file: 'classes' must be non-empty and distinct; got {classes.tolist()!r}."
+            )
+        class_count = state.take(arrays, "class_count", kinds="f", shape=(n_classes,),
+                                 non_negative=True)
+        self.__dict__.pop("feature_names_in_", None)
+        self.n_features_in_ = n_features
+        if "feature_names_in" in arrays:
+            names = state.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
+            self.feature_names_in_ = names.astype(object)
+        widths = self._group_widths()
+        if len(widths) != len(families):
+            raise ModelFormatError(
+                f"Model file: {len(families)} families stored for {len(widths)} column groups."
+            )
+        groups = [state.restore_group(fam, arrays, f"stats/{i}/", n_classes, width)
+                  for i, (fam, width) in enumerate(zip(families, widths))]
+        self.classes_ = classes
+        self.families_ = families
+        self.stats_ = {"class_count": class_count.astype(np.float64), "groups": groups}
+        try:
+            self._finalize()
+        except (ValueError, TypeError) as exc:
+            raise ModelFormatError(
+                f"Model file: the stored statistics cannot be finalized: {exc}"
+            ) from None
+        state.check_params(self.params_, type(self).__name__)
 
     # -- prediction -----------------------------------------------------------------------------
     def _jll(self, X, normalised: bool) -> np.ndarray:
