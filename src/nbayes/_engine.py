@@ -158,6 +158,11 @@ def finalize(families: Sequence[Family], stats: ModelStats) -> list:
     return [f.finalize(s) for f, s in zip(families, stats["groups"])]
 
 
+def uses_class_prior(families: Sequence[Family], n_classes: int) -> bool:
+    """Whether scores include the class prior (Complement NB's ignore it, as in the paper)."""
+    return any(f.uses_class_prior for f in families) or n_classes == 1
+
+
 def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
                          blocks: Sequence, feature_names=None, normalised: bool = True,
                          budget: int = CHUNK_BYTES) -> np.ndarray:
@@ -168,7 +173,7 @@ def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior
     """
     n = blocks[0].shape[0]
     out = np.empty((n, log_prior.shape[0]))
-    with_prior = any(f.uses_class_prior for f in families) or log_prior.shape[0] == 1
+    with_prior = uses_class_prior(families, log_prior.shape[0])
     for rows in row_chunks(n, _row_bytes(blocks) + 8 * log_prior.shape[0], budget):
         with rows_from(rows.start):
             part = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
@@ -207,3 +212,22 @@ def log_posterior(jll: np.ndarray, budget: int = CHUNK_BYTES) -> np.ndarray:
             "to avoid this.", RuntimeWarning, stacklevel=3,
         )
     return jll
+
+
+def log_odds(jll: np.ndarray) -> np.ndarray:
+    """log P(y=1 | x) / P(y=0 | x) of two classes from joint log-likelihoods, shape (n,).
+
+    A row that both classes rule out (possible with MLE estimates) gets 0 -- the uniform
+    posterior of :func:`log_posterior` -- and a RuntimeWarning, never NaN.
+    """
+    with np.errstate(invalid="ignore"):
+        out = jll[:, 1] - jll[:, 0]
+    impossible = np.isnan(out)
+    if impossible.any():
+        warnings.warn(
+            f"{int(impossible.sum())} row(s) have probability zero under both classes (a zero "
+            "count with estimate='mle' or alpha=0); their log-odds are set to 0. Use alpha > 0 "
+            "to avoid this.", RuntimeWarning, stacklevel=3,
+        )
+        out[impossible] = 0.0
+    return out

@@ -241,6 +241,119 @@ class Family:
         """
         raise NotImplementedError
 
+    # -- linear form -------------------------------------------------------------------------
+    def is_linear(self, params: Params) -> bool:
+        """Whether the class scores are linear in :meth:`linear_features` (see
+        :meth:`linear_weights`)."""
+        return True
+
+    def linear_weights(self, params: Params) -> tuple[np.ndarray, np.ndarray]:
+        """Weights ``W`` (n_classes, n_linear) and offsets ``b`` (n_classes,) of the linear form.
+
+        ``joint_log_likelihood(params, X) == linear_features(params, X) @ W.T + b`` up to a
+        term that is the same for every class (so it cancels in log-odds and posteriors), for
+        complete rows (a missing cell drops its factor, which no fixed weight can express).
+        Zero probabilities under ``estimate="mle"`` give infinite weights.
+        """
+        raise NotImplementedError
+
+    def linear_features(self, params: Params, X):
+        """The design matrix the linear weights apply to; ``X`` itself for most families."""
+        return X
+
+    def linear_feature_names(self, params: Params, names: Sequence[str]) -> list[str]:
+        """Names of the :meth:`linear_features` columns, given the block's column names."""
+        return list(names)
+
+    def feature_weights(self, params: Params) -> np.ndarray:
+        """How much one unit of each linear feature moves each class score, (n_classes, n_linear).
+
+        The linear weights for linear families; families that are not linear override this with
+        the slope of their scores at a documented reference point.
+        """
+        return self.linear_weights(params)[0]
+
+    def feature_means(self, stats: Stats, params: Params, class_count: np.ndarray) -> np.ndarray:
+        """Training mean of each linear feature per class, (n_classes, n_linear).
+
+        ``class_count`` is the total weight per class (rows). Used to rank features by their
+        average contribution to a class's log-odds (``top_features(by="impact")``).
+        """
+        raise NotImplementedError
+
+    # -- automatic smoothing -----------------------------------------------------------------
+    def evidence_function(self, stats: Stats):
+        """A function ``alpha -> log P(X | y, alpha)``, the marginal likelihood (evidence) of
+        the training features under the family's conjugate prior, computed from ``stats``.
+
+        Used by ``alpha="auto"``. Constant terms that do not depend on alpha may be left out.
+        """
+        raise ParameterError(f"alpha='auto' is not available for the {self.name} family.")
+
+    def resolve_alpha(self, stats: Stats, n_features: int) -> np.ndarray:
+        """Validated alpha of shape (n_features,); ``alpha="auto"`` maximises the evidence."""
+        if isinstance(self.alpha, str):
+            if self.alpha != "auto":
+                raise ParameterError(
+                    f"Parameter 'alpha' must be a number, an array or 'auto'; got {self.alpha!r}."
+                )
+            check_alpha(1.0, n_features, self.estimate)  # validates ``estimate``
+            lower = 1.0 if self.estimate == "map" else AUTO_ALPHA_RANGE[0]
+            best = maximise_log_scalar(self.evidence_function(stats), lower,
+                                       AUTO_ALPHA_RANGE[1])
+            return np.full(n_features, best)
+        return check_alpha(self.alpha, n_features, self.estimate)
+
+
+def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` with 0 where ``den`` is 0 (a class or feature with no data)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+#: Search range of ``alpha="auto"``: from almost the MLE to almost uniform.
+AUTO_ALPHA_RANGE = (1e-5, 1e5)
+
+
+def maximise_log_scalar(fun, lower: float, upper: float, per_decade: int = 4) -> float:
+    """Maximiser of ``fun`` over ``[lower, upper]``, searched on a log scale.
+
+    A grid of ``per_decade`` points per decade finds the best cell, then Brent's method refines
+    it between the neighbouring grid points. Evidence curves are smooth and unimodal in
+    practice; the grid guards against a poor start. A maximum at a bound returns that bound.
+    """
+    from scipy.optimize import minimize_scalar
+
+    lo, hi = np.log(lower), np.log(upper)
+    n_grid = max(2, int(np.ceil((hi - lo) / np.log(10) * per_decade)) + 1)
+    grid = np.linspace(lo, hi, n_grid)
+    values = np.array([fun(float(np.exp(t))) for t in grid])  # bounded: ~40 grid points
+    values = np.where(np.isnan(values), -np.inf, values)
+    i = int(np.argmax(values))
+    a, b = grid[max(i - 1, 0)], grid[min(i + 1, n_grid - 1)]
+    res = minimize_scalar(lambda t: -fun(float(np.exp(t))), bounds=(a, b), method="bounded",
+                          options={"xatol": 1e-6})
+    best = res.x if res.success and -res.fun >= values[i] else grid[i]
+    return float(np.exp(best))
+
+
+def sum_shifted_lgamma(values: np.ndarray):
+    """``alpha -> sum(lgamma(v + alpha) - lgamma(alpha))`` over ``values``, fast.
+
+    Count tables repeat few distinct values (text is mostly 0, 1, 2, ...), so the sum is taken
+    over the distinct values times their multiplicity; zeros contribute nothing.
+    """
+    from scipy.special import gammaln
+
+    uniq, mult = np.unique(np.asarray(values, dtype=np.float64).ravel(), return_counts=True)
+    keep = uniq != 0
+    uniq, mult = uniq[keep], mult[keep].astype(np.float64)
+
+    def fun(alpha: float) -> float:
+        return float(mult @ (gammaln(uniq + alpha) - gammaln(alpha)))
+
+    return fun
+
 
 def describe_cell(k: int, j: int | None, class_names=None, feature_names=None,
                   column_of=None) -> str:

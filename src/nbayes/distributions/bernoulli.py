@@ -12,14 +12,15 @@ from ._base import (
     Labels,
     Params,
     Stats,
-    check_alpha,
     class_sums,
     dot_t,
     log_normalise,
     missing_mask,
     pseudo_count,
+    safe_ratio,
     split_inf,
     subtract_nonnegative,
+    sum_shifted_lgamma,
 )
 
 
@@ -28,8 +29,10 @@ class Bernoulli(Family):
 
     Parameters
     ----------
-    alpha : float or array of shape (n_features,), default=1.0
-        Beta prior concentration ("hallucinated" counts of each outcome).
+    alpha : float, array of shape (n_features,) or "auto", default=1.0
+        Beta prior concentration ("hallucinated" counts of each outcome). "auto" picks the
+        alpha that maximises the evidence (Beta-Bernoulli marginal likelihood of the training
+        data), from the counts alone.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
         posterior_mean gives theta = (n1 + a) / (n + 2a); map (n1 + a - 1) / (n + 2a - 2);
         mle n1 / n.
@@ -118,11 +121,27 @@ class Bernoulli(Family):
 
     def finalize(self, stats: Stats) -> Params:
         n_features = stats["n_ones"].shape[1]
-        a = pseudo_count(check_alpha(self.alpha, n_features, self.estimate), self.estimate)
+        alpha = self.resolve_alpha(stats, n_features)
+        a = pseudo_count(alpha, self.estimate)
         total = stats["n_observed"] + 2 * a
         log_p = log_normalise(stats["n_ones"] + a, total, 2)
         log_q = log_normalise(stats["n_observed"] - stats["n_ones"] + a, total, 2)
-        return {"log_p": log_p, "log_1mp": log_q}
+        return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
+
+    def evidence_function(self, stats: Stats):
+        # Beta-Bernoulli: per class and feature B(n1 + a, n0 + a) / B(a, a).
+        ones = sum_shifted_lgamma(stats["n_ones"])
+        zeros = sum_shifted_lgamma(stats["n_observed"] - stats["n_ones"])
+        totals = sum_shifted_lgamma(stats["n_observed"])
+        return lambda a: ones(a) + zeros(a) - totals(2 * a)
+
+    def feature_means(self, stats, params, class_count):
+        return safe_ratio(stats["n_ones"], stats["n_observed"])
+
+    def linear_weights(self, params: Params):
+        # x_j log p + (1 - x_j) log(1 - p) = x_j [log p - log(1 - p)] + log(1 - p).
+        with np.errstate(invalid="ignore"):
+            return params["log_p"] - params["log_1mp"], params["log_1mp"].sum(axis=1)
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log p_j + (o_j - x_j) log q_j, o_j = 1 where x_j is observed: two products.

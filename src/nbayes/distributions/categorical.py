@@ -12,11 +12,12 @@ from ._base import (
     Labels,
     Params,
     Stats,
-    check_alpha,
     log_normalise,
     pseudo_count,
+    safe_ratio,
     split_inf,
     subtract_nonnegative,
+    sum_shifted_lgamma,
 )
 
 MISSING_CODE = -1
@@ -47,8 +48,9 @@ class Categorical(Family):
 
     Parameters
     ----------
-    alpha : float or array of shape (n_features,), default=1.0
-        theta_kjc = (n_kjc + a) / (n_kj + K_j a) under posterior_mean.
+    alpha : float, array of shape (n_features,) or "auto", default=1.0
+        theta_kjc = (n_kjc + a) / (n_kj + K_j a) under posterior_mean. "auto" maximises the
+        Dirichlet-multinomial evidence of the training codes.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     min_categories : int or array of shape (n_features,), optional
         Minimum K_j, for categories that never occur in the training data.
@@ -197,11 +199,42 @@ class Categorical(Family):
     def finalize(self, stats: Stats) -> Params:
         n_cat = self.final_categories(stats)
         counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
-        a = pseudo_count(check_alpha(self.alpha, n_cat.size, self.estimate), self.estimate)
+        alpha = self.resolve_alpha(stats, n_cat.size)
+        a = pseudo_count(alpha, self.estimate)
         totals = _segment_sums(counts, n_cat) + n_cat * a
         log_theta = log_normalise(counts + np.repeat(a, n_cat),
                                   np.repeat(totals, n_cat, axis=1), np.repeat(n_cat, n_cat))
-        return {"log_theta": log_theta, "n_categories": n_cat}
+        return {"log_theta": log_theta, "n_categories": n_cat, "alpha": alpha}
+
+    def evidence_function(self, stats: Stats):
+        # Dirichlet-multinomial per class and feature: Gamma(K_j a) / Gamma(n_kj + K_j a)
+        # prod_c Gamma(n_kjc + a) / Gamma(a), with the categories reserved by min_categories.
+        n_cat = self.final_categories(stats)
+        counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
+        cells = sum_shifted_lgamma(counts)
+        totals = _segment_sums(counts, n_cat)
+        # One term per distinct number of categories: bounded by the number of features.
+        by_size = [(float(k), sum_shifted_lgamma(totals[:, n_cat == k])) for k in np.unique(n_cat)]
+        return lambda a: cells(a) - sum(fun(k * a) for k, fun in by_size)
+
+    def linear_weights(self, params: Params):
+        # One weight per (feature, category): the score is the one-hot codes times log theta.
+        log_theta = params["log_theta"]
+        return log_theta, np.zeros(log_theta.shape[0])
+
+    def feature_means(self, stats, params, class_count):
+        n_cat = params["n_categories"]
+        counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
+        return safe_ratio(counts, np.repeat(_segment_sums(counts, n_cat), n_cat, axis=1))
+
+    def linear_features(self, params: Params, X):
+        """Sparse one-hot codes, one column per (feature, category); missing cells are all-zero
+        rows of their feature, which drops the factor exactly as the model does."""
+        return self._onehot(params, X)
+
+    def linear_feature_names(self, params: Params, names) -> list[str]:
+        n_cat = params["n_categories"]
+        return [f"{name}={c}" for name, k in zip(names, n_cat) for c in range(int(k))]
 
     def _onehot(self, params: Params, X) -> sp.csr_matrix:
         """Sparse (n_samples, sum K_j) indicator of each row's categories; missing is dropped."""

@@ -12,13 +12,14 @@ from ._base import (
     Labels,
     Params,
     Stats,
-    check_alpha,
     class_sums,
     dot_t,
     log_normalise,
     missing_mask,
     pseudo_count,
+    safe_ratio,
     split_inf,
+    sum_shifted_lgamma,
 )
 
 
@@ -57,8 +58,9 @@ class Multinomial(Family):
 
     Parameters
     ----------
-    alpha : float or array of shape (n_features,), default=1.0
+    alpha : float, array of shape (n_features,) or "auto", default=1.0
         Dirichlet concentration: theta_kj = (n_kj + a) / (n_k + D a) under posterior_mean.
+        "auto" maximises the Dirichlet-multinomial evidence of the training counts.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     missing : {"error", "ignore"}, default="error"
 
@@ -93,10 +95,28 @@ class Multinomial(Family):
 
     def finalize(self, stats: Stats) -> Params:
         counts = stats["n_counts"]
-        a = pseudo_count(check_alpha(self.alpha, counts.shape[1], self.estimate), self.estimate)
+        alpha = self.resolve_alpha(stats, counts.shape[1])
+        a = pseudo_count(alpha, self.estimate)
         smoothed = counts + a
         return {"log_theta": log_normalise(smoothed, smoothed.sum(axis=1, keepdims=True),
-                                           counts.shape[1])}
+                                           counts.shape[1]), "alpha": alpha}
+
+    def evidence_function(self, stats: Stats):
+        # Dirichlet-multinomial per class: Gamma(D a) / Gamma(N_k + D a) prod_j
+        # Gamma(n_kj + a) / Gamma(a); the multinomial coefficients do not depend on a. Complement
+        # NB smooths the same counts, so it inherits this criterion.
+        counts = stats["n_counts"]
+        n_features = counts.shape[1]
+        cells = sum_shifted_lgamma(counts)
+        totals = sum_shifted_lgamma(counts.sum(axis=1))
+        return lambda a: cells(a) - totals(n_features * a)
+
+    def feature_means(self, stats, params, class_count):
+        return safe_ratio(stats["n_counts"], class_count[:, None])
+
+    def linear_weights(self, params: Params):
+        log_theta = params["log_theta"]
+        return log_theta, np.zeros(log_theta.shape[0])
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         X = nan_to_zero(X)
@@ -170,13 +190,14 @@ class Complement(Multinomial):
 
     def finalize(self, stats: Stats) -> Params:
         counts = stats["n_counts"]
-        a = pseudo_count(check_alpha(self.alpha, counts.shape[1], self.estimate), self.estimate)
+        alpha = self.resolve_alpha(stats, counts.shape[1])
+        a = pseudo_count(alpha, self.estimate)
         complement = counts.sum(axis=0) + a - counts
         logged = log_normalise(complement, complement.sum(axis=1, keepdims=True),
                                counts.shape[1])
         if self.norm:
-            return {"log_theta": logged / logged.sum(axis=1, keepdims=True)}
-        return {"log_theta": -logged}
+            return {"log_theta": logged / logged.sum(axis=1, keepdims=True), "alpha": alpha}
+        return {"log_theta": -logged, "alpha": alpha}
 
     def log_normalizer(self, params, X):
         return np.zeros(X.shape[0])

@@ -13,11 +13,12 @@ from ._base import (
     Labels,
     Params,
     Stats,
-    check_alpha,
     class_sums,
     dot_t,
     missing_mask,
     pseudo_count,
+    safe_ratio,
+    sum_shifted_lgamma,
 )
 from .multinomial import check_non_negative, nan_to_zero
 
@@ -27,9 +28,10 @@ class Poisson(Family):
 
     Parameters
     ----------
-    alpha : float or array of shape (n_features,), default=1.0
+    alpha : float, array of shape (n_features,) or "auto", default=1.0
         Gamma shape: hallucinated total count. posterior_mean gives
         lambda = (s + alpha) / (n + beta); map (s + alpha - 1) / (n + beta); mle s / n.
+        "auto" maximises the Gamma-Poisson evidence of the training counts (beta fixed).
     beta : float, default=1.0
         Gamma rate: hallucinated number of observations.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
@@ -78,15 +80,35 @@ class Poisson(Family):
 
     def finalize(self, stats: Stats) -> Params:
         n_features = stats["n_sum"].shape[1]
-        a = pseudo_count(check_alpha(self.alpha, n_features, self.estimate), self.estimate)
         beta = 0.0 if self.estimate == "mle" else float(self.beta)
         if beta < 0:
             raise ParameterError(f"Parameter 'beta' must be non-negative; got {self.beta!r}.")
+        alpha = self.resolve_alpha(stats, n_features)
+        a = pseudo_count(alpha, self.estimate)
         num, den = stats["n_sum"] + a, stats["n_observed"] + beta
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         with np.errstate(divide="ignore"):
-            return {"log_rate": np.log(rate), "rate": rate}
+            return {"log_rate": np.log(rate), "rate": rate, "alpha": alpha}
+
+    def evidence_function(self, stats: Stats):
+        # Gamma-Poisson per class and feature: b^a Gamma(a + s) / (Gamma(a) (b + n)^(a + s));
+        # the factorials of the counts do not depend on a.
+        beta = float(self.beta)
+        if beta <= 0:
+            raise ParameterError(
+                f"alpha='auto' needs PoissonNB's beta > 0 (a proper Gamma prior); got {beta!r}."
+            )
+        shifted = sum_shifted_lgamma(stats["n_sum"])
+        log_ratio = (np.log(beta) - np.log(beta + stats["n_observed"])).sum()
+        return lambda a: shifted(a) + a * log_ratio
+
+    def feature_means(self, stats, params, class_count):
+        return safe_ratio(stats["n_sum"], stats["n_observed"])
+
+    def linear_weights(self, params: Params):
+        # x log lambda - lambda - log x!: the factorial is the same for every class.
+        return params["log_rate"], -params["rate"].sum(axis=1)
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log lambda_j - lambda_j; a zero rate makes any positive count impossible.

@@ -18,6 +18,9 @@ from .. import _state as state
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..exceptions import DataError, ModelFormatError, ParameterError, UnknownLabelError
+from . import _explain, _linear
+
+THRESHOLD_SCALES = ("log_odds", "proba")
 
 
 def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False
@@ -367,9 +370,211 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return np.exp(log_proba, out=log_proba)
 
     def predict(self, X) -> np.ndarray:
-        """Most probable class for each row, shape (n_samples,)."""
+        """Most probable class for each row, shape (n_samples,).
+
+        With ``decision_threshold`` set (two classes only), ``classes_[1]`` is predicted
+        exactly when the log-odds exceed the threshold; otherwise the most probable class
+        (ties go to the first class, as ``argmax``), which is the threshold 0.
+        """
+        threshold = self._log_odds_threshold()
         jll = self._jll(X, normalised=False)
-        return self.classes_[np.argmax(jll, axis=1)]
+        if threshold is None:
+            return self.classes_[np.argmax(jll, axis=1)]
+        return self.classes_[(engine.log_odds(jll) > threshold).astype(np.intp)]
+
+    def _log_odds_threshold(self) -> float | None:
+        """``decision_threshold`` in log-odds, validated; None for the plain argmax rule."""
+        threshold = getattr(self, "decision_threshold", None)
+        if threshold is None:
+            return None
+        scale = getattr(self, "threshold_scale", "log_odds")
+        if scale not in THRESHOLD_SCALES:
+            raise ParameterError(
+                f"Parameter 'threshold_scale' must be one of {THRESHOLD_SCALES}; got {scale!r}."
+            )
+        value = float(threshold)
+        if scale == "proba":
+            if not 0.0 < value < 1.0:
+                raise ParameterError(
+                    "With threshold_scale='proba', decision_threshold is a probability of "
+                    f"classes_[1] and must lie strictly between 0 and 1; got {threshold!r}."
+                )
+            value = float(np.log(value) - np.log1p(-value))
+        elif np.isnan(value):
+            raise ParameterError("Parameter 'decision_threshold' must not be NaN.")
+        if hasattr(self, "classes_") and len(self.classes_) != 2:
+            raise ParameterError(
+                f"decision_threshold applies to two classes; this model has "
+                f"{len(self.classes_)}. Set decision_threshold=None."
+            )
+        return value
+
+    def decision_function(self, X) -> np.ndarray:
+        """Log-odds for two classes, per-class scores otherwise.
+
+        Two classes: log P(classes_[1] | x) - log P(classes_[0] | x), shape (n_samples,); its
+        sign gives ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``.
+        For a linear model it equals ``linear_features(X) @ coef_[0] + intercept_[0]``.
+        More classes: log P(x, y) without class-independent terms, shape (n_samples,
+        n_classes); its argmax gives ``predict``, and for a linear model it differs from
+        ``linear_features(X) @ coef_.T + intercept_`` by a per-row constant only.
+        """
+        jll = self._jll(X, normalised=False)
+        return engine.log_odds(jll) if jll.shape[1] == 2 else jll
+
+    # -- linear form ----------------------------------------------------------------------------
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+        check_is_fitted(self, "stats_")
+        if not _linear.is_linear(self.families_, self.params_):
+            raise AttributeError(
+                f"This {type(self).__name__} is not linear in its features: per-class Gaussian "
+                "variances make the log-odds quadratic. Use var_pooling='shared' (and "
+                "estimate='mle') for a linear model, or decision_function for the log-odds."
+            )
+        W, b = _linear.linear_form(self.families_, self.params_, self.class_log_prior_)
+        return _linear.contrast(W, b)
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Weights of the linear form, shape (1, n_linear) for two classes (log-odds of
+        ``classes_[1]``), (n_classes, n_linear) otherwise; columns as in
+        :meth:`linear_features`. Only for models that are linear (see :mod:`._linear`)."""
+        return self._linear_form()[0]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Offsets of the linear form (class log prior included), shape (1,) for two classes,
+        (n_classes,) otherwise."""
+        return self._linear_form()[1]
+
+    def linear_features(self, X):
+        """The feature map that ``coef_`` applies to: X itself for counts and Gaussian features,
+        binarised X for Bernoulli, sparse one-hot codes for categorical features.
+
+        Returns
+        -------
+        {ndarray, sparse matrix} of shape (n_samples, n_linear)
+        """
+        check_is_fitted(self, "stats_")
+        X = self._validate_X(X, reset=False)
+        blocks = engine.prepare(self.families_, self._blocks(X), self._feature_names_per_block())
+        return _linear.linear_design(self.families_, self.params_, blocks)
+
+    def linear_feature_names(self) -> np.ndarray:
+        """Names of the :meth:`linear_features` columns (``"x3=2"`` for a one-hot category)."""
+        check_is_fitted(self, "stats_")
+        return _linear.linear_names(self.families_, self.params_, self._block_names())
+
+    # -- explanations -----------------------------------------------------------------------------
+    def _block_columns(self) -> list[np.ndarray]:
+        """Indices of the user's columns that each block holds, in block order; models with
+        several column groups override this."""
+        return [np.arange(self.n_features_in_)]
+
+    def _block_names(self, feature_names=None) -> list[list[str]]:
+        """Column names per block: ``feature_names`` if given (one per input column), else
+        ``feature_names_in_``, else ``x0, x1, ...``."""
+        names = getattr(self, "feature_names_in_", None)
+        if feature_names is not None:
+            names = np.asarray(feature_names, dtype=str)
+            if names.shape != (self.n_features_in_,):
+                raise ParameterError(
+                    f"feature_names must have one name per input column ({self.n_features_in_});"
+                    f" got shape {names.shape}."
+                )
+        return [[str(names[j]) if names is not None else f"x{j}" for j in cols]
+                for cols in self._block_columns()]
+
+    def explain(self, X, feature_names=None) -> _explain.Explanation:
+        """Per-row, per-feature contributions to the prediction.
+
+        ``terms`` holds log P(x_j | y) per row, class and feature; with the class log prior
+        they add up to :meth:`predict_joint_log_proba`. ``contributions`` are the per-feature
+        log-odds of the predicted class against the runner-up, and add up (with the prior's
+        share) to that log-odds. Memory is n_samples x n_classes x n_features: explain a few
+        rows at a time.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        feature_names : array-like of shape (n_features,), optional
+            Names of the input columns, e.g. ``vectorizer.get_feature_names_out()``; by default
+            ``feature_names_in_`` or ``x0, x1, ...``.
+
+        Returns
+        -------
+        Explanation
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 4, 2]]); y = ["a", "a", "b"]
+        >>> ex = MultinomialNB().fit(X, y).explain([[0, 2, 1]])
+        >>> ex.predicted_class.tolist(), ex.to_frame(0)["feature"].tolist()
+        (['b'], ['x1', 'x2', 'x0'])
+        """
+        predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
+        X = self._validate_X(X, reset=False)
+        cols = np.concatenate(self._block_columns())
+        order = np.argsort(cols, kind="stable")
+        names = np.asarray([n for block in self._block_names(feature_names) for n in block],
+                           dtype=str)
+        return _explain.explain(self.families_, self.params_, self.class_log_prior_,
+                                self._blocks(X), self.classes_, predicted, names[order], order,
+                                self._feature_names_per_block())
+
+    def top_features(self, class_, k: int | None = 10, feature_names=None,
+                     by: str = "weight") -> pd.DataFrame:
+        """The features whose presence (or one more unit) most favours ``class_``.
+
+        The weight of a feature is the class's score weight minus that of its strongest rival
+        class, per unit of the feature: for two classes exactly the log-odds weight ``coef_``
+        (negated for ``classes_[0]``). Gaussian features with per-class variances have no single
+        weight; they use the slope of the score at the feature's overall mean. Weights are per
+        unit, so compare Gaussian features on a common scale.
+
+        Ranking by weight favours features that are rare but nearly exclusive to the class
+        ("claim", "prize" in spam); ``by="impact"`` multiplies the weight by the feature's mean
+        in the class's training rows (for Gaussian features: its distance from the overall
+        mean), the average share of the class's log-odds, which favours frequent indicators
+        ("txt", "free").
+
+        Parameters
+        ----------
+        class_ : label
+            One of ``classes_``.
+        k : int or None, default=10
+            How many features to return; None returns all, best first.
+        feature_names : array-like of shape (n_features,), optional
+            Names of the input columns, e.g. ``vectorizer.get_feature_names_out()``; by default
+            ``feature_names_in_`` or ``x0, x1, ...``.
+        by : {"weight", "impact"}, default="weight"
+
+        Returns
+        -------
+        DataFrame with columns ``feature`` and ``weight`` (and ``impact``), best first.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 4, 2]]); y = ["a", "a", "b"]
+        >>> MultinomialNB().fit(X, y).top_features("b", k=2)["feature"].tolist()
+        ['x1', 'x2']
+        """
+        check_is_fitted(self, "stats_")
+        if by not in _linear.RANKINGS:
+            raise ParameterError(f"Parameter 'by' must be one of {_linear.RANKINGS}; got {by!r}.")
+        index = pd.Index(self.classes_).get_indexer([class_])[0]
+        if index < 0:
+            raise UnknownLabelError(
+                f"class_={class_!r} is not among classes {self.classes_.tolist()!r}."
+            )
+        names = _linear.linear_names(self.families_, self.params_,
+                                     self._block_names(feature_names))
+        return _linear.top_features(self.families_, self.stats_, self.params_, index, names, k,
+                                    by)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

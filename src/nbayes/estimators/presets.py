@@ -22,7 +22,12 @@ _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
 
 
 def _effective_alpha(alpha, force_alpha: bool):
-    """scikit-learn's rule: with force_alpha=False, alpha below 1e-10 is raised to 1e-10."""
+    """scikit-learn's rule: with force_alpha=False, alpha below 1e-10 is raised to 1e-10.
+
+    ``"auto"`` passes through: the family chooses alpha from the statistics at finalize time.
+    """
+    if isinstance(alpha, str):
+        return alpha
     a = np.asarray(alpha, dtype=np.float64)
     if not force_alpha and np.any(a < _ALPHA_FLOOR):
         warnings.warn(
@@ -49,6 +54,12 @@ class _DiscreteNB(BaseNB):
         key = next(iter(self.families_[0].class_keys))
         self.feature_count_ = stats[key]
         self.feature_log_prob_ = next(iter(params.values()))
+        self._publish_alpha()
+
+    def _publish_alpha(self):
+        """``alpha_``: the smoothing used, a float for a scalar or ``"auto"`` alpha."""
+        alpha = self.params_[0]["alpha"]
+        self.alpha_ = float(alpha[0]) if np.ndim(self.alpha) == 0 and alpha.size else alpha
 
 
 class GaussianNB(BaseNB):
@@ -58,13 +69,40 @@ class GaussianNB(BaseNB):
     ----------
     priors : array-like of shape (n_classes,), optional
         Fixed class prior; by default the class frequencies N_k / N (plus ``prior_alpha``).
-    var_smoothing : float, default=1e-9
+    var_smoothing : float or "auto", default=1e-9
         Variance floor as a fraction of the largest feature variance, computed from all data
-        seen (scikit-learn uses the last partial_fit batch only).
+        seen (scikit-learn uses the last partial_fit batch only). "auto" (estimate="mle")
+        gives every class and feature one hallucinated squared deviation epsilon, variance
+        (M2 + epsilon) / (n + 1), with epsilon chosen to maximise the evidence of the
+        training data from the statistics alone (no refitting).
     prior_alpha : float, default=0.0
         Hallucinated observations of every class in the fitted prior.
     missing : {"error", "ignore"}, default="error"
         "ignore" skips NaN cells at fit and marginalises them at predict.
+    var_pooling : {"per_class", "shared"}, default="per_class"
+        "shared" estimates one variance per feature for all classes (the pooled within-class
+        variance). The log-odds are then linear in x (``coef_``, ``intercept_``) and
+        ``predict_proba`` is a logistic regression on x with generatively fitted weights.
+    estimate : {"mle", "posterior_predictive"}, default="mle"
+        "posterior_predictive" puts a Normal-Inverse-Gamma prior on each class's mean and
+        variance per feature and scores with the Student-t posterior predictive: dof_
+        2 a_n, location ``theta_`` mu_n, squared scale ``var_`` b_n (kappa_n + 1) /
+        (a_n kappa_n).
+    mean_prior : float or array-like of shape (n_features,), optional
+        Prior mean mu0 (posterior_predictive); by default each feature's overall mean.
+    mean_prior_count : float, default=1.0
+        kappa0, the prior mean's weight in observations.
+    var_prior : float or array-like of shape (n_features,), optional
+        Prior guess s0^2 of each class's variance, InvGamma(nu0 / 2, nu0 s0^2 / 2); by default
+        each feature's pooled within-class variance plus ``epsilon_``.
+    var_prior_count : float, default=1.0
+        nu0, the prior variance's weight in observations.
+    decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
+    threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
     ----------
@@ -75,8 +113,14 @@ class GaussianNB(BaseNB):
     theta_ : ndarray of shape (n_classes, n_features)
         Per-class means.
     var_ : ndarray of shape (n_classes, n_features)
-        Per-class variances, including ``epsilon_``.
+        Per-class variances, including ``epsilon_`` (posterior_predictive: squared Student-t
+        scales).
     epsilon_ : float
+    dof_ : ndarray of shape (n_classes, n_features)
+        Student-t degrees of freedom (posterior_predictive only).
+    coef_, intercept_ : ndarray
+        The linear form (var_pooling="shared" only): log-odds ``X @ coef_[0] +
+        intercept_[0]`` for two classes.
     stats_ : dict
         Mergeable sufficient statistics (weight, mean, M2 per class and feature).
 
@@ -89,18 +133,32 @@ class GaussianNB(BaseNB):
     [1]
     """
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0, missing="error"):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0, missing="error",
+                 var_pooling="per_class", estimate="mle", mean_prior=None, mean_prior_count=1.0,
+                 var_prior=None, var_prior_count=1.0, decision_threshold=None,
+                 threshold_scale="log_odds"):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.prior_alpha = prior_alpha
         self.missing = missing
+        self.var_pooling = var_pooling
+        self.estimate = estimate
+        self.mean_prior = mean_prior
+        self.mean_prior_count = mean_prior_count
+        self.var_prior = var_prior
+        self.var_prior_count = var_prior_count
+        self.decision_threshold = decision_threshold
+        self.threshold_scale = threshold_scale
 
     def _validate_X(self, X, reset):
         return validate_data(self, X, reset=reset, dtype=(np.float64, np.float32),
                              ensure_all_finite=False)
 
     def _make_families(self, n_features):
-        return [Gaussian(var_smoothing=self.var_smoothing, missing=self.missing)]
+        return [Gaussian(var_smoothing=self.var_smoothing, missing=self.missing,
+                         var_pooling=self.var_pooling, estimate=self.estimate,
+                         mean_prior=self.mean_prior, mean_prior_count=self.mean_prior_count,
+                         var_prior=self.var_prior, var_prior_count=self.var_prior_count)]
 
     def _log_prior(self, class_count):
         return engine.log_class_prior(class_count, self.priors, True, self.prior_alpha,
@@ -110,6 +168,8 @@ class GaussianNB(BaseNB):
         p = self.params_[0]
         self.theta_, self.var_, self.epsilon_ = p["mean"], p["var"], float(p["epsilon"])
         self.class_prior_ = np.exp(self.class_log_prior_)
+        if "dof" in p:
+            self.dof_ = p["dof"]
 
 
 class BernoulliNB(_DiscreteNB):
@@ -117,7 +177,11 @@ class BernoulliNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default=1.0
+    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+        "auto" chooses alpha at fit time by maximising the evidence (marginal likelihood of
+        the training features under the Dirichlet / Beta / Gamma prior) from the counts alone.
+        The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
+        predictive of the next observation, so no separate Bayesian mode is needed.
     force_alpha : bool, default=True
     binarize : float or None, default=0.0
         Threshold above which a value counts as 1; None requires 0/1 input.
@@ -126,6 +190,12 @@ class BernoulliNB(_DiscreteNB):
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     prior_alpha : float, default=0.0
     missing : {"error", "ignore"}, default="error"
+    decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
+    threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
     ----------
@@ -134,6 +204,11 @@ class BernoulliNB(_DiscreteNB):
         Weighted number of ones per class and feature.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         log P(x_j = 1 | y).
+    alpha_ : float or ndarray of shape (n_features,)
+        The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
+    coef_, intercept_ : ndarray
+        The linear form: log-odds ``linear_features(X) @ coef_[0] + intercept_[0]`` for two
+        classes, per-class scores otherwise.
 
     Examples
     --------
@@ -147,7 +222,7 @@ class BernoulliNB(_DiscreteNB):
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
                  class_prior=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error"):
+                 missing="error", decision_threshold=None, threshold_scale="log_odds"):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.binarize = binarize
@@ -156,6 +231,8 @@ class BernoulliNB(_DiscreteNB):
         self.estimate = estimate
         self.prior_alpha = prior_alpha
         self.missing = missing
+        self.decision_threshold = decision_threshold
+        self.threshold_scale = threshold_scale
 
     def _make_families(self, n_features):
         return [Bernoulli(alpha=self._alpha(), estimate=self.estimate, binarize=self.binarize,
@@ -170,19 +247,34 @@ class MultinomialNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default=1.0
+    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+        "auto" chooses alpha at fit time by maximising the evidence (marginal likelihood of
+        the training features under the Dirichlet / Beta / Gamma prior) from the counts alone.
+        The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
+        predictive of the next observation, so no separate Bayesian mode is needed.
     force_alpha : bool, default=True
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), optional
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     prior_alpha : float, default=0.0
     missing : {"error", "ignore"}, default="error"
+    decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
+    threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
     ----------
     feature_count_ : ndarray of shape (n_classes, n_features)
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         log theta_kj, rows sum to one in probability space.
+    alpha_ : float or ndarray of shape (n_features,)
+        The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
+    coef_, intercept_ : ndarray
+        The linear form: log-odds ``linear_features(X) @ coef_[0] + intercept_[0]`` for two
+        classes, per-class scores otherwise.
 
     Examples
     --------
@@ -196,7 +288,8 @@ class MultinomialNB(_DiscreteNB):
     _family = Multinomial
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-                 estimate="posterior_mean", prior_alpha=0.0, missing="error"):
+                 estimate="posterior_mean", prior_alpha=0.0, missing="error",
+                 decision_threshold=None, threshold_scale="log_odds"):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -204,6 +297,8 @@ class MultinomialNB(_DiscreteNB):
         self.estimate = estimate
         self.prior_alpha = prior_alpha
         self.missing = missing
+        self.decision_threshold = decision_threshold
+        self.threshold_scale = threshold_scale
 
     def _make_families(self, n_features):
         return [Multinomial(alpha=self._alpha(), estimate=self.estimate, missing=self.missing)]
@@ -226,6 +321,12 @@ class ComplementNB(MultinomialNB):
         As in :class:`MultinomialNB`.
     norm : bool, default=False
         Normalise the weights per class.
+    decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
+    threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
     ----------
@@ -233,6 +334,11 @@ class ComplementNB(MultinomialNB):
     feature_all_ : ndarray of shape (n_features,)
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         The complement weights.
+    alpha_ : float or ndarray of shape (n_features,)
+        The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
+    coef_, intercept_ : ndarray
+        The linear form: log-odds ``linear_features(X) @ coef_[0] + intercept_[0]`` for two
+        classes, per-class scores otherwise.
 
     Examples
     --------
@@ -244,10 +350,12 @@ class ComplementNB(MultinomialNB):
     """
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-                 norm=False, estimate="posterior_mean", prior_alpha=0.0, missing="error"):
+                 norm=False, estimate="posterior_mean", prior_alpha=0.0, missing="error",
+                 decision_threshold=None, threshold_scale="log_odds"):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, estimate=estimate, prior_alpha=prior_alpha,
-                         missing=missing)
+                         missing=missing, decision_threshold=decision_threshold,
+                         threshold_scale=threshold_scale)
         self.norm = norm
 
     def _make_families(self, n_features):
@@ -264,12 +372,19 @@ class PoissonNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default=1.0
-        Gamma prior shape (hallucinated total count).
+    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+        Gamma prior shape (hallucinated total count); "auto" maximises the Gamma-Poisson
+        evidence of the training counts.
     beta : float, default=1.0
         Gamma prior rate (hallucinated number of rows).
     force_alpha, fit_prior, class_prior, estimate, prior_alpha, missing
         As in :class:`MultinomialNB`.
+    decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
+    threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
     ----------
@@ -279,6 +394,11 @@ class PoissonNB(_DiscreteNB):
         Estimated Poisson rates lambda_kj.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
         log lambda_kj.
+    alpha_ : float or ndarray of shape (n_features,)
+        The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
+    coef_, intercept_ : ndarray
+        The linear form: log-odds ``linear_features(X) @ coef_[0] + intercept_[0]`` for two
+        classes, per-class scores otherwise.
 
     Examples
     --------
@@ -291,7 +411,7 @@ class PoissonNB(_DiscreteNB):
 
     def __init__(self, *, alpha=1.0, beta=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error"):
+                 missing="error", decision_threshold=None, threshold_scale="log_odds"):
         self.alpha = alpha
         self.beta = beta
         self.force_alpha = force_alpha
@@ -300,6 +420,8 @@ class PoissonNB(_DiscreteNB):
         self.estimate = estimate
         self.prior_alpha = prior_alpha
         self.missing = missing
+        self.decision_threshold = decision_threshold
+        self.threshold_scale = threshold_scale
 
     def _make_families(self, n_features):
         return [Poisson(alpha=self._alpha(), beta=self.beta, estimate=self.estimate,
@@ -323,7 +445,11 @@ class CategoricalNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float or array-like of shape (n_features,), default=1.0
+    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+        "auto" chooses alpha at fit time by maximising the evidence (marginal likelihood of
+        the training features under the Dirichlet / Beta / Gamma prior) from the counts alone.
+        The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
+        predictive of the next observation, so no separate Bayesian mode is needed.
     force_alpha : bool, default=True
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), optional
@@ -331,12 +457,23 @@ class CategoricalNB(_DiscreteNB):
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     prior_alpha : float, default=0.0
     missing : {"error", "ignore"}, default="error"
+    decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
+    threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
     ----------
     n_categories_ : ndarray of shape (n_features,)
     category_count_ : list of n_features arrays of shape (n_classes, n_categories_[j])
     feature_log_prob_ : list of n_features arrays of shape (n_classes, n_categories_[j])
+    alpha_ : float or ndarray of shape (n_features,)
+        The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
+    coef_, intercept_ : ndarray
+        The linear form: log-odds ``linear_features(X) @ coef_[0] + intercept_[0]`` for two
+        classes, per-class scores otherwise.
 
     Examples
     --------
@@ -349,7 +486,7 @@ class CategoricalNB(_DiscreteNB):
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  min_categories=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error"):
+                 missing="error", decision_threshold=None, threshold_scale="log_odds"):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -358,6 +495,8 @@ class CategoricalNB(_DiscreteNB):
         self.estimate = estimate
         self.prior_alpha = prior_alpha
         self.missing = missing
+        self.decision_threshold = decision_threshold
+        self.threshold_scale = threshold_scale
 
     def _validate_X(self, X, reset):
         return validate_data(self, X, reset=reset, accept_sparse="csr", dtype="numeric",
@@ -376,6 +515,7 @@ class CategoricalNB(_DiscreteNB):
         self.n_categories_ = n_cat
         self.category_count_ = [counts[:, a:b] for a, b in pieces]
         self.feature_log_prob_ = [params["log_theta"][:, a:b] for a, b in pieces]
+        self._publish_alpha()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
