@@ -1,0 +1,362 @@
+"""Distributed fit and predict on Dask: accumulate per partition, merge in a tree, finalize once.
+
+Naive Bayes learns additive statistics, so a distributed fit is a *map* of ``accumulate`` over
+the partitions, a *tree* of ``merge`` calls and one ``finalize`` on the client. Every partition
+is processed in parallel and only statistics (class x feature arrays) travel; the result equals
+the single-machine ``fit`` on the same rows to floating-point rounding, whatever the
+partitioning. (Chaining ``partial_fit`` block after block, as dask-ml's ``Incremental`` does,
+would run one partition at a time.)
+
+Labels need no separate pass: each partition counts the classes it sees and statistics are laid
+out over the union of labels when they merge, so the classes come out sorted exactly as
+``fit`` sorts them. Prediction maps the fitted model over the blocks and stays lazy.
+
+Install with ``pip install "nbayes[dask]"``. Computations run on the current Dask scheduler:
+a ``distributed.Client`` when one is active, else Dask's local threads.
+
+Examples
+--------
+>>> import dask.array as da
+>>> import numpy as np
+>>> from nbayes import GaussianNB
+>>> from nbayes import dask as nbdask
+>>> rng = np.random.default_rng(0)
+>>> X = da.from_array(rng.normal(size=(1000, 3)), chunks=250)
+>>> y = da.from_array(rng.integers(0, 2, 1000), chunks=250)
+>>> model = nbdask.fit(GaussianNB(), X, y)
+>>> local = GaussianNB().fit(X.compute(), y.compute())
+>>> bool(np.allclose(model.theta_, local.theta_, rtol=1e-12))
+True
+>>> nbdask.predict(model, X)  # lazy, one task per block
+dask.array<..., shape=(1000,), dtype=int64, chunksize=(250,), chunktype=numpy.ndarray>
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+try:
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'nbayes.dask needs Dask; install it with: pip install "nbayes[dask]"'
+    ) from exc
+
+from . import _engine as engine
+from ._validation import rows_from
+from .distributions import Labels
+from .estimators._base import BaseNB, check_sample_weight
+from .exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
+
+__all__ = ["fit", "predict", "predict_joint_log_proba", "predict_log_proba", "predict_proba"]
+
+#: Fitted attributes a fit sets; cleared first so a refit never mixes old state in.
+_FITTED = ("classes_", "families_", "stats_", "params_", "n_features_in_", "feature_names_in_")
+
+
+# -- partitions ------------------------------------------------------------------------------
+def _is_dask_frame(obj) -> bool:
+    return isinstance(obj, (dd.DataFrame, dd.Series))
+
+
+def _row_partitions(X) -> tuple[list, list[int] | None]:
+    """Delayed row blocks of X and each block's first row (None where Dask does not know)."""
+    if isinstance(X, dd.DataFrame):
+        return list(X.to_delayed()), None
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise DataError(f"X must be 2-dimensional (rows, features); got shape {X.shape}.")
+        if X.numblocks[1] > 1:
+            # Every family needs whole rows; columns of one row block are joined once here.
+            X = X.rechunk({1: -1})
+        blocks = list(X.to_delayed()[:, 0])
+        sizes = X.chunks[0]
+        if any(np.isnan(s) for s in sizes):
+            return blocks, None
+        return blocks, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+    raise DataError(
+        f"X must be a dask array or dask DataFrame; got {type(X).__name__}. For data in memory "
+        "call the estimator's own fit, or wrap it: dask.array.from_array(X, chunks=...)."
+    )
+
+
+def _vector_partitions(v, X, name: str) -> list:
+    """Delayed blocks of labels or weights, aligned with the row blocks of X."""
+    n_parts = X.npartitions if isinstance(X, dd.DataFrame) else X.numblocks[0]
+    if isinstance(v, dd.DataFrame):
+        raise DataError(f"{name} must be one column (a dask Series or 1-d array); got a "
+                        f"DataFrame with columns {list(v.columns)!r}.")
+    if isinstance(v, dd.Series):
+        parts = list(v.to_delayed())
+    elif isinstance(v, da.Array):
+        if v.ndim != 1:
+            raise DataError(f"{name} must be 1-dimensional; got shape {v.shape}.")
+        row_chunks = None if isinstance(X, dd.DataFrame) else X.chunks[0]
+        known = row_chunks is not None and not any(np.isnan(c) for c in row_chunks)
+        if known and not any(np.isnan(c) for c in v.chunks[0]) and v.chunks[0] != row_chunks:
+            if v.shape[0] != X.shape[0]:
+                raise DataError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}; they "
+                                "must match.")
+            v = v.rechunk({0: row_chunks})
+        parts = list(v.to_delayed())
+    else:
+        if isinstance(X, dd.DataFrame):
+            raise DataError(
+                f"With a dask DataFrame X, {name} must be a dask Series or array partitioned "
+                f"like X (e.g. a column of the same DataFrame); got {type(v).__name__}."
+            )
+        arr = np.asarray(v)
+        if arr.ndim != 1 or arr.shape[0] != X.shape[0]:
+            raise DataError(f"X has {X.shape[0]} rows but {name} has shape {arr.shape}; give "
+                            "one value per row.")
+        parts = list(da.from_array(arr, chunks=(X.rechunk({1: -1}).chunks[0],)).to_delayed())
+    if len(parts) != n_parts:
+        raise DataError(
+            f"X has {n_parts} partitions but {name} has {len(parts)}; they must be partitioned "
+            "alike (take both from one DataFrame, or rechunk the arrays alike)."
+        )
+    return parts
+
+
+# -- map and reduce steps (run on the workers) --------------------------------------------------
+def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | None):
+    """(classes seen, statistics) of one partition, or None for an empty one."""
+    n = X.shape[0]
+    where = f"partition {index}" + (f" (rows {offset}..{offset + n - 1})" if offset is not None
+                                    else " (rows counted from the partition's start)")
+    try:
+        with rows_from(offset or 0):
+            y = np.asarray(y).ravel()
+            if y.shape[0] != n:
+                raise DataError(f"X has {n} rows but y has {y.shape[0]} labels.")
+            if n == 0:
+                return None
+            X = shell._validate_X(X, reset=False)
+            y = shell._check_y(y, X)
+            weights = check_sample_weight(w, n, allow_all_zero=True)
+            if classes is None:
+                classes, codes = np.unique(y, return_inverse=True)
+            else:
+                codes = pd.Index(classes).get_indexer(y)
+                if (codes < 0).any():
+                    row = int(np.flatnonzero(codes < 0)[0])
+                    raise UnknownLabelError(
+                        f"Label {y[row:row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
+                        f"not among classes {classes.tolist()!r}. Pass every label in "
+                        "`classes`, or leave it out to find the labels in the data."
+                    )
+            stats = shell._accumulate(X, Labels(codes, weights, len(classes)))
+    except NBayesError as exc:
+        raise type(exc)(f"In {where}: {exc}") from exc
+    return classes, stats
+
+
+def _merge_partials(shell: BaseNB, *parts):
+    """Merge (classes, statistics) pairs, laying each out over the union of their classes."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    classes = reduce(np.union1d, [c for c, _ in parts])
+    index = pd.Index(classes)
+    aligned = [engine.align_classes(shell.families_, s, index.get_indexer(c), len(classes))
+               for c, s in parts]
+    return classes, reduce(lambda a, b: engine.merge(shell.families_, a, b), aligned)
+
+
+def _tree(tasks: list, shell, split_every: int):
+    """Reduce delayed partials with a tree of fan-in ``split_every`` (depth log_k(n))."""
+    merge = dask.delayed(_merge_partials, pure=True)
+    while len(tasks) > 1:
+        tasks = [merge(shell, *tasks[i:i + split_every])
+                 for i in range(0, len(tasks), split_every)]
+    return tasks[0] if tasks else merge(shell)
+
+
+def _shell(estimator: BaseNB, X) -> BaseNB:
+    """An unfitted copy that knows the columns and families: what each partition needs."""
+    shell = clone(estimator)
+    if isinstance(X, dd.DataFrame):
+        names = list(X.columns)
+        shell.n_features_in_ = len(names)
+        # As scikit-learn: feature names are kept only when every column name is a string.
+        if names and all(isinstance(c, str) for c in names):
+            shell.feature_names_in_ = np.asarray(names, dtype=object)
+    else:
+        shell.n_features_in_ = int(X.shape[1])
+    shell.families_ = shell._make_families(shell.n_features_in_)
+    return shell
+
+
+# -- public API ------------------------------------------------------------------------------
+def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
+        split_every: int = 8) -> BaseNB:
+    """Fit an nbayes estimator on Dask collections, one task per partition.
+
+    Each partition's statistics are accumulated where the partition lives, merged in a tree
+    (``split_every`` at a time) and finalized once, so the model equals ``estimator.fit`` on
+    the same rows to floating-point rounding, for any partitioning. Empty partitions and
+    partitions that lack some classes are fine.
+
+    Parameters
+    ----------
+    estimator : nbayes estimator
+        Fitted in place (previous fitted state is discarded) and returned.
+    X : dask array of shape (n_samples, n_features) or dask DataFrame
+        Dense blocks or ``scipy.sparse`` blocks (e.g. ``X.map_blocks(scipy.sparse.csr_matrix)``).
+        Column chunks are joined into whole rows.
+    y : dask array, dask Series or array of shape (n_samples,)
+        Labels, partitioned like X (an in-memory array is split to match X's row chunks).
+    sample_weight : same kinds as y, optional
+    classes : array-like, optional
+        Every label. By default the labels found in ``y``; passing them turns a label outside
+        the list into an UnknownLabelError.
+    split_every : int, default=8
+        Fan-in of the merge tree.
+
+    Returns
+    -------
+    estimator
+        The fitted estimator: an ordinary nbayes model (save it, merge it, predict in memory).
+
+    Raises
+    ------
+    DataError
+        Inputs that are not Dask collections, misaligned partitions, no rows, or any data
+        error of the estimator; the message names the partition and rows.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes import dask as nbdask
+    >>> counts = np.random.default_rng(0).poisson(1.0, size=(600, 20))
+    >>> X = da.from_array(counts, chunks=(200, 20)).map_blocks(sp.csr_matrix)
+    >>> y = np.repeat(["ham", "spam"], 300)
+    >>> nbdask.fit(MultinomialNB(), X, y).classes_.tolist()
+    ['ham', 'spam']
+    """
+    if not isinstance(estimator, BaseNB):
+        raise ParameterError(f"estimator must be an nbayes estimator; got "
+                             f"{type(estimator).__name__}.")
+    if int(split_every) < 2:
+        raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
+    X_parts, offsets = _row_partitions(X)
+    y_parts = _vector_partitions(y, X, "y")
+    w_parts = [None] * len(X_parts) if sample_weight is None else \
+        _vector_partitions(sample_weight, X, "sample_weight")
+    if offsets is None:
+        offsets = [None] * len(X_parts)
+    if classes is not None:
+        classes = np.unique(np.asarray(classes))
+        if classes.size == 0:
+            raise ParameterError("classes must not be empty.")
+    shell = _shell(estimator, X)
+    shell_key = dask.delayed(shell)
+    accumulate = dask.delayed(_partition_stats, pure=True)
+    tasks = [accumulate(shell_key, xb, yb, wb, classes, i, off)
+             for i, (xb, yb, wb, off) in enumerate(zip(X_parts, y_parts, w_parts, offsets))]
+    (result,) = dask.compute(_tree(tasks, shell_key, int(split_every)))
+    if result is None:
+        raise DataError("X has no rows in any partition: there is nothing to learn from.")
+    found, stats = result
+    if classes is not None:
+        found = classes  # partitions encoded against the given list; keep unseen classes too
+    else:
+        check_classification_targets(found)
+    if not stats["class_count"].any():
+        raise DataError("sample_weight is zero for every row: there is nothing to learn from. "
+                        "Give at least one row a positive weight.")
+    for attr in _FITTED:
+        estimator.__dict__.pop(attr, None)
+    for attr in ("n_features_in_", "feature_names_in_", "families_"):
+        if hasattr(shell, attr):
+            setattr(estimator, attr, getattr(shell, attr))
+    estimator.classes_ = found
+    estimator.stats_ = stats
+    estimator._finalize()
+    return estimator
+
+
+def _apply(X, model: BaseNB, method: str):
+    """One block of a prediction; empty blocks give empty results of the right shape."""
+    if X.shape[0] == 0:
+        n_classes = len(model.classes_)
+        return (np.empty(0, dtype=model.classes_.dtype) if method == "predict"
+                else np.empty((0, n_classes)))
+    return getattr(model, method)(X)
+
+
+def _apply_frame(df: pd.DataFrame, model: BaseNB, method: str):
+    out = _apply(df, model, method)
+    if method == "predict":
+        return pd.Series(out, index=df.index, name="prediction")
+    return pd.DataFrame(out, index=df.index, columns=list(model.classes_))
+
+
+def _predict(estimator: BaseNB, X, method: str):
+    check_is_fitted(estimator, "stats_")
+    model = dask.delayed(estimator)  # shipped once per worker, not once per task
+    n_classes = len(estimator.classes_)
+    if isinstance(X, dd.DataFrame):
+        if method == "predict":
+            meta = pd.Series(np.empty(0, dtype=estimator.classes_.dtype), name="prediction")
+        else:
+            meta = pd.DataFrame(np.empty((0, n_classes)), columns=list(estimator.classes_))
+        return X.map_partitions(_apply_frame, model, method, meta=meta)
+    if not isinstance(X, da.Array):
+        raise DataError(f"X must be a dask array or dask DataFrame; got {type(X).__name__}. "
+                        f"For data in memory call the estimator's own {method}.")
+    if X.ndim != 2:
+        raise DataError(f"X must be 2-dimensional (rows, features); got shape {X.shape}.")
+    X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
+    if method == "predict":
+        dtype = estimator.classes_.dtype
+        return X.map_blocks(_apply, model, method, drop_axis=1, dtype=dtype,
+                            meta=np.empty(0, dtype=dtype))
+    return X.map_blocks(_apply, model, method, chunks=(X.chunks[0], (n_classes,)),
+                        dtype=np.float64, meta=np.empty((0, 0)))
+
+
+def predict(estimator: BaseNB, X) -> Any:
+    """Most probable class per row, computed lazily block by block.
+
+    Parameters
+    ----------
+    estimator : fitted nbayes estimator
+    X : dask array or dask DataFrame
+
+    Returns
+    -------
+    dask array of shape (n_samples,), or a dask Series (named "prediction", X's index) for
+    a DataFrame.
+    """
+    return _predict(estimator, X, "predict")
+
+
+def predict_proba(estimator: BaseNB, X) -> Any:
+    """Posterior P(y | x) per row, lazily: a dask array of shape (n_samples, n_classes), or a
+    dask DataFrame with one column per class for a DataFrame X."""
+    return _predict(estimator, X, "predict_proba")
+
+
+def predict_log_proba(estimator: BaseNB, X) -> Any:
+    """Log posterior log P(y | x) per row, lazily; shapes as in :func:`predict_proba`."""
+    return _predict(estimator, X, "predict_log_proba")
+
+
+def predict_joint_log_proba(estimator: BaseNB, X) -> Any:
+    """Joint log P(x, y) per row, lazily; shapes as in :func:`predict_proba`."""
+    return _predict(estimator, X, "predict_joint_log_proba")

@@ -1,0 +1,221 @@
+"""Distributed fit and predict on a real Dask cluster of two worker processes.
+
+The distributed fit must equal the single-machine fit to 1e-10 relative for every preset and
+partitioning (1 to 8 partitions, empty ones, ones missing a class), and must survive a worker
+process killed mid-fit.
+"""
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import cloudpickle
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from _cases import CASES, make_case
+from distributed import Client, LocalCluster
+
+import nbayes
+from nbayes import DataError, UnknownLabelError
+from nbayes import dask as nbdask
+
+# Workers import this module's helpers by value: the tests folder is not on their path.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+RTOL = 1e-10
+
+
+def start_cluster():
+    return LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                        dashboard_address=None, worker_dashboard_address=None,
+                        silence_logs=logging.ERROR)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with start_cluster() as cluster, Client(cluster) as client:
+        yield client
+
+
+def assert_same_model(got, want):
+    np.testing.assert_array_equal(got.classes_, want.classes_)
+    np.testing.assert_allclose(got.class_count_, want.class_count_, rtol=RTOL)
+    np.testing.assert_allclose(got.class_log_prior_, want.class_log_prior_, rtol=RTOL)
+    for g, w in zip(got.stats_["groups"], want.stats_["groups"]):
+        for key in w:
+            # atol covers Gaussian means and M2 that are zero up to rounding.
+            np.testing.assert_allclose(g[key], w[key], rtol=RTOL, atol=1e-12, err_msg=key)
+    for g, w in zip(got.params_, want.params_):
+        for key in w:
+            np.testing.assert_allclose(g[key], w[key], rtol=RTOL, atol=1e-12, err_msg=key)
+
+
+def chunks_for(n, n_parts):
+    """Uneven row chunks, with an empty chunk once there are enough of them."""
+    cuts = np.linspace(0, n, n_parts + 1).astype(int)
+    sizes = list(np.diff(cuts))
+    if n_parts >= 3:
+        sizes[1] += sizes[0]
+        sizes[0] = 0
+    return tuple(int(s) for s in sizes)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("n_parts", [1, 3, 8])
+def test_distributed_fit_equals_local_fit(client, name, n_parts):
+    estimator, X, y = make_case(name, n=400, d=6, k=3, seed=n_parts)
+    Xd = da.from_array(X, chunks=(chunks_for(len(y), n_parts), 6))
+    yd = da.from_array(y, chunks=(Xd.chunks[0],))
+    model = nbdask.fit(estimator, Xd, yd)
+    assert_same_model(model, CASES[name][0]().fit(X, y))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_partitions_missing_classes_and_empty_ones(client, name):
+    estimator, X, y = make_case(name, n=300, d=5, k=3, seed=7)
+    order = np.argsort(y, kind="stable")  # sorted labels: most partitions see one class
+    X, y = X[order], y[order]
+    w = np.random.default_rng(0).uniform(0.2, 3.0, len(y))
+    chunks = (0, 60, 0, 90, 70, 0, 80, 0)
+    Xd = da.from_array(X, chunks=(chunks, 5))
+    model = nbdask.fit(estimator, Xd, da.from_array(y, chunks=(chunks,)),
+                       sample_weight=da.from_array(w, chunks=(chunks,)))
+    assert_same_model(model, CASES[name][0]().fit(X, y, sample_weight=w))
+
+
+@pytest.mark.parametrize("name", [n for n, case in CASES.items() if case[2]])
+def test_sparse_blocks(client, name):
+    estimator, X, y = make_case(name, n=300, d=8, k=3, seed=3)
+    Xd = da.from_array(X, chunks=(50, 4)).map_blocks(sp.csr_matrix)
+    model = nbdask.fit(estimator, Xd, y)
+    local = CASES[name][0]().fit(sp.csr_matrix(X), y)
+    assert_same_model(model, local)
+    np.testing.assert_allclose(nbdask.predict_proba(model, Xd).compute(),
+                               local.predict_proba(sp.csr_matrix(X)), rtol=1e-10)
+
+
+def test_dataframe_with_label_series_and_lazy_predictions(client):
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame(rng.normal(size=(500, 4)) * [1, 10, 100, 1000] + 1e3,
+                      columns=["age", "income", "clicks", "visits"])
+    df["label"] = np.where(rng.random(500) < 0.3, "spam", "ham")
+    ddf = dd.from_pandas(df, npartitions=5)
+    features = ["age", "income", "clicks", "visits"]
+    model = nbdask.fit(nbayes.GaussianNB(), ddf[features], ddf["label"])
+    local = nbayes.GaussianNB().fit(df[features], df["label"])
+    assert_same_model(model, local)
+    assert model.feature_names_in_.tolist() == features
+
+    labels = nbdask.predict(model, ddf[features])
+    proba = nbdask.predict_proba(model, ddf[features])
+    log_proba = nbdask.predict_log_proba(model, ddf[features])
+    assert dask.is_dask_collection(labels) and dask.is_dask_collection(proba)
+    assert labels.npartitions == 5
+    pd.testing.assert_index_equal(labels.compute().index, df.index)
+    np.testing.assert_array_equal(labels.compute().to_numpy(), local.predict(df[features]))
+    assert proba.columns.tolist() == ["ham", "spam"]
+    np.testing.assert_allclose(proba.compute().to_numpy(), local.predict_proba(df[features]),
+                               rtol=1e-10)
+    np.testing.assert_allclose(log_proba.compute().to_numpy(),
+                               local.predict_log_proba(df[features]), rtol=1e-10)
+
+
+def test_array_predictions_are_lazy_and_per_block(client):
+    estimator, X, y = make_case("multinomial", n=300, d=6, seed=2)
+    Xd = da.from_array(X, chunks=((0, 100, 200), (3, 3)))
+    model = nbdask.fit(estimator, Xd, y)
+    local = nbayes.MultinomialNB(alpha=0.5).fit(X, y)
+    labels = nbdask.predict(model, Xd)
+    log_proba = nbdask.predict_log_proba(model, Xd)
+    assert labels.chunks == ((0, 100, 200),) and log_proba.chunks == ((0, 100, 200), (3,))
+    np.testing.assert_array_equal(labels.compute(), local.predict(X))
+    np.testing.assert_allclose(log_proba.compute(), local.predict_log_proba(X), rtol=1e-10)
+    np.testing.assert_allclose(nbdask.predict_joint_log_proba(model, Xd).compute(),
+                               local.predict_joint_log_proba(X), rtol=1e-10)
+
+
+def test_classes_passed_in_keep_unseen_labels_and_reject_unknown_ones(client):
+    estimator, X, y = make_case("bernoulli", n=200, seed=4)
+    Xd = da.from_array(X, chunks=50)
+    model = nbdask.fit(estimator, Xd, y, classes=[0, 1, 2, 3])
+    want = nbayes.BernoulliNB().partial_fit(X, y, classes=[0, 1, 2, 3])
+    assert_same_model(model, want)
+    with pytest.raises(UnknownLabelError, match=r"In partition \d \(rows \d+\.\.\d+\): Label 2 "
+                                                r"at row \d+ is not among classes \[0, 1\]"):
+        nbdask.fit(nbayes.BernoulliNB(), Xd, y, classes=[0, 1])
+
+
+def test_data_errors_name_the_partition_and_the_row(client):
+    X = np.ones((120, 3))
+    X[97, 1] = -4.0
+    with pytest.raises(DataError, match=r"In partition 2 \(rows 80\.\.119\): Column index 1 "
+                                        r"must hold non-negative counts.*at row 97"):
+        nbdask.fit(nbayes.MultinomialNB(), da.from_array(X, chunks=40), np.arange(120) % 2)
+
+
+def test_input_errors():
+    X = da.ones((10, 2), chunks=5)
+    with pytest.raises(DataError, match="X must be a dask array or dask DataFrame; got ndarray"):
+        nbdask.fit(nbayes.GaussianNB(), np.ones((10, 2)), np.zeros(10))
+    with pytest.raises(DataError, match="X has 10 rows but y has shape \\(9,\\)"):
+        nbdask.fit(nbayes.GaussianNB(), X, np.zeros(9))
+    frame = dd.from_pandas(pd.DataFrame({"a": np.ones(10)}), npartitions=2)
+    with pytest.raises(DataError, match="X has 2 partitions but y has 3"):
+        nbdask.fit(nbayes.GaussianNB(), frame, dd.from_pandas(pd.Series(np.zeros(10)),
+                                                              npartitions=3))
+    with pytest.raises(DataError, match="y must be a dask Series or array partitioned like X"):
+        nbdask.fit(nbayes.GaussianNB(), frame, np.zeros(10))
+    with pytest.raises(DataError, match="no rows in any partition"):
+        nbdask.fit(nbayes.GaussianNB(), da.ones((0, 2), chunks=5), np.zeros(0))
+    with pytest.raises(DataError, match="sample_weight is zero for every row"):
+        nbdask.fit(nbayes.GaussianNB(), X, np.zeros(10), sample_weight=np.zeros(10))
+    with pytest.raises(nbayes.NotFittedError):
+        nbdask.predict(nbayes.GaussianNB(), X)
+
+
+def test_importing_nbayes_does_not_import_dask():
+    code = ("import sys, nbayes, nbayes.estimators; "
+            "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def slow_block(block):
+    """Stand-in for an expensive read, so that a worker can be killed while tasks run."""
+    time.sleep(0.15)
+    return block
+
+
+def test_fit_survives_a_worker_killed_mid_fit(client):
+    # Last in the module: it shares the cluster, whose nanny restarts the killed worker.
+    estimator, X, y = make_case("gaussian", n=1600, d=4, k=3, seed=11)
+    Xd = da.from_array(X, chunks=(100, 4)).map_blocks(slow_block)
+    victim = next(iter(client.run(os.getpid).values()))
+    killed = threading.Event()
+
+    def kill_when_busy():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not any(client.processing().values()):
+            time.sleep(0.02)
+        time.sleep(0.3)  # let the victim finish a few partitions and hold their results
+        os.kill(victim, signal.SIGKILL)
+        killed.set()
+
+    killer = threading.Thread(target=kill_when_busy)
+    killer.start()
+    model = nbdask.fit(estimator, Xd, da.from_array(y, chunks=100), split_every=4)
+    finished = killed.is_set()
+    killer.join()
+    assert finished, "the worker was killed only after the fit had finished"
+    assert victim not in client.run(os.getpid).values()
+    assert_same_model(model, nbayes.GaussianNB().fit(X, y))
