@@ -345,9 +345,9 @@ def sum_shifted_lgamma(values: np.ndarray):
     """
     from scipy.special import gammaln
 
-    uniq, mult = np.unique(np.asarray(values, dtype=np.float64).ravel(), return_counts=True)
-    keep = uniq != 0
-    uniq, mult = uniq[keep], mult[keep].astype(np.float64)
+    values = np.asarray(values, dtype=np.float64).ravel()
+    uniq, mult = np.unique(values[values != 0], return_counts=True)
+    mult = mult.astype(np.float64)
 
     def fun(alpha: float) -> float:
         return float(mult @ (gammaln(uniq + alpha) - gammaln(alpha)))

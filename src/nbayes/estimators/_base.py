@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
@@ -463,7 +464,12 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def linear_feature_names(self) -> np.ndarray:
         """Names of the :meth:`linear_features` columns (``"x3=2"`` for a one-hot category)."""
         check_is_fitted(self, "stats_")
-        return _linear.linear_names(self.families_, self.params_, self._block_names())
+        return self._linear_names(self._block_names())
+
+    def _linear_names(self, block_names) -> np.ndarray:
+        """Names of the linear columns from each block's column names; models that know
+        category values (MixedNB) override this to name one-hot columns by value."""
+        return _linear.linear_names(self.families_, self.params_, block_names)
 
     # -- explanations -----------------------------------------------------------------------------
     def _block_columns(self) -> list[np.ndarray]:
@@ -471,19 +477,33 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         several column groups override this."""
         return [np.arange(self.n_features_in_)]
 
+    def _column_labels(self) -> list[str]:
+        """A name for every input column: ``feature_names_in_``, else ``x0, x1, ...``."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return [f"x{j}" for j in range(self.n_features_in_)]
+        return [str(n) for n in names]
+
     def _block_names(self, feature_names=None) -> list[list[str]]:
         """Column names per block: ``feature_names`` if given (one per input column), else
-        ``feature_names_in_``, else ``x0, x1, ...``."""
-        names = getattr(self, "feature_names_in_", None)
-        if feature_names is not None:
+        :meth:`_column_labels`."""
+        if feature_names is None:
+            names = self._column_labels()
+        else:
             names = np.asarray(feature_names, dtype=str)
             if names.shape != (self.n_features_in_,):
                 raise ParameterError(
                     f"feature_names must have one name per input column ({self.n_features_in_});"
                     f" got shape {names.shape}."
                 )
-        return [[str(names[j]) if names is not None else f"x{j}" for j in cols]
-                for cols in self._block_columns()]
+        return [[str(names[j]) for j in cols] for cols in self._block_columns()]
+
+    @staticmethod
+    def _column_values(X) -> np.ndarray:
+        """The validated input as a dense (n_samples, n_features) array, for display."""
+        if isinstance(X, pd.DataFrame):
+            return X.to_numpy(dtype=object)
+        return np.asarray(X.toarray() if sp.issparse(X) else X)
 
     def explain(self, X, feature_names=None) -> _explain.Explanation:
         """Per-row, per-feature contributions to the prediction.
@@ -516,13 +536,15 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
         X = self._validate_X(X, reset=False)
+        # Terms come group by group; ``order`` puts them back in the user's column order.
         cols = np.concatenate(self._block_columns())
         order = np.argsort(cols, kind="stable")
         names = np.asarray([n for block in self._block_names(feature_names) for n in block],
                            dtype=str)
+        values = self._column_values(X)[:, cols[order]]
         return _explain.explain(self.families_, self.params_, self.class_log_prior_,
                                 self._blocks(X), self.classes_, predicted, names[order], order,
-                                self._feature_names_per_block())
+                                values, self._feature_names_per_block())
 
     def top_features(self, class_, k: int | None = 10, feature_names=None,
                      by: str = "weight") -> pd.DataFrame:
@@ -571,8 +593,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise UnknownLabelError(
                 f"class_={class_!r} is not among classes {self.classes_.tolist()!r}."
             )
-        names = _linear.linear_names(self.families_, self.params_,
-                                     self._block_names(feature_names))
+        names = self._linear_names(self._block_names(feature_names))
         return _linear.top_features(self.families_, self.stats_, self.params_, index, names, k,
                                     by)
 

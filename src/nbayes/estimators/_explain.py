@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
 from .. import _engine as engine
 from ..distributions import Family
@@ -34,7 +33,7 @@ class Explanation:
         Class-independent parts (the multinomial coefficient, Poisson factorials) are
         included, so ``joint_log_proba`` is the exact ``predict_joint_log_proba``.
     values : ndarray of shape (n_samples, n_features)
-        The feature values as the families see them (binarised, or category codes).
+        The input values of the explained rows (as given, before binarising or encoding).
     predicted, runner_up : ndarray of shape (n_samples,)
         Indices into ``classes`` of the predicted class and of the best other class.
 
@@ -116,16 +115,15 @@ class Explanation:
 
 def explain(families: Sequence[Family], params: Sequence, log_prior: np.ndarray, blocks: Sequence,
             classes: np.ndarray, predicted: np.ndarray, names: np.ndarray,
-            order: np.ndarray, block_feature_names=None) -> Explanation:
-    """Build an :class:`Explanation` from prepared-on-the-fly blocks.
+            order: np.ndarray, values: np.ndarray, block_feature_names=None) -> Explanation:
+    """Build an :class:`Explanation` from the (unprepared) blocks of the rows.
 
-    ``order`` permutes the concatenated group columns back into the user's column order.
+    ``order`` permutes the concatenated group columns back into the user's column order;
+    ``names`` and ``values`` are already in that order.
     """
     parts = engine.prepare(families, blocks, block_feature_names)
     terms = np.concatenate([f.log_likelihood_terms(p, X)
                             for f, p, X in zip(families, params, parts)], axis=2)[:, :, order]
-    values = np.hstack([np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-                        for X in parts])[:, order]
     n_classes = log_prior.shape[0]
     prior = log_prior if engine.uses_class_prior(families, n_classes) else np.zeros(n_classes)
     if n_classes == 1:
