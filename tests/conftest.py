@@ -4,6 +4,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with a fixed seed so that a run is reproducible; locally they
+# explore new examples each time.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+if os.environ.get("CI") == "true":
+    settings.load_profile("ci")
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
