@@ -12,6 +12,7 @@ from .estimators import (
     GaussianNB,
     MultinomialNB,
     PoissonNB,
+    TextNB,
     merge,
 )
 from .exceptions import (
@@ -38,6 +39,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "PoissonNB",
+    "TextNB",
     "UnknownLabelError",
     "__version__",
     "load",

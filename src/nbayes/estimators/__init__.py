@@ -10,14 +10,15 @@ from .presets import (
     MultinomialNB,
     PoissonNB,
 )
+from .text import TextNB
 
 #: Estimator name -> class. Model files (nbayes.io) instantiate estimators only from this table;
 #: a new estimator that should be saveable adds itself here.
-REGISTRY: dict[str, type[BaseNB]] = {
+REGISTRY: dict[str, type] = {
     cls.__name__: cls for cls in (
-        BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB,
+        BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB, TextNB,
     )
 }
 
 __all__ = ["REGISTRY", "BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB",
-           "MultinomialNB", "PoissonNB", "merge"]
+           "MultinomialNB", "PoissonNB", "TextNB", "merge"]

@@ -1,0 +1,5 @@
+"""``python -m nbayes.cli``: the same as the ``nbayes`` command."""
+
+from . import main
+
+raise SystemExit(main())

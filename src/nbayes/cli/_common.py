@@ -1,0 +1,91 @@
+"""Pieces every command shares: error types, progress bars, plain-text tables."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from contextlib import contextmanager
+
+from ..exceptions import NBayesError
+
+
+class CLIError(NBayesError):
+    """A data or runtime problem the command reports without a traceback (exit status 1)."""
+
+    exit_status = 1
+
+
+class UsageError(CLIError, ValueError):
+    """Options that do not fit together (exit status 2, like argparse's own errors)."""
+
+    exit_status = 2
+
+
+class _NoProgress:
+    """Stand-in for a tqdm bar when progress is off."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, s: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@contextmanager
+def progress_bar(enabled: bool, total: int | None = None, unit: str = "B",
+                 desc: str | None = None):
+    """A tqdm progress bar on stderr, or a silent stand-in.
+
+    Bars appear only when ``enabled`` (the caller passes ``not quiet``), stderr is a terminal
+    and tqdm is installed (``pip install 'nbayes[progress]'``); piped output stays clean.
+    """
+    bar = _NoProgress()
+    if enabled and sys.stderr.isatty():
+        try:
+            from tqdm import tqdm
+        except ImportError:  # optional extra: no bar without it
+            tqdm = None
+        if tqdm is not None:
+            bar = tqdm(total=total, unit=unit, unit_scale=unit == "B", unit_divisor=1024,
+                       desc=desc, leave=False, file=sys.stderr, dynamic_ncols=True)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def format_table(rows: Sequence[Sequence], headers: Sequence[str],
+                 align: str | None = None) -> str:
+    """Rows as an aligned plain-text table; ``align`` has one 'l' or 'r' per column."""
+    cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    align = align or "l" + "r" * (len(headers) - 1)
+    lines = []
+    for n, row in enumerate(cells):
+        lines.append("  ".join(c.ljust(w) if a == "l" else c.rjust(w)
+                               for c, w, a in zip(row, widths, align)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def names(items, limit: int = 8) -> str:
+    """A list of column names for a message, shortened after ``limit`` entries."""
+    items = [str(i) for i in items]
+    shown = ", ".join(repr(i) for i in items[:limit])
+    more = len(items) - limit
+    return f"[{shown}, ... ({more} more)]" if more > 0 else f"[{shown}]"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 row`` / ``2 rows`` with thousands separators."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"

@@ -1,0 +1,455 @@
+"""Reading tables in bounded chunks (CSV/TSV, Parquet, JSON lines) and writing results.
+
+Every reader yields ``(offset, DataFrame)`` pairs of at most ``chunk_rows`` rows, so memory
+depends on the chunk size, not on the file size. Column types are fixed from the first chunk
+(:func:`infer_schema`) and every later chunk is converted to them (:func:`conform`), so a
+column cannot silently change type half-way through a file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataError
+from ._common import CLIError, UsageError, names, progress_bar
+
+FORMATS = ("csv", "tsv", "parquet", "jsonl")
+_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
+_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
+             ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+#: Raw bytes of input per chunk when the chunk size is chosen automatically. pandas needs a
+#: few times this in memory (objects for strings), which keeps training well under 1 GB.
+CHUNK_BYTES = 16 * 2**20
+MIN_CHUNK_ROWS, MAX_CHUNK_ROWS = 500, 200_000
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """How to read DATA: format, separator, header, encoding and chunk size."""
+
+    format: str | None = None
+    sep: str | None = None
+    header: bool = True
+    names: tuple[str, ...] | None = None
+    encoding: str = "utf-8"
+    quoting: bool = True
+    chunk_rows: int | None = None
+
+
+def detect_format(path: str) -> tuple[str, str | None]:
+    """(format, compression) from the file name; unknown names are read as CSV."""
+    if path == "-":
+        return "csv", None
+    name = Path(path).name.lower()
+    compression = None
+    for suffix, method in _COMPRESSION.items():
+        if name.endswith(suffix):
+            compression, name = method, name[: -len(suffix)]
+    return _SUFFIXES.get(Path(name).suffix, "csv"), compression
+
+
+class _CountingReader(io.RawIOBase):
+    """A file wrapper that reports bytes read to a progress bar."""
+
+    def __init__(self, raw, bar):
+        self._raw, self._bar = raw, bar
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = self._raw.readinto(b)
+        if n:
+            self._bar.update(n)
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class Table:
+    """A tabular file read in chunks.
+
+    Parameters
+    ----------
+    path : str
+        File name, or ``-`` for standard input (CSV/TSV).
+    options : ReadOptions
+    progress : bool
+        Show a progress bar on a terminal while reading.
+    """
+
+    def __init__(self, path: str, options: ReadOptions | None = None, progress: bool = False):
+        options = options or ReadOptions()
+        self.path = str(path)
+        fmt, self.compression = detect_format(self.path)
+        self.format = options.format or fmt
+        if self.format not in FORMATS:
+            raise UsageError(f"--format must be one of {FORMATS}; got {self.format!r}.")
+        if self.path != "-":
+            p = Path(self.path)
+            if not p.exists():
+                raise CLIError(f"{self.path}: no such file.")
+            if p.is_dir():
+                raise CLIError(f"{self.path}: is a folder, not a data file.")
+            if p.stat().st_size == 0:
+                raise DataError(f"{self.path}: the file is empty.")
+        self.options = options
+        self.progress = progress
+        self._sep = options.sep
+        self._columns: list[str] | None = None
+        self._stdin_cache: bytes | None = None
+
+    # -- metadata --------------------------------------------------------------------------------
+    @property
+    def size(self) -> int | None:
+        return None if self.path == "-" else os.path.getsize(self.path)
+
+    def _open_raw(self):
+        if self.path == "-":
+            if self._stdin_cache is None:  # standard input can be read once: keep it
+                self._stdin_cache = sys.stdin.buffer.read()
+                if not self._stdin_cache:
+                    raise DataError("standard input is empty.")
+            return io.BytesIO(self._stdin_cache)
+        return open(self.path, "rb")
+
+    def _text_sample(self, n_bytes: int = 2**20) -> str:
+        """The first ``n_bytes`` of decompressed text, for sniffing and sizing."""
+        import bz2
+        import gzip
+        import lzma
+
+        openers = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
+        with self._open_raw() as raw:
+            if self.compression in openers:
+                with openers[self.compression](raw) as f:
+                    data = f.read(n_bytes)
+            elif self.compression is None:
+                data = raw.read(n_bytes)
+            else:
+                return ""
+        return data.decode(self.options.encoding, errors="replace")
+
+    @property
+    def sep(self) -> str:
+        if self._sep is None:
+            if self.format == "tsv":
+                self._sep = "\t"
+            else:
+                self._sep = self._sniff_sep()
+        return self._sep
+
+    def _sniff_sep(self) -> str:
+        sample = self._text_sample(64 * 1024)
+        lines = sample.splitlines()[:50]
+        if len(lines) > 1 and not sample.endswith("\n"):
+            lines = lines[:-1]
+        try:
+            return csv.Sniffer().sniff("\n".join(lines), delimiters=",\t;|").delimiter
+        except csv.Error:
+            return ","
+
+    def chunk_rows(self) -> int:
+        """Rows per chunk: ``--chunk-rows``, or about CHUNK_BYTES of input per chunk."""
+        if self.options.chunk_rows:
+            return int(self.options.chunk_rows)
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
+
+            meta = pq.ParquetFile(self.path).metadata
+            per_row = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)
+                          ) / max(meta.num_rows, 1)
+        else:
+            sample = self._text_sample()
+            per_row = len(sample.encode(self.options.encoding, errors="replace")) / max(
+                sample.count("\n"), 1)
+        return int(np.clip(CHUNK_BYTES / max(per_row, 1.0), MIN_CHUNK_ROWS, MAX_CHUNK_ROWS))
+
+    @property
+    def columns(self) -> list[str]:
+        """Column names (reads only the start of the file)."""
+        if self._columns is None:
+            if self.format == "parquet":
+                self._columns = [str(c) for c in self._parquet().schema_arrow.names]
+            else:
+                frame = next(self._frames(None, None, rows=1, progress=False), None)
+                if frame is None:
+                    raise DataError(f"{self.path}: no data rows.")
+                self._columns = [str(c) for c in frame.columns]
+        return self._columns
+
+    # -- reading ---------------------------------------------------------------------------------
+    def _parquet(self):
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise CLIError("Reading Parquet needs pyarrow: pip install 'nbayes[parquet]'.") \
+                from None
+        try:
+            return pq.ParquetFile(self.path)
+        except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for bad files
+            raise DataError(f"{self.path}: not a readable Parquet file ({exc}).") from None
+
+    def chunks(self, columns: Sequence[str] | None = None, dtypes: dict | None = None,
+               desc: str | None = None) -> Iterator[tuple[int, pd.DataFrame]]:
+        """Yield ``(offset, frame)`` for consecutive chunks; ``offset`` is the first row's
+        number in the data (0-based, header excluded)."""
+        if columns is not None:
+            missing = [c for c in columns if c not in self.columns]
+            if missing:
+                raise DataError(f"{self.path}: no column(s) {names(missing)}; the columns are "
+                                f"{names(self.columns)}.")
+        offset = 0
+        for frame in self._frames(columns, dtypes, self.chunk_rows(), self.progress, desc):
+            if len(frame):
+                yield offset, frame
+                offset += len(frame)
+
+    def _frames(self, columns, dtypes, rows: int, progress: bool, desc: str | None = None):
+        try:
+            if self.format == "parquet":
+                yield from self._parquet_frames(columns, rows, progress, desc)
+            elif self.format == "jsonl":
+                yield from self._json_frames(columns, rows, progress, desc)
+            else:
+                yield from self._csv_frames(columns, dtypes, rows, progress, desc)
+        except pd.errors.EmptyDataError:
+            raise DataError(f"{self.path}: the file is empty (no columns).") from None
+        except pd.errors.ParserError as exc:
+            raise DataError(
+                f"{self.path}: malformed row: {str(exc).strip()}. Check the separator "
+                f"(--sep, now {self.sep!r}) and the quoting of that row."
+            ) from None
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"{self.path}: the text is not valid {self.options.encoding} ({exc.reason} at "
+                "byte offset {exc.start} of a block); pass the right --encoding, e.g. latin-1."
+            ) from None
+
+    def _csv_frames(self, columns, dtypes, rows, progress, desc):
+        opts = self.options
+        kwargs = dict(sep=self.sep, encoding=opts.encoding, compression=self.compression,
+                      chunksize=rows, usecols=columns, dtype=dtypes, on_bad_lines="error",
+                      engine="c", skip_blank_lines=True)
+        if opts.names:
+            kwargs.update(header=None, names=list(opts.names))
+        elif not opts.header:
+            kwargs.update(header=None, names=self._positional_names())
+        if not opts.quoting:
+            kwargs.update(quoting=csv.QUOTE_NONE)
+        with progress_bar(progress, self.size, "B", desc) as bar:
+            raw = self._open_raw()
+            handle = io.BufferedReader(_CountingReader(raw, bar), 1 << 20)
+            with handle, pd.read_csv(handle, **kwargs) as reader:
+                yield from reader
+
+    def _positional_names(self) -> list[str]:
+        """Names "0", "1", ... for a CSV without header, counted on its first line."""
+        if self._columns is None:
+            kwargs = dict(sep=self.sep, encoding=self.options.encoding, header=None,
+                          compression=self.compression, nrows=1, engine="c")
+            if not self.options.quoting:
+                kwargs.update(quoting=csv.QUOTE_NONE)
+            with self._open_raw() as raw:
+                n = pd.read_csv(raw, **kwargs).shape[1]
+            self._columns = [str(i) for i in range(n)]
+        return self._columns
+
+    def _json_frames(self, columns, rows, progress, desc):
+        with progress_bar(progress, self.size, "B", desc) as bar:
+            raw = self._open_raw()
+            handle = io.BufferedReader(_CountingReader(raw, bar), 1 << 20)
+            try:
+                with handle, pd.read_json(handle, lines=True, chunksize=rows, dtype=False,
+                                          encoding=self.options.encoding,
+                                          compression=self.compression) as reader:
+                    for frame in reader:
+                        frame.columns = [str(c) for c in frame.columns]
+                        if columns is not None:
+                            missing = [c for c in columns if c not in frame.columns]
+                            for c in missing:  # a key absent from every record of this chunk
+                                frame[c] = np.nan
+                            frame = frame[list(columns)]
+                        yield frame
+            except ValueError as exc:
+                if "Expected object" in str(exc) or "Unexpected character" in str(exc) or \
+                        "Trailing data" in str(exc):
+                    raise DataError(f"{self.path}: malformed JSON line ({exc}).") from None
+                raise
+
+    def _parquet_frames(self, columns, rows, progress, desc):
+        pf = self._parquet()
+        with progress_bar(progress, pf.metadata.num_rows, "rows", desc) as bar:
+            for batch in pf.iter_batches(batch_size=rows, columns=columns):
+                bar.update(batch.num_rows)
+                frame = batch.to_pandas()
+                frame.columns = [str(c) for c in frame.columns]
+                yield frame
+
+
+def open_table(path: str, options: ReadOptions, progress: bool = False) -> Table:
+    """A :class:`Table` for ``path``; ``--no-header`` with ``--names`` is folded in."""
+    if options.names and options.header:
+        options = replace(options, header=False)
+    return Table(path, options, progress)
+
+
+# -- column types -------------------------------------------------------------------------------
+def infer_schema(frame: pd.DataFrame) -> dict[str, str]:
+    """Kind of each column from a first chunk: ``int``, ``float``, ``bool`` or ``str``."""
+    schema = {}
+    for col in frame.columns:  # one entry per column: bounded by the table width
+        dtype = frame[col].dtype
+        kind = getattr(dtype, "kind", "O")
+        if kind == "b" or str(dtype) == "boolean":
+            schema[col] = "bool"
+        elif kind in "iu":
+            schema[col] = "int"
+        elif kind == "f":
+            schema[col] = "float"
+        else:
+            schema[col] = "str"
+    return schema
+
+
+def read_dtypes(schema: dict[str, str]) -> dict[str, type]:
+    """dtypes to pin when reading CSV: text columns stay text (``01234`` keeps its zero)."""
+    return {c: str for c, k in schema.items() if k == "str"}
+
+
+def numeric_column(series: pd.Series, name: str, offset: int, path: str,
+                   why: str) -> pd.Series:
+    """``series`` as float64; a value that is not a number raises a DataError naming it."""
+    if series.dtype.kind in "iufb":
+        return series.astype(np.float64)
+    values = pd.to_numeric(series, errors="coerce")
+    bad = values.isna() & series.notna() & (series.astype(str).str.strip() != "")
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise DataError(
+            f"{path}: column {name!r} must hold numbers for {why}; got {series.iloc[i]!r} at "
+            f"row {offset + i}. Drop the column (--exclude {name}) or choose a model that "
+            "takes categories (--model mixed or categorical)."
+        )
+    return values.astype(np.float64)
+
+
+def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
+            numeric: str | None = None) -> pd.DataFrame:
+    """Convert a chunk's columns to the kinds of ``schema``.
+
+    With ``numeric`` (the model's name, for messages) every column becomes float64, which the
+    presets need. Otherwise ints stay integers (nullable ``Int64`` when values are missing),
+    bools stay bools and text stays text, as MixedNB expects.
+    """
+    out = {}
+    for col, kind in schema.items():  # one conversion per column: bounded by the table width
+        s = frame[col]
+        if numeric is not None or kind in ("int", "float"):
+            s = numeric_column(s, col, offset, path,
+                               numeric or f"its type in the first rows ({kind})")
+            if numeric is None and kind == "int":
+                whole = s.dropna()
+                if (whole == np.round(whole)).all():
+                    s = s.astype("Int64") if s.isna().any() else s.astype(np.int64)
+        elif kind == "bool":
+            if s.dtype.kind != "b":
+                mapped = s.map(_BOOLS.get, na_action="ignore")
+                bad = mapped.isna() & s.notna()
+                if bad.any():
+                    i = int(np.flatnonzero(bad.to_numpy())[0])
+                    raise DataError(f"{path}: column {col!r} holds true/false values in its "
+                                    f"first rows but {s.iloc[i]!r} at row {offset + i}.")
+                s = mapped.astype("boolean")
+        else:
+            s = s.astype(object).where(s.notna(), None)
+            s = s.map(str, na_action="ignore")
+        out[col] = s
+    return pd.DataFrame(out, index=frame.index)
+
+
+_BOOLS = {True: True, False: False, "True": True, "False": False, "true": True,
+          "false": False, "TRUE": True, "FALSE": False, "1": True, "0": False}
+
+
+# -- writing ------------------------------------------------------------------------------------
+class TableWriter:
+    """Write chunks of a result table to a file (atomically) or to standard output.
+
+    The format comes from ``fmt`` or the output file's suffix (CSV for stdout).
+    """
+
+    def __init__(self, path: str | None, fmt: str | None = None):
+        self.path = None if path in (None, "-") else Path(path)
+        self.format = fmt or (detect_format(str(self.path))[0] if self.path else "csv")
+        if self.format not in FORMATS:
+            raise UsageError(f"output format must be one of {FORMATS}; got {self.format!r}.")
+        self._tmp = None
+        self._handle = None
+        self._parquet = None
+        self._first = True
+
+    def __enter__(self) -> TableWriter:
+        if self.path is None:
+            self._handle = sys.stdout
+        else:
+            folder = self.path.parent
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+                                             dir=folder)
+            os.close(fd)
+            if self.format != "parquet":
+                self._handle = open(self._tmp, "w", encoding="utf-8", newline="")
+        return self
+
+    def write(self, frame: pd.DataFrame) -> None:
+        if self.format == "parquet":
+            self._write_parquet(frame)
+        elif self.format == "jsonl":
+            text = frame.to_json(orient="records", lines=True, force_ascii=False)
+            self._handle.write(text if text.endswith("\n") else text + "\n")
+        else:
+            frame.to_csv(self._handle, sep="\t" if self.format == "tsv" else ",",
+                         index=False, header=self._first, lineterminator="\n")
+        self._first = False
+
+    def _write_parquet(self, frame: pd.DataFrame) -> None:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise CLIError("Writing Parquet needs pyarrow: pip install 'nbayes[parquet]'.") \
+                from None
+        if self.path is None:
+            raise UsageError("Parquet output needs a file: pass -o OUT.parquet.")
+        if self._parquet is None:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            self._parquet = pq.ParquetWriter(self._tmp, table.schema)
+        else:
+            table = pa.Table.from_pandas(frame, schema=self._parquet.schema,
+                                         preserve_index=False)
+        self._parquet.write_table(table)
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self._parquet is not None:
+            self._parquet.close()
+        if self.path is None:
+            sys.stdout.flush()
+            return
+        if self._handle is not None:
+            self._handle.close()
+        if exc_type is None:
+            os.replace(self._tmp, self.path)
+        else:
+            os.unlink(self._tmp)

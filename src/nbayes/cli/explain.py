@@ -1,0 +1,130 @@
+"""``nbayes explain``: the most indicative features of each class, and why rows were classified
+as they were.
+
+The maths lives in the estimators (``top_features`` and ``explain``); this command only reads
+the model and the first rows of DATA and prints the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from .._validation import rows_from
+from ..exceptions import DataError
+from ._common import format_table
+from ._models import load_plan
+from ._tables import ReadOptions, open_table, read_dtypes
+from .predict import required_columns
+
+HELP = "show the most indicative features per class, and what drove predictions for DATA"
+
+
+def _jsonable(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _value(v):
+    """Whole numbers (counts, codes) without decimals."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def explain(model: str, data: str | None = None, *, k: int = 10, rows: int = 5,
+            by: str = "weight", text_column: str | None = None,
+            read: ReadOptions | None = None) -> dict:
+    """Top ``k`` features of every class, and for the first ``rows`` rows of DATA the ``k``
+    features that pushed each prediction most.
+
+    Returns
+    -------
+    dict with ``classes``, ``top_features`` (class -> list of {feature, weight[, impact]})
+    and ``rows`` (list of {row, predicted, runner_up, log_odds, features: [...]}).
+    """
+    read = read or ReadOptions()
+    the_plan = load_plan(model, text_column)
+    est = the_plan.estimator
+    classes = [c for c in np.asarray(est.classes_).tolist()]
+    top = {}
+    for c in classes:  # one table per class: bounded by K
+        frame = est.top_features(c, k=k, by=by)
+        top[str(c)] = [{key: _jsonable(v) for key, v in rec.items()}
+                       for rec in frame.to_dict(orient="records")]
+    report = {"model": str(model), "classes": [str(c) for c in classes], "top_features": top,
+              "rows": []}
+    if data is None:
+        return report
+    read = ReadOptions(**{**read.__dict__, "chunk_rows": max(1, rows)})
+    table = open_table(data, read)
+    columns = required_columns(table, the_plan)
+    reader = table.chunks(columns, read_dtypes(the_plan.schema))
+    first = next(reader, None)
+    reader.close()
+    if first is None:
+        raise DataError(f"{data}: no data rows.")
+    offset, chunk = first
+    chunk = chunk.iloc[:rows]
+    with rows_from(offset):
+        ex = est.explain(the_plan.inputs(chunk, offset, data))
+    for i in range(len(chunk)):  # a handful of rows, capped by --rows
+        frame = ex.to_frame(i, k)
+        frame = frame[frame["contribution"] != 0]
+        report["rows"].append({
+            "row": offset + i,
+            "predicted": str(ex.predicted_class[i]),
+            "runner_up": str(ex.runner_up_class[i]),
+            "log_odds": float(ex.log_odds[i]),
+            "features": [{key: _jsonable(v) for key, v in rec.items()}
+                         for rec in frame.to_dict(orient="records")],
+        })
+    return report
+
+
+def format_explanation(report: dict, by: str = "weight") -> str:
+    lines = [f"most indicative features per class ({by}: log-odds against the strongest "
+             "other class, per unit of the feature)"]
+    for c, feats in report["top_features"].items():
+        lines += ["", f"class {c}:",
+                  format_table([[f["feature"], f[by]] for f in feats], ["feature", by])]
+    for r in report["rows"]:
+        lines += ["", f"row {r['row']}: predicted {r['predicted']} over {r['runner_up']} "
+                      f"(log-odds {r['log_odds']:+.3f}); features that pushed it most:"]
+        if r["features"]:
+            lines.append(format_table(
+                [[f["feature"], _value(f["value"]), f"{f['contribution']:+.3f}"]
+                 for f in r["features"]],
+                ["feature", "value", "contribution"]))
+        else:
+            lines.append("(no feature moved it: the class prior decided)")
+    return "\n".join(lines)
+
+
+def add_parser(subparsers, parents) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("explain", help=HELP, description=HELP + ".", parents=parents)
+    p.add_argument("model", metavar="MODEL", help="model file")
+    p.add_argument("data", metavar="DATA", nargs="?", help="rows to explain (optional)")
+    p.add_argument("-k", "--top", type=int, default=10, metavar="K",
+                   help="features to show per class and per row (default 10)")
+    p.add_argument("--rows", type=int, default=5, metavar="N",
+                   help="explain the first N rows of DATA (default 5)")
+    p.add_argument("--by", choices=("weight", "impact"), default="weight",
+                   help="rank features by their weight per unit, or by weight x typical value")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    p.add_argument("--text-column", metavar="COL",
+                   help="text column, for a text model saved from Python")
+    return p
+
+
+def run(args) -> int:
+    from . import read_options
+    from ._common import UsageError
+
+    if args.top < 1 or args.rows < 1:
+        raise UsageError("-k/--top and --rows must be at least 1.")
+    report = explain(args.model, args.data, k=args.top, rows=args.rows, by=args.by,
+                     text_column=args.text_column, read=read_options(args))
+    print(json.dumps(report, indent=2) if args.json else format_explanation(report, args.by))
+    return 0

@@ -1,0 +1,116 @@
+"""``nbayes inspect``: what a model file holds -- classes, priors, columns, format."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import numpy as np
+
+from ..estimators import TextNB
+from ..io import load, read_manifest
+from ._common import format_table, plural
+from ._models import inner
+
+HELP = "show what a model file holds: classes, priors, families per column, format"
+
+
+def _families(model) -> list[dict]:
+    """One entry per input column: its name and the family that models it."""
+    if isinstance(model, TextNB):
+        vec = model.vectorizer_
+        clf = model.classifier_
+        if hasattr(vec, "vocabulary_"):
+            what = f"{type(vec).__name__}, {len(vec.vocabulary_):,} words"
+        else:
+            what = f"{type(vec).__name__}, {vec.n_features:,} buckets"
+        return [{"column": None, "family": clf.families_[0].name, "features": what}]
+    mapping = getattr(model, "column_families_", None)
+    if isinstance(mapping, dict):
+        return [{"column": str(c), "family": f} for c, f in mapping.items()]
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        names = [f"x{j}" for j in range(model.n_features_in_)]
+    family = model.families_[0].name
+    return [{"column": str(c), "family": family} for c in names]
+
+
+def inspect_model(path: str) -> dict:
+    """Describe a model file (loads and checks it fully).
+
+    Returns
+    -------
+    dict with ``estimator``, ``format_version``, ``classes``, ``class_count``, ``prior``,
+    ``training_rows``, ``columns`` (family per column), ``params`` and the training metadata.
+    """
+    model = load(path)
+    manifest = read_manifest(path)
+    est = inner(model)
+    info = manifest.get("metadata", {}).get("cli") or {}
+    columns = _families(model)
+    if isinstance(model, TextNB) and info.get("text_column"):
+        columns[0]["column"] = info["text_column"]
+    params = {k: (repr(v) if hasattr(v, "get_params") else v)
+              for k, v in model.get_params(deep=False).items()}
+    return {
+        "file": str(path),
+        "size_bytes": os.path.getsize(path),
+        "format_version": manifest["format_version"],
+        "nbayes_version": manifest.get("nbayes_version"),
+        "estimator": manifest["estimator"],
+        "model": info.get("model"),
+        "target": info.get("target"),
+        "source": info.get("source"),
+        "training_rows": info.get("rows"),
+        "training_weight": float(np.sum(est.class_count_)),
+        "classes": [str(c) for c in est.classes_],
+        "class_count": [float(c) for c in est.class_count_],
+        "prior": [float(p) for p in np.exp(est.class_log_prior_)],
+        "columns": columns,
+        "params": {k: v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
+                   for k, v in params.items()},
+    }
+
+
+def format_inspection(info: dict) -> str:
+    rows = info["training_rows"]
+    lines = [
+        f"{info['file']}: {info['estimator']}"
+        + (f" ({info['model']})" if info["model"] else ""),
+        f"format version {info['format_version']}, written by nbayes {info['nbayes_version']}, "
+        f"{info['size_bytes']:,} bytes",
+    ]
+    if info["target"]:
+        lines.append(f"target {info['target']!r}, trained on "
+                     f"{plural(rows, 'row') if rows is not None else '?'} of {info['source']}")
+    else:
+        lines.append(f"trained on a total sample weight of {info['training_weight']:,.6g}")
+    lines += ["", format_table(
+        [[c, f"{int(n):,}" if float(n).is_integer() else f"{n:.6g}", p]
+         for c, n, p in zip(info["classes"], info["class_count"], info["prior"])],
+        ["class", "count", "prior"])]
+    cols = info["columns"]
+    with_features = any("features" in c for c in cols)
+    table = [[c["column"] or "(text)", c["family"], *([c.get("features", "")]
+                                                       if with_features else [])]
+             for c in cols]
+    headers = ["column", "family", *(["features"] if with_features else [])]
+    lines += ["", format_table(table, headers, "l" * len(headers))]
+    lines += ["", "parameters: " + ", ".join(f"{k}={v!r}" if isinstance(v, str) and
+                                             not v.endswith(")") else f"{k}={v}"
+                                             for k, v in info["params"].items())]
+    return "\n".join(lines)
+
+
+def add_parser(subparsers, parents) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("inspect", help=HELP, description=HELP + ".", parents=parents)
+    p.add_argument("model", metavar="MODEL", help="model file")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+    return p
+
+
+def run(args) -> int:
+    info = inspect_model(args.model)
+    print(json.dumps(info, indent=2) if args.json else format_inspection(info))
+    return 0

@@ -1,0 +1,109 @@
+"""``nbayes predict``: classify every row of a table, streaming, in input order."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import rows_from
+from ..exceptions import DataError
+from ._common import names
+from ._models import load_plan
+from ._tables import ReadOptions, TableWriter, open_table, read_dtypes
+
+HELP = "classify every row of a table with a saved model"
+
+
+@dataclass
+class PredictResult:
+    rows: int
+    output: str | None
+    classes: list
+
+
+def required_columns(table, the_plan, extra=()) -> list[str]:
+    """The columns the model reads plus ``extra``; a missing one is a DataError."""
+    have = table.columns
+    missing = [c for c in the_plan.features if c not in have]
+    if missing:
+        raise DataError(
+            f"{table.path}: lacks column(s) {names(missing)} that the model was trained on (it "
+            f"reads {names(the_plan.features)}; this file has {names(have)}). Was the model "
+            "trained on other data?"
+        )
+    absent = [c for c in extra if c not in have]
+    if absent:
+        raise DataError(f"{table.path}: no column(s) {names(absent)}; the columns are "
+                        f"{names(have)}.")
+    return list(dict.fromkeys([*the_plan.features, *extra]))
+
+
+def predict(model: str, data: str, output: str | None = None, *, proba: bool = False,
+            keep: tuple[str, ...] = (), text_column: str | None = None,
+            read: ReadOptions | None = None, out_format: str | None = None,
+            progress: bool = False) -> PredictResult:
+    """Write one prediction per row of DATA, in order, to ``output`` (stdout when None).
+
+    Columns: the ``keep`` columns of DATA, ``prediction``, and with ``proba`` one
+    ``proba_<class>`` column per class.
+
+    Returns
+    -------
+    PredictResult
+    """
+    read = read or ReadOptions()
+    the_plan = load_plan(model, text_column)
+    est = the_plan.estimator
+    table = open_table(data, read, progress)
+    columns = required_columns(table, the_plan, keep)
+    classes = np.asarray(est.classes_)
+    rows = 0
+    with TableWriter(output, out_format) as writer:
+        for offset, chunk in table.chunks(columns, read_dtypes(the_plan.schema),
+                                          desc="predicting"):
+            X = the_plan.inputs(chunk, offset, data)
+            with rows_from(offset):
+                p = est.predict_proba(X)
+            out = chunk[list(keep)].reset_index(drop=True)
+            out["prediction"] = classes[np.argmax(p, axis=1)]
+            if proba:
+                for i, c in enumerate(classes):  # one column per class: bounded by K
+                    out[f"proba_{c}"] = p[:, i]
+            writer.write(out)
+            rows += len(chunk)
+        if rows == 0:
+            raise DataError(f"{data}: no data rows.")
+    return PredictResult(rows=rows, output=output, classes=classes.tolist())
+
+
+def add_parser(subparsers, parents) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("predict", help=HELP, description=HELP + ".", parents=parents)
+    p.add_argument("model", metavar="MODEL", help="model file written by `nbayes train`")
+    p.add_argument("data", metavar="DATA", help="table to classify (- for CSV on stdin)")
+    p.add_argument("--proba", action="store_true",
+                   help="add one probability column per class")
+    p.add_argument("--keep", action="append", default=[], metavar="COL",
+                   help="copy this input column to the output (repeatable, or comma-separated)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="output file (.csv, .tsv, .jsonl, .parquet); default: CSV on stdout")
+    p.add_argument("--output-format", choices=("csv", "tsv", "jsonl", "parquet"),
+                   help="output format (default: from the OUT suffix)")
+    p.add_argument("--text-column", metavar="COL",
+                   help="text column, for a text model saved from Python")
+    return p
+
+
+def run(args) -> int:
+    import sys
+
+    from . import read_options, split_list
+
+    keep = tuple(c for item in args.keep for c in split_list(item))
+    result = predict(args.model, args.data, args.output, proba=args.proba, keep=keep,
+                     text_column=args.text_column, read=read_options(args),
+                     out_format=args.output_format, progress=not args.quiet)
+    if args.output and not args.quiet:
+        print(f"nbayes: wrote {result.rows:,} predictions to {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,185 @@
+"""``nbayes train``: learn a model from a table, chunk by chunk, and save it.
+
+Memory stays bounded whatever the file size: DATA is read in chunks and each chunk is folded
+into the model's additive statistics with ``partial_fit``. What must be known before the
+statistics can be added up is handled without holding the data:
+
+* class labels are learned append-only (a chunk may bring a new class; the statistics grow a
+  zero row for it) and sorted at the end, so the result equals ``fit`` on all rows;
+* category vocabularies (MixedNB) are append-only the same way: codes never change;
+* a text vocabulary is the exception -- smoothing depends on its final size -- so text models
+  make a cheap first pass that only counts words (:meth:`TextNB.learn_vocabulary`), unless
+  ``--hashing`` replaces the vocabulary by a fixed number of hash buckets (one pass).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .._validation import rows_from
+from ..exceptions import DataError
+from ..io import save
+from ._common import plural
+from ._models import MODELS, Settings, class_labels, plan, sort_classes
+from ._tables import ReadOptions, open_table, read_dtypes
+
+HELP = "learn a model from a table (CSV/TSV, Parquet, JSON lines) and save it"
+
+
+@dataclass
+class TrainResult:
+    """What ``train`` did: the model file, its estimator and the data it saw."""
+
+    output: Path
+    estimator: str
+    model: str
+    rows: int
+    classes: list
+    class_counts: list
+    features: list
+    text_column: str | None
+    seconds: float
+    notes: list
+
+
+def train(data: str, target: str, output: str, *, model: str = "auto",
+          text_column: str | None = None, features: list[str] | None = None,
+          exclude: tuple[str, ...] = (), settings: Settings | None = None,
+          read: ReadOptions | None = None, progress: bool = False) -> TrainResult:
+    """Train a model on DATA in chunks and save it to ``output``.
+
+    Parameters
+    ----------
+    data : str
+        Path of a CSV/TSV, Parquet or JSON-lines file (``-`` for CSV on standard input).
+    target : str
+        The label column.
+    output : str
+        Where to write the model file.
+    model : str
+        One of ``MODELS``; "auto" picks a text model for a free-text column and MixedNB (one
+        family per column) otherwise.
+    text_column, features, exclude, settings, read, progress
+        See ``nbayes train --help``.
+
+    Returns
+    -------
+    TrainResult
+    """
+    start = time.perf_counter()
+    settings = settings or Settings()
+    read = read or ReadOptions()
+    if model not in MODELS:
+        from ._common import UsageError
+
+        raise UsageError(f"--model must be one of {MODELS}; got {model!r}.")
+    table = open_table(data, read, progress)
+    reader = table.chunks()
+    first = next(reader, None)
+    reader.close()
+    if first is None:
+        raise DataError(f"{data}: no data rows.")
+    the_plan = plan(first[1], target, model, text_column=text_column, features=features,
+                    exclude=tuple(exclude), settings=settings)
+    est = the_plan.estimator
+    columns = [*the_plan.features, target]
+    dtypes = {**read_dtypes(the_plan.schema), target: str}
+    classes: list = []
+    if the_plan.is_text and not settings.hashing:
+        classes = _vocabulary_pass(table, the_plan, target, dtypes)
+    rows = 0
+    desc = "training (pass 2/2)" if classes else "training"
+    for offset, chunk in table.chunks(columns, dtypes, desc=desc):
+        y = class_labels(chunk[target], offset, data, target)
+        new = sorted(set(np.unique(y).tolist()) - set(classes))
+        classes.extend(new)  # append-only: statistics of known classes keep their rows
+        X = the_plan.inputs(chunk, offset, data)
+        with rows_from(offset):
+            est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
+        rows += len(chunk)
+    sort_classes(est)
+    metadata = {"cli": the_plan.metadata(rows, Path(data).name)}
+    path = save(est, output, metadata=metadata)
+    inner = getattr(est, "classifier_", est)
+    return TrainResult(output=path, estimator=type(est).__name__, model=the_plan.model,
+                       rows=rows, classes=inner.classes_.tolist(),
+                       class_counts=inner.class_count_.tolist(), features=the_plan.features,
+                       text_column=the_plan.text_column,
+                       seconds=time.perf_counter() - start, notes=the_plan.notes)
+
+
+def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
+    """First pass over a text column: learn the vocabulary (and the labels, for free)."""
+    labels: set = set()
+
+    def texts():
+        for offset, chunk in table.chunks([the_plan.text_column, target], dtypes,
+                                          desc="vocabulary (pass 1/2)"):
+            labels.update(class_labels(chunk[target], offset, table.path, target).tolist())
+            yield chunk[the_plan.text_column]
+
+    the_plan.estimator.learn_vocabulary(texts())
+    return sorted(labels)
+
+
+# -- command line -------------------------------------------------------------------------------
+def add_parser(subparsers, parents) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("train", help=HELP, description=HELP + ".", parents=parents)
+    p.add_argument("data", metavar="DATA", help="training table (CSV/TSV, Parquet, JSON lines)")
+    p.add_argument("--target", "-t", required=True, metavar="COL", help="the label column")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="model file to write (e.g. model.nbayes)")
+    p.add_argument("--model", "-m", default="auto", choices=MODELS,
+                   help="model family (default: auto -- a text model for a free-text column, "
+                        "otherwise one family per column)")
+    p.add_argument("--text-column", metavar="COL",
+                   help="a column of free text, vectorised into word counts")
+    p.add_argument("--features", metavar="COLS",
+                   help="comma-separated input columns (default: all but the target)")
+    p.add_argument("--exclude", metavar="COLS", default="",
+                   help="comma-separated columns to leave out")
+    p.add_argument("--alpha", type=float, help="smoothing (Dirichlet/Beta prior), default 1")
+    p.add_argument("--estimate", choices=("posterior_mean", "map", "mle"),
+                   help="estimate of discrete parameters (default posterior_mean)")
+    p.add_argument("--var-smoothing", type=float, help="Gaussian variance floor (default 1e-9)")
+    text = p.add_argument_group("text options")
+    text.add_argument("--hashing", type=int, metavar="N", nargs="?", const=2**20,
+                      help="hash words into N buckets (default 2^20) instead of a vocabulary: "
+                           "one pass over the data, but no readable words in explanations")
+    text.add_argument("--min-df", type=float, default=1,
+                      help="keep words in at least this many texts (or this fraction)")
+    text.add_argument("--max-features", type=int, help="keep only the N most frequent words")
+    text.add_argument("--ngrams", type=int, default=1, metavar="N",
+                      help="use word n-grams up to N (default 1)")
+    text.add_argument("--no-lowercase", dest="lowercase", action="store_false",
+                      help="keep upper case distinct")
+    return p
+
+
+def run(args) -> int:
+    from . import read_options, split_list
+
+    settings = Settings(alpha=args.alpha, estimate=args.estimate,
+                        var_smoothing=args.var_smoothing, hashing=args.hashing,
+                        min_df=args.min_df, max_features=args.max_features, ngrams=args.ngrams,
+                        lowercase=args.lowercase)
+    result = train(args.data, args.target, args.output, model=args.model,
+                   text_column=args.text_column, features=split_list(args.features),
+                   exclude=tuple(split_list(args.exclude) or ()), settings=settings,
+                   read=read_options(args), progress=not args.quiet)
+    if not args.quiet:
+        for note in result.notes:
+            print(f"nbayes: {note}")
+        what = (f"text column {result.text_column!r}" if result.text_column
+                else plural(len(result.features), "column"))
+        counts = ", ".join(f"{c}: {int(n):,}" for c, n in zip(result.classes,
+                                                               result.class_counts))
+        print(f"trained {result.estimator} ({result.model}) on {plural(result.rows, 'row')}, "
+              f"{what}; classes {counts}")
+        print(f"saved {result.output} in {result.seconds:.1f} s")
+    return 0

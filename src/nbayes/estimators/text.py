@@ -1,0 +1,363 @@
+"""Naive Bayes over raw text: a scikit-learn vectoriser feeding an nbayes count model.
+
+Tokenising is scikit-learn's job (``CountVectorizer`` / ``HashingVectorizer``); this wrapper
+keeps the vectoriser and the model together so that the same settings are applied at predict
+time, supports out-of-core training (a vocabulary pass, or a stateless hashing vectoriser) and
+is stored in safe model files with its vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _state as state
+from ..exceptions import DataError, ModelFormatError, ParameterError
+from ._base import BaseNB
+
+#: Presets that model word counts or presence; Gaussian is dense-only and makes no sense here.
+TEXT_CLASSIFIERS = ("MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB")
+
+
+def as_texts(X, where: str = "X") -> pd.Series:
+    """One text per row as a pandas Series of str; missing values become empty texts.
+
+    Accepts a 1-D sequence, a Series, a one-column DataFrame or an (n, 1) array.
+    """
+    if isinstance(X, str):
+        raise DataError(f"{where} must be a sequence of texts, one per row; got one string. "
+                        "Wrap it in a list: [text].")
+    if isinstance(X, pd.DataFrame):
+        if X.shape[1] != 1:
+            raise DataError(f"{where} must hold one text column; got {X.shape[1]} columns "
+                            f"{list(X.columns)!r}. Select the text column first.")
+        X = X.iloc[:, 0]
+    if not isinstance(X, pd.Series):
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1:
+            raise DataError(f"{where} must be one text per row; got an array of shape "
+                            f"{arr.shape}.")
+        X = pd.Series(arr, dtype=object)
+    return X.fillna("").astype(str)
+
+
+class TextNB(ClassifierMixin, BaseEstimator):
+    """Naive Bayes text classifier: a vectoriser (words -> counts) and an nbayes count model.
+
+    Parameters
+    ----------
+    classifier : MultinomialNB, ComplementNB, BernoulliNB or PoissonNB, default MultinomialNB()
+        The model over word counts; its parameters (alpha, estimate, ...) are used as given.
+    vectorizer : CountVectorizer or HashingVectorizer, default CountVectorizer()
+        scikit-learn's tokeniser. A CountVectorizer learns its vocabulary in ``fit`` (or in
+        :meth:`learn_vocabulary` for data that does not fit in memory) and stores it in model
+        files, which makes explanations readable. A ``HashingVectorizer(alternate_sign=False,
+        norm=None)`` needs no vocabulary, so ``partial_fit`` can stream text in one pass, but
+        its features are hash buckets rather than words. Callable options (tokenizer,
+        preprocessor) work in memory but cannot be saved to a model file.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    vectorizer_ : the fitted vectoriser
+    classifier_ : the fitted nbayes estimator; its ``stats_`` are the model.
+
+    Examples
+    --------
+    >>> from nbayes import TextNB
+    >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+    >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+    >>> model.predict(["cash prize now", "lunch today"]).tolist()
+    ['spam', 'ham']
+    """
+
+    def __init__(self, classifier=None, vectorizer=None):
+        self.classifier = classifier
+        self.vectorizer = vectorizer
+
+    # -- configuration ----------------------------------------------------------------------------
+    def _new_classifier(self):
+        from .presets import MultinomialNB
+
+        clf = MultinomialNB() if self.classifier is None else clone(self.classifier)
+        if type(clf).__name__ not in TEXT_CLASSIFIERS or not isinstance(clf, BaseNB):
+            raise ParameterError(
+                f"TextNB's classifier must be one of {TEXT_CLASSIFIERS}; got "
+                f"{type(clf).__name__}. Word counts are not continuous features."
+            )
+        return clf
+
+    def _new_vectorizer(self):
+        from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+
+        vec = CountVectorizer() if self.vectorizer is None else clone(self.vectorizer)
+        if type(vec) not in (CountVectorizer, HashingVectorizer):
+            raise ParameterError(
+                "TextNB's vectorizer must be a CountVectorizer or a HashingVectorizer; got "
+                f"{type(vec).__name__} (TF-IDF weights are not counts)."
+            )
+        if isinstance(vec, HashingVectorizer) and (vec.alternate_sign or vec.norm is not None):
+            raise ParameterError(
+                "A HashingVectorizer for TextNB must produce counts: pass "
+                "HashingVectorizer(alternate_sign=False, norm=None); got "
+                f"alternate_sign={vec.alternate_sign!r}, norm={vec.norm!r}."
+            )
+        return vec
+
+    @property
+    def _hashing(self) -> bool:
+        return type(self.vectorizer_).__name__ == "HashingVectorizer"
+
+    # -- fitting ----------------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Learn the vocabulary (CountVectorizer) and the model from texts X and labels y.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        texts = as_texts(X)
+        clf, vec = self._new_classifier(), self._new_vectorizer()
+        try:
+            counts = vec.fit_transform(texts)
+        except ValueError as exc:  # scikit-learn's "empty vocabulary" / "no terms remain"
+            raise DataError(f"No words to learn from: {exc}. Check the text column, or relax "
+                            "min_df / max_df / stop_words.") from None
+        clf.fit(counts, y, sample_weight=sample_weight)
+        self.vectorizer_, self.classifier_, self.classes_ = vec, clf, clf.classes_
+        return self
+
+    def learn_vocabulary(self, chunks: Iterable):
+        """First pass of out-of-core training: build the vocabulary from chunks of texts.
+
+        Memory is bounded by the vocabulary, not by the data. ``min_df``, ``max_df`` and
+        ``max_features`` of the CountVectorizer are applied to the totals over all chunks,
+        so the result equals ``CountVectorizer.fit`` on all texts at once. Then call
+        :meth:`partial_fit` chunk by chunk (a second pass).
+
+        Parameters
+        ----------
+        chunks : iterable of text sequences
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> model = TextNB().learn_vocabulary([["a cat sat"], ["the cat ran"]])
+        >>> sorted(model.vectorizer_.vocabulary_)
+        ['cat', 'ran', 'sat', 'the']
+        """
+        vec = self._new_vectorizer()
+        if self._is_hashing(vec):
+            raise ParameterError("A HashingVectorizer has no vocabulary to learn; call "
+                                 "partial_fit directly.")
+        if vec.vocabulary is not None:
+            raise ParameterError("The CountVectorizer already has a fixed vocabulary.")
+        one = clone(vec).set_params(min_df=1, max_df=1.0, max_features=None)
+        doc_freq = pd.Series(dtype=np.float64)
+        term_freq = pd.Series(dtype=np.float64)
+        total_docs = 0
+        for chunk in chunks:
+            texts = as_texts(chunk)
+            total_docs += len(texts)
+            try:
+                counts = one.fit_transform(texts).tocsc()
+            except ValueError:  # a chunk without any word (empty vocabulary)
+                continue
+            terms = one.get_feature_names_out()
+            doc_freq = doc_freq.add(pd.Series(np.diff(counts.indptr), index=terms),
+                                    fill_value=0)
+            term_freq = term_freq.add(pd.Series(np.asarray(counts.sum(axis=0)).ravel(),
+                                                index=terms), fill_value=0)
+        keep = self._limit(vec, doc_freq, term_freq, total_docs)
+        vec.vocabulary_ = {term: i for i, term in enumerate(keep)}
+        vec.fixed_vocabulary_ = False
+        self.vectorizer_ = vec
+        return self
+
+    @staticmethod
+    def _is_hashing(vec) -> bool:
+        return type(vec).__name__ == "HashingVectorizer"
+
+    @staticmethod
+    def _limit(vec, doc_freq: pd.Series, term_freq: pd.Series, n_docs: int) -> list[str]:
+        """Apply min_df / max_df / max_features as CountVectorizer.fit does.
+
+        """
+        def as_count(v):
+            return v if isinstance(v, (int, np.integer)) else v * n_docs
+
+        mask = (doc_freq >= as_count(vec.min_df)) & (doc_freq <= as_count(vec.max_df))
+        kept = term_freq[mask].sort_index()  # CountVectorizer sorts before it limits
+        if vec.max_features is not None and kept.size > vec.max_features:
+            # The same (unstable) argsort over the same int64 array as CountVectorizer, so that
+            # ties at the cut are resolved identically.
+            order = (-kept.to_numpy(dtype=np.int64)).argsort()[: vec.max_features]
+            kept = kept.iloc[np.sort(order)]
+        if kept.size == 0:
+            raise DataError("No words are left to learn from: the texts are empty or every "
+                            "word falls outside min_df / max_df. Check the text column or "
+                            "relax those settings.")
+        return sorted(kept.index)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Update the model with one chunk of texts; equals ``fit`` over all chunks.
+
+        Needs a vocabulary fixed in advance (:meth:`learn_vocabulary`, or a CountVectorizer
+        with ``vocabulary=``) or a HashingVectorizer; words outside the vocabulary are ignored.
+
+        Parameters
+        ----------
+        X : sequence of str, length n_samples
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All labels; required on the first call (a later call may add classes).
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        texts = as_texts(X)
+        if not hasattr(self, "vectorizer_"):
+            vec = self._new_vectorizer()
+            if not self._is_hashing(vec) and vec.vocabulary is None:
+                raise ParameterError(
+                    "partial_fit needs a fixed vocabulary: call learn_vocabulary(chunks) first "
+                    "(one pass over the texts), give CountVectorizer(vocabulary=...), or use "
+                    "HashingVectorizer(alternate_sign=False, norm=None)."
+                )
+            self.vectorizer_ = vec
+        clf = getattr(self, "classifier_", None) or self._new_classifier()
+        clf.partial_fit(self.vectorizer_.transform(texts), y, classes=classes,
+                        sample_weight=sample_weight)
+        self.classifier_, self.classes_ = clf, clf.classes_
+        return self
+
+    # -- prediction -------------------------------------------------------------------------------
+    def transform(self, X):
+        """Document-term counts of texts X with the fitted vectoriser (sparse CSR)."""
+        check_is_fitted(self, "classifier_")
+        return self.vectorizer_.transform(as_texts(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class of each text, shape (n_samples,)."""
+        return self.classifier_.predict(self.transform(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior P(y | text), shape (n_samples, n_classes)."""
+        return self.classifier_.predict_proba(self.transform(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior, shape (n_samples, n_classes)."""
+        return self.classifier_.predict_log_proba(self.transform(X))
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log P(counts, y), shape (n_samples, n_classes)."""
+        return self.classifier_.predict_joint_log_proba(self.transform(X))
+
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """The words (vocabulary order), or ``hash_<i>`` bucket names for a HashingVectorizer."""
+        check_is_fitted(self, "vectorizer_")
+        if self._hashing:
+            return np.asarray([f"hash_{i}" for i in range(self.vectorizer_.n_features)],
+                              dtype=object)
+        return self.vectorizer_.get_feature_names_out()
+
+    def top_features(self, class_, k: int | None = 10, by: str = "weight"):
+        """The words that most favour ``class_``; see :meth:`BaseNB.top_features`.
+
+        Returns
+        -------
+        DataFrame with columns ``feature`` (the word) and ``weight`` (and ``impact``).
+        """
+        check_is_fitted(self, "classifier_")
+        return self.classifier_.top_features(class_, k=k, by=by,
+                                             feature_names=self.get_feature_names_out())
+
+    def explain(self, X):
+        """Per-text, per-word contributions to the prediction; see :meth:`BaseNB.explain`.
+
+        Memory is n_texts x n_classes x n_words: explain a few texts at a time.
+        """
+        return self.classifier_.explain(self.transform(X),
+                                        feature_names=self.get_feature_names_out())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.input_tags.sparse = False
+        return tags
+
+    # -- model files ------------------------------------------------------------------------------
+    def _state_meta(self) -> dict:
+        check_is_fitted(self, "classifier_")
+        clf = self.classifier_
+        return {"vectorizer": {"estimator": type(self.vectorizer_).__name__,
+                               "params": state.to_jsonable(
+                                   self.vectorizer_.get_params(deep=False), "vectorizer")},
+                "classifier": {"estimator": type(clf).__name__,
+                               "params": state.to_jsonable(clf.get_params(deep=False),
+                                                           "classifier"),
+                               "state": clf._state_meta()}}
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        check_is_fitted(self, "classifier_")
+        arrays = {f"classifier/{k}": v for k, v in self.classifier_._state_arrays().items()}
+        if not self._hashing:
+            vocab = self.vectorizer_.vocabulary_
+            terms = np.empty(len(vocab), dtype=object)
+            terms[list(vocab.values())] = list(vocab.keys())
+            arrays["vocabulary"] = state.label_array(terms, "vocabulary")
+        return arrays
+
+    def _restore_state(self, meta: dict, arrays: dict) -> None:
+        if not isinstance(meta, dict) or set(meta) != {"vectorizer", "classifier"}:
+            raise ModelFormatError("Model file: TextNB state must name a vectorizer and a "
+                                   "classifier.")
+        parts = {}
+        for key in ("vectorizer", "classifier"):
+            spec = meta[key]
+            if not isinstance(spec, dict) or not {"estimator", "params"} <= set(spec):
+                raise ModelFormatError(f"Model file: TextNB's {key} is malformed.")
+            parts[key] = state.build(spec["estimator"],
+                                     state.from_jsonable(spec["params"], key), key)
+        vec, clf = parts["vectorizer"], parts["classifier"]
+        sub = {k.removeprefix("classifier/"): v for k, v in arrays.items()
+               if k.startswith("classifier/")}
+        if type(clf).__name__ not in TEXT_CLASSIFIERS:
+            raise ModelFormatError(f"Model file: TextNB cannot use a {type(clf).__name__}.")
+        clf._restore_state(meta["classifier"].get("state"), sub)
+        if self._is_hashing(vec):
+            width = vec.n_features
+        elif type(vec).__name__ == "CountVectorizer":
+            terms = state.take(arrays, "vocabulary", kinds="U", ndim=1)
+            if np.unique(terms).size != terms.size:
+                raise ModelFormatError("Model file: the vocabulary has repeated words.")
+            vec.vocabulary_ = {t: i for i, t in enumerate(terms.tolist())}
+            vec.fixed_vocabulary_ = vec.vocabulary is not None
+            width = terms.size
+        else:
+            raise ModelFormatError(f"Model file: TextNB cannot use a {type(vec).__name__}.")
+        if clf.n_features_in_ != width:
+            raise ModelFormatError(
+                f"Model file: the vectorizer gives {width} features but the classifier was "
+                f"trained on {clf.n_features_in_}."
+            )
+        self.vectorizer_, self.classifier_, self.classes_ = vec, clf, clf.classes_
