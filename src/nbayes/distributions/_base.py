@@ -287,6 +287,15 @@ class Family:
         the training features under the family's conjugate prior, computed from ``stats``.
 
         Used by ``alpha="auto"``. Constant terms that do not depend on alpha may be left out.
+        By the chain rule the evidence equals the prequential score sum_i log P(x_i | y_i,
+        rows before i) under the posterior-mean estimate, so maximising it is a
+        leave-future-out cross-validation done in closed form.
+
+        Sample weights enter as frequency counts: an integer weight equals duplicated rows,
+        and fractional counts go through the Gamma function's continuous extension. The
+        evidence grows with the total weight, so scaling every weight by c (like seeing the
+        data c times) moves the chosen alpha; normalise weights to the number of rows if they
+        are only relative importances.
         """
         raise ParameterError(f"alpha='auto' is not available for the {self.name} family.")
 
