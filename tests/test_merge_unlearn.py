@@ -211,3 +211,15 @@ def test_unlearn_errors_name_the_column():
 def test_unlearn_before_fit_raises_not_fitted():
     with pytest.raises(nbayes.NotFittedError):
         MultinomialNB().unlearn([[1, 2]], [0])
+
+
+@pytest.mark.parametrize("cls", [GaussianNB, CategoricalNB])
+def test_models_loaded_from_files_merge_and_unlearn(cls, tmp_path):
+    X, y = make_data(cls)
+    nbayes.save(cls().fit(X[:120], y[:120]), tmp_path / "a.nbayes")
+    nbayes.save(cls().fit(X[120:], y[120:]), tmp_path / "b.nbayes")
+    merged = nbayes.merge(nbayes.load(tmp_path / "a.nbayes"), nbayes.load(tmp_path / "b.nbayes"))
+    assert_same_model(merged, cls().fit(X, y))
+    nbayes.save(merged, tmp_path / "merged.nbayes")
+    back = nbayes.load(tmp_path / "merged.nbayes").unlearn(X[120:], y[120:])
+    assert_same_model(back, cls().fit(X[:120], y[:120]), rtol=1e-9, atol=1e-9)

@@ -64,14 +64,9 @@ _FITTED = ("classes_", "families_", "stats_", "params_", "n_features_in_", "feat
 
 
 # -- partitions ------------------------------------------------------------------------------
-def _is_dask_frame(obj) -> bool:
-    return isinstance(obj, (dd.DataFrame, dd.Series))
-
-
 def _row_partitions(X) -> tuple[list, list[int] | None]:
-    """Delayed row blocks of X and each block's first row (None where Dask does not know)."""
-    if isinstance(X, dd.DataFrame):
-        return list(X.to_delayed()), None
+    """Delayed row blocks of array X and each block's first row (None where Dask does not
+    know)."""
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise DataError(f"X must be 2-dimensional (rows, features); got shape {X.shape}.")
@@ -90,8 +85,8 @@ def _row_partitions(X) -> tuple[list, list[int] | None]:
 
 
 def _vector_partitions(v, X, name: str) -> list:
-    """Delayed blocks of labels or weights, aligned with the row blocks of X."""
-    n_parts = X.npartitions if isinstance(X, dd.DataFrame) else X.numblocks[0]
+    """Delayed blocks of labels or weights, aligned with the row blocks of array X."""
+    n_parts = X.numblocks[0]
     if isinstance(v, dd.DataFrame):
         raise DataError(f"{name} must be one column (a dask Series or 1-d array); got a "
                         f"DataFrame with columns {list(v.columns)!r}.")
@@ -100,20 +95,15 @@ def _vector_partitions(v, X, name: str) -> list:
     elif isinstance(v, da.Array):
         if v.ndim != 1:
             raise DataError(f"{name} must be 1-dimensional; got shape {v.shape}.")
-        row_chunks = None if isinstance(X, dd.DataFrame) else X.chunks[0]
-        known = row_chunks is not None and not any(np.isnan(c) for c in row_chunks)
-        if known and not any(np.isnan(c) for c in v.chunks[0]) and v.chunks[0] != row_chunks:
+        row_chunks = X.chunks[0]
+        known = not any(np.isnan(c) for c in row_chunks + v.chunks[0])
+        if known and v.chunks[0] != row_chunks:
             if v.shape[0] != X.shape[0]:
                 raise DataError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}; they "
                                 "must match.")
             v = v.rechunk({0: row_chunks})
         parts = list(v.to_delayed())
     else:
-        if isinstance(X, dd.DataFrame):
-            raise DataError(
-                f"With a dask DataFrame X, {name} must be a dask Series or array partitioned "
-                f"like X (e.g. a column of the same DataFrame); got {type(v).__name__}."
-            )
         arr = np.asarray(v)
         if arr.ndim != 1 or arr.shape[0] != X.shape[0]:
             raise DataError(f"X has {X.shape[0]} rows but {name} has shape {arr.shape}; give "
@@ -121,15 +111,58 @@ def _vector_partitions(v, X, name: str) -> list:
         parts = list(da.from_array(arr, chunks=(X.rechunk({1: -1}).chunks[0],)).to_delayed())
     if len(parts) != n_parts:
         raise DataError(
-            f"X has {n_parts} partitions but {name} has {len(parts)}; they must be partitioned "
-            "alike (take both from one DataFrame, or rechunk the arrays alike)."
+            f"X has {n_parts} row blocks but {name} has {len(parts)}; they must be chunked "
+            "alike (rechunk one to the other's chunks)."
         )
     return parts
 
 
+#: Columns that carry labels and weights next to the features inside each partition.
+_Y, _W = "__nbayes_y__", "__nbayes_sample_weight__"
+
+
+def _frame_partitions(X, y, sample_weight) -> tuple[Any, list]:
+    """Features, labels and weights of a dask DataFrame joined into one frame per partition.
+
+    ``y`` and ``sample_weight`` may be column names of X or dask Series. Joining them with
+    ``assign`` lets Dask align the partitions (it may fuse a one-column read into fewer
+    partitions than the features have), exactly as pandas' ``assign`` aligns rows.
+    """
+    extra = {}
+    for key, v, name in ((_Y, y, "y"), (_W, sample_weight, "sample_weight")):
+        if v is None:
+            continue
+        if isinstance(v, str):
+            if v not in X.columns:
+                raise DataError(f"{name}={v!r} is not a column of X; columns are "
+                                f"{list(X.columns)!r}.")
+            extra[key] = X[v]
+            X = X.drop(columns=[v])
+        elif isinstance(v, dd.Series):
+            extra[key] = v
+        else:
+            raise DataError(
+                f"With a dask DataFrame X, {name} must be a column name of X or a dask Series "
+                f"(e.g. a column of the same DataFrame); got {type(v).__name__}."
+            )
+    try:
+        frame = X.assign(**extra)
+    except ValueError as exc:
+        raise DataError(f"Cannot align the partitions of y / sample_weight with X: {exc} "
+                        "Take them from the same DataFrame as X.") from exc
+    return X, list(frame.to_delayed())
+
+
 # -- map and reduce steps (run on the workers) --------------------------------------------------
 def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | None):
-    """(classes seen, statistics) of one partition, or None for an empty one."""
+    """(classes seen, statistics) of one partition, or None for an empty one.
+
+    For DataFrames ``y`` is None and the labels (and weights) are columns of the partition.
+    """
+    if y is None:
+        y = X[_Y]
+        w = X[_W] if _W in X.columns else None
+        X = X.drop(columns=[c for c in (_Y, _W) if c in X.columns])
     n = X.shape[0]
     where = f"partition {index}" + (f" (rows {offset}..{offset + n - 1})" if offset is not None
                                     else " (rows counted from the partition's start)")
@@ -215,8 +248,10 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
     X : dask array of shape (n_samples, n_features) or dask DataFrame
         Dense blocks or ``scipy.sparse`` blocks (e.g. ``X.map_blocks(scipy.sparse.csr_matrix)``).
         Column chunks are joined into whole rows.
-    y : dask array, dask Series or array of shape (n_samples,)
-        Labels, partitioned like X (an in-memory array is split to match X's row chunks).
+    y : dask array, dask Series, array of shape (n_samples,), or a column name
+        Labels. With an array X: a dask array or Series chunked like X, or an in-memory array
+        (split to match X's row chunks). With a DataFrame X: a column name of X (left out of
+        the features) or a dask Series, aligned with X by Dask as ``assign`` does.
     sample_weight : same kinds as y, optional
     classes : array-like, optional
         Every label. By default the labels found in ``y``; passing them turns a label outside
@@ -253,12 +288,15 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
                              f"{type(estimator).__name__}.")
     if int(split_every) < 2:
         raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
-    X_parts, offsets = _row_partitions(X)
-    y_parts = _vector_partitions(y, X, "y")
-    w_parts = [None] * len(X_parts) if sample_weight is None else \
-        _vector_partitions(sample_weight, X, "sample_weight")
-    if offsets is None:
-        offsets = [None] * len(X_parts)
+    if isinstance(X, dd.DataFrame):
+        X, X_parts = _frame_partitions(X, y, sample_weight)
+        y_parts = w_parts = offsets = [None] * len(X_parts)
+    else:
+        X_parts, offsets = _row_partitions(X)
+        y_parts = _vector_partitions(y, X, "y")
+        w_parts = [None] * len(X_parts) if sample_weight is None else \
+            _vector_partitions(sample_weight, X, "sample_weight")
+        offsets = offsets or [None] * len(X_parts)
     if classes is not None:
         classes = np.unique(np.asarray(classes))
         if classes.size == 0:
