@@ -49,9 +49,9 @@ def mixed_nb():
 class Settings:
     """Model options from the command line (None: the estimator's default)."""
 
-    alpha: float | None = None
+    alpha: float | str | None = None
     estimate: str | None = None
-    var_smoothing: float | None = None
+    var_smoothing: float | str | None = None
     hashing: int | None = None
     min_df: float = 1
     max_features: int | None = None

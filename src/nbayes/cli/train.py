@@ -127,6 +127,15 @@ def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
     return sorted(labels)
 
 
+def _number_or_auto(value: str):
+    if value == "auto":
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'auto'; got {value!r}") from None
+
+
 # -- command line -------------------------------------------------------------------------------
 def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("train", help=HELP, description=HELP + ".", parents=parents)
@@ -143,10 +152,13 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
                    help="comma-separated input columns (default: all but the target)")
     p.add_argument("--exclude", metavar="COLS", default="",
                    help="comma-separated columns to leave out")
-    p.add_argument("--alpha", type=float, help="smoothing (Dirichlet/Beta prior), default 1")
+    p.add_argument("--alpha", type=_number_or_auto,
+                   help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the "
+                        "evidence")
     p.add_argument("--estimate", choices=("posterior_mean", "map", "mle"),
                    help="estimate of discrete parameters (default posterior_mean)")
-    p.add_argument("--var-smoothing", type=float, help="Gaussian variance floor (default 1e-9)")
+    p.add_argument("--var-smoothing", type=_number_or_auto,
+                   help="Gaussian variance floor (default 1e-9), or 'auto'")
     text = p.add_argument_group("text options")
     text.add_argument("--hashing", type=int, metavar="N", nargs="?", const=2**20,
                       help="hash words into N buckets (default 2^20) instead of a vocabulary: "
