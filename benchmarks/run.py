@@ -50,14 +50,14 @@ def _clock(fn) -> float:
     return time.perf_counter() - start
 
 
-def _peak_bytes(fn) -> int:
-    """Peak bytes allocated during ``fn()`` above what was allocated before it."""
+def _peak_bytes(fn) -> tuple[int, object]:
+    """Peak bytes allocated during ``fn()`` above what was allocated before it, and its result."""
     gc.collect()
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        fn()
-        return tracemalloc.get_traced_memory()[1] - base
+        result = fn()
+        return tracemalloc.get_traced_memory()[1] - base, result
     finally:
         tracemalloc.stop()
 
@@ -108,11 +108,18 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
         med = {lib: statistics.median(v) for lib, v in times[name].items()}
         out["median_s"][name] = med
         out["ratio"][name] = med["nbayes"] / med["sklearn"]
+    proba = {}
     if memory:
-        out["peak_bytes"] = {name: {lib: _peak_bytes(op(lib, name)) for lib in models}
-                             for name in OPS}
+        out["peak_bytes"] = {name: {} for name in OPS}
+        for name in OPS:
+            for lib in models:
+                out["peak_bytes"][name][lib], result = _peak_bytes(op(lib, name))
+                if name == "predict_proba":
+                    proba[lib] = result
+                del result
     if pair.same_model:
-        p_nb, p_sk = (fitted[lib].predict_proba(X) for lib in models)
+        p_nb, p_sk = (proba[lib] if lib in proba else fitted[lib].predict_proba(X)
+                      for lib in models)
         out["max_abs_proba_diff"] = float(np.max(np.abs(p_nb - p_sk)))
     return out
 
