@@ -15,7 +15,6 @@ from ._base import (
     class_sums,
     dot_t,
     log_normalise,
-    missing_mask,
     pseudo_count,
     safe_ratio,
     split_inf,
@@ -99,7 +98,7 @@ class Bernoulli(Family):
                 "n_observed": np.zeros((n_classes, n_features))}
 
     def accumulate(self, X, labels: Labels) -> Stats:
-        nan = missing_mask(X)
+        nan = self._missing(X)
         if nan is None:
             n_observed = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
             return {"n_ones": class_sums(X, labels), "n_observed": n_observed}
@@ -145,7 +144,7 @@ class Bernoulli(Family):
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log p_j + (o_j - x_j) log q_j, o_j = 1 where x_j is observed: two products.
-        nan = missing_mask(X)
+        nan = self._missing(X)
         if nan is not None:
             X = np.where(nan, 0.0, X)
         log_p, hit_p = split_inf(params["log_p"])

@@ -26,6 +26,13 @@ from ._base import (
 def check_non_negative(X, family: str, feature_names=None, integer: bool = False) -> None:
     """Raise a DataError at the first negative (or, with ``integer``, fractional) value."""
     vals = X.data if sp.issparse(X) else X
+    if vals.size == 0:
+        return
+    # Fast path without temporaries as large as X: the minimum (NaN makes it fail, and the
+    # exact check below then runs) and, for integers, truncation changing nothing.
+    if vals.min() >= 0 and (not integer or vals.dtype.kind in "iub"
+                            or np.array_equal(np.trunc(vals), vals)):
+        return
     with np.errstate(invalid="ignore"):
         bad = vals < 0
         if integer:
@@ -88,7 +95,7 @@ class Multinomial(Family):
         return {"n_counts": np.zeros((n_classes, n_features))}
 
     def accumulate(self, X, labels: Labels) -> Stats:
-        return {"n_counts": class_sums(nan_to_zero(X), labels)}
+        return {"n_counts": class_sums(self._zero_missing(X), labels)}
 
     def n_samples(self, stats):
         return stats["n_counts"].sum(axis=1)
@@ -119,7 +126,7 @@ class Multinomial(Family):
         return log_theta, np.zeros(log_theta.shape[0])
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        X = nan_to_zero(X)
+        X = self._zero_missing(X)
         log_w, hit = split_inf(params["log_theta"])
         jll = dot_t(X, log_w)
         if hit is not None:
@@ -127,7 +134,7 @@ class Multinomial(Family):
         return jll
 
     def log_normalizer(self, params: Params, X) -> np.ndarray:
-        X = nan_to_zero(X)
+        X = self._zero_missing(X)
         if sp.issparse(X):
             per_value = X.copy()
             per_value.data = gammaln(per_value.data + 1)
@@ -138,7 +145,7 @@ class Multinomial(Family):
         return gammaln(n + 1) - sum_lgamma
 
     def log_likelihood_terms(self, params: Params, X) -> np.ndarray:
-        X = nan_to_zero(X)
+        X = self._zero_missing(X)
         X = X.toarray() if sp.issparse(X) else X
         with np.errstate(invalid="ignore"):
             t = X[:, None, :] * params["log_theta"][None]
@@ -203,6 +210,6 @@ class Complement(Multinomial):
         return np.zeros(X.shape[0])
 
     def log_likelihood_terms(self, params, X):
-        X = nan_to_zero(X)
+        X = self._zero_missing(X)
         X = X.toarray() if sp.issparse(X) else X
         return X[:, None, :] * params["log_theta"][None]

@@ -15,12 +15,11 @@ from ._base import (
     Stats,
     class_sums,
     dot_t,
-    missing_mask,
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
 )
-from .multinomial import check_non_negative, nan_to_zero
+from .multinomial import check_non_negative
 
 
 class Poisson(Family):
@@ -68,12 +67,12 @@ class Poisson(Family):
                 "n_observed": np.zeros((n_classes, n_features))}
 
     def accumulate(self, X, labels: Labels) -> Stats:
-        nan = missing_mask(X)
+        nan = self._missing(X)
         if nan is None:
             observed = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
         else:
             observed = class_sums(~nan, labels)
-        return {"n_sum": class_sums(nan_to_zero(X), labels), "n_observed": observed}
+        return {"n_sum": class_sums(self._zero_missing(X), labels), "n_observed": observed}
 
     def n_samples(self, stats):
         return stats["n_observed"].max(axis=1, initial=0.0)
@@ -112,8 +111,8 @@ class Poisson(Family):
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log lambda_j - lambda_j; a zero rate makes any positive count impossible.
-        nan = missing_mask(X)
-        X0 = nan_to_zero(X)
+        nan = self._missing(X)
+        X0 = self._zero_missing(X)
         log_rate = params["log_rate"]
         zero = np.isneginf(log_rate)
         jll = dot_t(X0, np.where(zero, 0.0, log_rate))
@@ -123,7 +122,7 @@ class Poisson(Family):
         return jll
 
     def log_normalizer(self, params, X) -> np.ndarray:
-        X = nan_to_zero(X)
+        X = self._zero_missing(X)
         if sp.issparse(X):
             per_value = X.copy()
             per_value.data = gammaln(per_value.data + 1)
