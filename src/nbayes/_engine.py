@@ -12,11 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
 from ._validation import rows_from
 from .distributions import Family, Labels
-from .distributions._base import CHUNK_BYTES, row_chunks, subtract_nonnegative
+from .distributions._base import row_chunks, subtract_nonnegative
 from .exceptions import ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
@@ -34,6 +33,9 @@ def _row_bytes(blocks: Sequence) -> int:
 
 
 def _slice(X, rows: slice):
+    # Slicing a sparse matrix copies it: hand over the whole matrix when one chunk covers it.
+    if rows.start == 0 and rows.stop >= X.shape[0]:
+        return X
     return X[rows]
 
 
@@ -50,7 +52,7 @@ def zeros(families: Sequence[Family], n_classes: int, widths: Sequence[int]) -> 
 
 
 def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
-               feature_names=None, budget: int = CHUNK_BYTES) -> ModelStats:
+               feature_names=None, budget: int | None = None) -> ModelStats:
     """Statistics of one batch: per-class weight totals plus each group's statistics.
 
     Rows are processed in chunks whose temporaries fit ``budget`` bytes, and the chunk
@@ -163,16 +165,12 @@ def uses_class_prior(families: Sequence[Family], n_classes: int) -> bool:
     return any(f.uses_class_prior for f in families) or n_classes == 1
 
 
-def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
-                         blocks: Sequence, feature_names=None, normalised: bool = True,
-                         budget: int = CHUNK_BYTES) -> np.ndarray:
-    """log P(x, y) for every row and class, shape (n_samples, n_classes), in row chunks.
-
-    With ``normalised=False`` the class-independent terms (multinomial coefficient, Poisson
-    factorials) are left out: posteriors do not need them.
-    """
+def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
+                  blocks: Sequence, feature_names, normalised: bool, budget: int | None,
+                  out: np.ndarray):
+    """Fill ``out`` (n_samples, n_classes) with log P(x, y) chunk by chunk; yield each chunk's
+    rows once it is filled."""
     n = blocks[0].shape[0]
-    out = np.empty((n, log_prior.shape[0]))
     with_prior = uses_class_prior(families, log_prior.shape[0])
     for rows in row_chunks(n, _row_bytes(blocks) + 8 * log_prior.shape[0], budget):
         with rows_from(rows.start):
@@ -183,34 +181,102 @@ def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior
             jll += fam.joint_log_likelihood(p, X)
             if normalised:
                 jll += fam.log_normalizer(p, X)[:, None]
+        yield rows
+
+
+def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
+                         blocks: Sequence, feature_names=None, normalised: bool = True,
+                         budget: int | None = None) -> np.ndarray:
+    """log P(x, y) for every row and class, shape (n_samples, n_classes), in row chunks.
+
+    With ``normalised=False`` the class-independent terms (multinomial coefficient, Poisson
+    factorials) are left out: posteriors do not need them.
+    """
+    out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
+    for _rows in _score_chunks(families, params, log_prior, blocks, feature_names,
+                               normalised, budget, out):
+        pass
     return out
 
 
-def log_posterior(jll: np.ndarray, budget: int = CHUNK_BYTES) -> np.ndarray:
+def posterior(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
+              blocks: Sequence, feature_names=None, log: bool = False,
+              budget: int | None = None) -> np.ndarray:
+    """P(y | x) (or its log) for every row and class, shape (n_samples, n_classes).
+
+    Each chunk of joint log-likelihoods is normalised in place while it is still in cache, so
+    prediction makes one (n_samples, n_classes) array. Rows that every class rules out get
+    the uniform posterior and one RuntimeWarning (see :func:`log_posterior`).
+    """
+    out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
+    impossible = 0
+    for rows in _score_chunks(families, params, log_prior, blocks, feature_names, False,
+                              budget, out):
+        impossible += _normalise_rows(out[rows], log)
+    _warn_impossible(impossible, stacklevel=5)  # the user's predict call
+    return out
+
+
+def _normalise_rows(jll: np.ndarray, log: bool) -> int:
+    """Turn joint log-likelihoods into posteriors in place; return the impossible-row count.
+
+    Subtracting the row maximum first makes exp safe (the log-sum-exp trick); probabilities
+    need no log and no second exp.
+    """
+    top = _row_max(jll)
+    impossible = ~np.isfinite(top)
+    n_impossible = int(impossible.sum())
+    if n_impossible:
+        jll[impossible] = 0.0  # equal scores: uniform after normalisation
+        top[impossible] = 0.0
+    jll -= top[:, None]
+    if log:
+        jll -= np.log(_row_sum(np.exp(jll)))[:, None]
+    else:
+        np.exp(jll, out=jll)
+        jll /= _row_sum(jll)[:, None]
+    return n_impossible
+
+
+def _row_max(a: np.ndarray) -> np.ndarray:
+    """Maximum of each row. numpy reduces narrow rows slowly (one inner loop per row), so a
+    few columns are folded together instead; the loop is bounded by that small count."""
+    if a.shape[1] == 0:
+        return np.zeros(a.shape[0])
+    if a.shape[1] > 8:
+        return a.max(axis=1)
+    top = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        np.maximum(top, a[:, k], out=top)
+    return top
+
+
+def _row_sum(a: np.ndarray) -> np.ndarray:
+    """Sum of each row: a matrix-vector product is several times faster than ``sum(axis=1)``
+    on the narrow rows of a posterior."""
+    return a @ np.ones(a.shape[1])
+
+
+def _warn_impossible(n_rows: int, stacklevel: int) -> None:
+    if n_rows:
+        warnings.warn(
+            f"{n_rows} row(s) have probability zero under every class (a zero count with "
+            "estimate='mle' or alpha=0); their posterior is set to uniform. Use alpha > 0 to "
+            "avoid this.", RuntimeWarning, stacklevel=stacklevel,
+        )
+
+
+def log_posterior(jll: np.ndarray, budget: int | None = None) -> np.ndarray:
     """Normalise joint log-likelihoods into log posteriors, in place, in row chunks.
 
-    Working chunk by chunk keeps logsumexp's temporaries small, so predict_proba's peak memory
-    stays near its output. A row that every class gives probability zero (possible with MLE
-    estimates) has no defined posterior; it gets the uniform distribution and a RuntimeWarning,
-    never NaN.
+    Working chunk by chunk keeps the temporaries small, so peak memory stays near the output.
+    A row that every class gives probability zero (possible with MLE estimates) has no defined
+    posterior; it gets the uniform distribution and a RuntimeWarning, never NaN.
     """
     n_impossible = 0
     for rows in row_chunks(jll.shape[0], 8 * 4 * max(jll.shape[1], 1), budget):
-        part = jll[rows]
-        with np.errstate(invalid="ignore"):
-            norm = logsumexp(part, axis=1, keepdims=True)
-        impossible = ~np.isfinite(norm[:, 0])
-        if impossible.any():
-            n_impossible += int(impossible.sum())
-            norm[impossible] = 0.0
-            part[impossible] = -np.log(jll.shape[1])
-        part -= norm
-    if n_impossible:
-        warnings.warn(
-            f"{n_impossible} row(s) have probability zero under every class (a zero count "
-            "with estimate='mle' or alpha=0); their posterior is set to uniform. Use alpha > 0 "
-            "to avoid this.", RuntimeWarning, stacklevel=3,
-        )
+        n_impossible += _normalise_rows(jll[rows], log=True)
+    _warn_impossible(n_impossible, stacklevel=3)
     return jll
 
 

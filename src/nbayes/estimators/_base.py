@@ -361,14 +361,19 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         order. Includes class-independent terms, so it is a true log-probability."""
         return self._jll(X, normalised=True)
 
+    def _posterior(self, X, log: bool) -> np.ndarray:
+        check_is_fitted(self, "stats_")
+        X = self._validate_X(X, reset=False)
+        return engine.posterior(self.families_, self.params_, self.class_log_prior_,
+                                self._blocks(X), self._feature_names_per_block(), log=log)
+
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior log P(y | x), shape (n_samples, n_classes)."""
-        return engine.log_posterior(self._jll(X, normalised=False))
+        return self._posterior(X, log=True)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior P(y | x), shape (n_samples, n_classes); rows sum to one."""
-        log_proba = self.predict_log_proba(X)
-        return np.exp(log_proba, out=log_proba)
+        return self._posterior(X, log=False)
 
     def predict(self, X) -> np.ndarray:
         """Most probable class for each row, shape (n_samples,).
