@@ -88,7 +88,8 @@ class Categorical(Family):
         else:
             vals = np.asarray(X)
         if vals.dtype.kind in "iub":
-            bad = vals < 0
+            # The minimum settles the usual case in one pass without an n x d temporary.
+            bad = np.zeros(0, dtype=bool) if vals.size == 0 or vals.min() >= 0 else vals < 0
             nan = None
         else:
             check_finite(X, family, feature_names, allow_nan=self.missing == "ignore")
@@ -107,7 +108,7 @@ class Categorical(Family):
             X = X.tocsr().astype(np.int64)
             return X
         codes = np.where(nan, 0, vals).astype(np.int64) if nan is not None else \
-            vals.astype(np.int64)
+            vals.astype(np.int64, copy=False)
         if nan is not None:
             codes[nan] = MISSING_CODE
         return codes
@@ -133,6 +134,8 @@ class Categorical(Family):
                                  minlength=n_classes * total).reshape(n_classes, total)
             counts[:, off] = labels.class_weight[:, None] - _segment_sums(counts, n_cat)
             return {"n_counts": counts, "n_categories": n_cat}
+        if self.missing == "error" and np.all(labels.weights == 1.0):
+            return self._count_codes(X, labels)
         # Rows of zero weight add no categories either: zero weight must equal a dropped row.
         observed = (X >= 0) & (labels.weights > 0)[:, None]
         n_cat = np.where(observed, X, 0).max(axis=0, initial=0) + 1
@@ -146,6 +149,23 @@ class Categorical(Family):
             idx, w = idx[observed], w[observed]
         counts = np.bincount(idx, weights=w, minlength=n_classes * total)
         return {"n_counts": counts.reshape(n_classes, total), "n_categories": n_cat}
+
+    @staticmethod
+    def _count_codes(X: np.ndarray, labels: Labels) -> Stats:
+        """The usual case of :meth:`accumulate`: every cell observed, every weight 1.
+
+        One unweighted bincount over in-place offset codes, with no masks and no weight
+        array; about three passes over the batch.
+        """
+        n_classes = labels.n_classes
+        n_cat = X.max(axis=0, initial=0) + 1
+        off = offsets_of(n_cat)
+        total = int(n_cat.sum())
+        idx = np.add(X, off, dtype=np.int64)
+        idx += (labels.codes * total)[:, None]
+        counts = np.bincount(idx.ravel(), minlength=n_classes * total)
+        return {"n_counts": counts.reshape(n_classes, total).astype(np.float64),
+                "n_categories": n_cat}
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         n_cat = np.maximum(a["n_categories"], b["n_categories"])
@@ -241,19 +261,25 @@ class Categorical(Family):
         n_cat = params["n_categories"]
         off = offsets_of(n_cat)
         codes = X.toarray() if sp.issparse(X) else X
-        unseen = codes >= n_cat[None, :]
-        if unseen.any():
-            r, j = np.argwhere(unseen)[0]
+        # Column maxima find unseen codes in one pass without an n x d temporary.
+        if codes.size and np.any(codes.max(axis=0) >= n_cat):
+            r, j = np.argwhere(codes >= n_cat[None, :])[0]
             raise DataError(
                 f"{column_label(j).capitalize()} has category code {show(codes[r, j])} at row {r}, "
                 f"but the model knows {n_cat[j]} categories (codes 0..{n_cat[j] - 1}). Refit "
                 "with the new category, or set min_categories to reserve room for it."
             )
-        observed = codes >= 0
-        cols = (codes + off[None, :])[observed]
-        indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
-        return sp.csr_matrix((np.ones(cols.size), cols, indptr),
-                             shape=(codes.shape[0], int(n_cat.sum())))
+        n, total = codes.shape[0], int(n_cat.sum())
+        # 32-bit indices when they fit, so scipy takes the arrays as they are.
+        index = np.int32 if max(total, codes.size) < np.iinfo(np.int32).max else np.int64
+        observed = codes >= 0 if self.missing == "ignore" else None  # else prepare() saw none
+        if observed is None or observed.all():
+            cols = np.add(codes, off, dtype=index).ravel()
+            indptr = np.arange(n + 1, dtype=index) * codes.shape[1]
+        else:
+            cols = (codes + off[None, :])[observed].astype(index)
+            indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))]).astype(index)
+        return sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, total))
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         if sp.issparse(X) and not np.isneginf(params["log_theta"]).any():
