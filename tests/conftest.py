@@ -12,7 +12,20 @@ settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True
 if os.environ.get("CI") == "true":
     settings.load_profile("ci")
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+def _find_data_dir() -> Path:
+    """``$NBAYES_DATA_DIR``, else ``shared/data`` beside the checkout or beside one of its
+    parents (a git worktree under ``wt/<name>`` finds the same ``../shared/data`` as main)."""
+    if os.environ.get("NBAYES_DATA_DIR"):
+        return Path(os.environ["NBAYES_DATA_DIR"])
+    root = Path(__file__).resolve().parents[1]
+    for parent in root.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return root.parent / "shared" / "data"
+
+
+DATA_DIR = _find_data_dir()
 
 
 @pytest.fixture(scope="session")

@@ -173,14 +173,16 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
     n = blocks[0].shape[0]
     with_prior = uses_class_prior(families, log_prior.shape[0])
     for rows in row_chunks(n, _row_bytes(blocks) + 8 * log_prior.shape[0], budget):
+        # Scoring runs inside the row context too: families name rows of the user's data
+        # when they reject a value only the parameters can judge (an unseen category).
         with rows_from(rows.start):
             part = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
-        jll = out[rows]
-        jll[:] = log_prior if with_prior else 0.0
-        for fam, p, X in zip(families, params, part):
-            jll += fam.joint_log_likelihood(p, X)
-            if normalised:
-                jll += fam.log_normalizer(p, X)[:, None]
+            jll = out[rows]
+            jll[:] = log_prior if with_prior else 0.0
+            for fam, p, X in zip(families, params, part):
+                jll += fam.joint_log_likelihood(p, X)
+                if normalised:
+                    jll += fam.log_normalizer(p, X)[:, None]
         yield rows
 
 

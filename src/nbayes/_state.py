@@ -5,8 +5,8 @@ Model files (:mod:`nbayes.io`) store an estimator as its constructor parameters,
 ``_state_meta`` / ``_state_arrays`` / ``_restore_state`` hooks share:
 
 * :func:`to_jsonable` / :func:`from_jsonable` -- parameters as tagged JSON. Decoding builds
-  objects only from the library's registries (estimators, families, scikit-learn's text
-  vectorisers); anything else is refused.
+  objects only from the library's registries (estimators, families -- e.g. those in
+  MixedNB's ``columns`` --, scikit-learn's text vectorisers); anything else is refused.
 * :func:`take` and :func:`restore_group` -- every array that comes back from a file is checked
   for dtype, shape and finiteness, and every family's statistics for consistency, before an
   estimator uses it. A problem raises :class:`~nbayes.exceptions.ModelFormatError`.
@@ -75,6 +75,12 @@ def to_jsonable(value, where: str = "params"):
         name = np.dtype(value).name
         if name in _DTYPE_NAMES:
             return {"__dtype__": name}
+    from .distributions import REGISTRY as FAMILIES
+    from .distributions import Family
+
+    if isinstance(value, Family) and FAMILIES.get(value.name) is type(value):
+        return {"__family__": value.name,
+                "params": to_jsonable(value.get_params(), f"{where}.params")}
     if isinstance(value, BaseEstimator):
         name = type(value).__name__
         if components().get(name) is not type(value):
@@ -120,6 +126,8 @@ def from_jsonable(data, where: str = "params"):
         except (TypeError, ValueError) as exc:
             raise ModelFormatError(f"Model file: {where} holds an unreadable array: {exc}") \
                 from None
+    if set(data) == {"__family__", "params"}:
+        return make_family({"name": data["__family__"], "params": data["params"]}, where)
     if set(data) == {"__estimator__", "params"}:
         return build(data["__estimator__"], from_jsonable(data["params"], f"{where}.params"),
                      where)

@@ -42,7 +42,10 @@ def row_offset() -> int:
 def column_label(j: int, feature_names: Sequence[str] | None = None) -> str:
     """Name column ``j`` for an error message: ``'clicks' (index 3)`` or ``index 3``."""
     if feature_names is not None and j < len(feature_names):
-        return f"column {feature_names[j]!r} (index {j})"
+        name = feature_names[j]
+        if isinstance(name, tuple):  # (label, position in the user's table), from MixedNB
+            name, j = name
+        return f"column {name!r} (index {j})"
     return f"column index {j}"
 
 

@@ -107,7 +107,7 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
         "format_version": FORMAT_VERSION,
         "nbayes_version": __version__,
         "estimator": name,
-        "params": state.to_jsonable(model.get_params(deep=False), "params"),
+        "params": state.to_jsonable(_file_params(model), "params"),
         "state": meta,
         "arrays": {},
         "metadata": _plain_json(metadata),
@@ -143,6 +143,13 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
             pass
         raise
     return path
+
+
+def _file_params(model) -> dict:
+    """Constructor parameters to store: estimators whose parameters may hold code (MixedNB's
+    callable column selectors) replace it by what it resolved to."""
+    hook = getattr(model, "_file_params", None)
+    return hook() if hook is not None else model.get_params(deep=False)
 
 
 def _plain_json(metadata) -> dict:

@@ -204,6 +204,14 @@ class Family:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
+    def __eq__(self, other) -> bool:
+        # Families are value objects: two with the same hyperparameters are interchangeable
+        # (clone() copies them, and merge() compares the models' parameters).
+        return type(other) is type(self) and repr(other) == repr(self)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
     # -- input -----------------------------------------------------------------------------
     def prepare(self, X, feature_names: Sequence[str] | None = None):
         """Check the family's domain and return X in the form the other methods use."""

@@ -1,11 +1,17 @@
-"""Categorical family: each feature takes one of K_j categories, coded 0 .. K_j - 1."""
+"""Categorical family: each feature takes one of K_j categories, coded 0 .. K_j - 1.
+
+Codes are what the family sees; the estimators map any hashable values (strings, booleans,
+pandas categoricals) to codes with a stored vocabulary. Two codes are special: ``-1``
+(:data:`MISSING_CODE`) is a missing cell, and any code ``>= K_j`` is a category the model never
+saw, handled by the ``unseen`` policy. Encoders mark unseen values with :data:`UNSEEN_CODE`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_finite, column_label, raise_at, show
+from .._validation import check_finite, column_label, raise_at, row_offset, show
 from ..exceptions import DataError, ParameterError
 from ._base import (
     Family,
@@ -20,7 +26,12 @@ from ._base import (
     sum_shifted_lgamma,
 )
 
+#: Code of a missing cell (as in pandas' Categorical codes).
 MISSING_CODE = -1
+#: Code an encoder gives a value outside its vocabulary; any code >= K_j is treated alike.
+UNSEEN_CODE = 2**62
+#: Policies for a category not seen in training.
+UNSEEN = ("error", "ignore", "smooth")
 
 
 def offsets_of(n_categories: np.ndarray) -> np.ndarray:
@@ -55,6 +66,12 @@ class Categorical(Family):
     min_categories : int or array of shape (n_features,), optional
         Minimum K_j, for categories that never occur in the training data.
     missing : {"error", "ignore"}, default="error"
+        "ignore" skips missing cells (NaN, or the code -1 in integer input) at fit and
+        marginalises them at predict.
+    unseen : {"error", "ignore", "smooth"}, default="error"
+        What a code ``>= K_j`` at predict means. "error" raises a DataError; "ignore" drops the
+        factor (as for a missing value); "smooth" gives it the prior mass of a category with
+        no observations, ``a / (n_kj + K_j a)`` per class (zero under ``estimate="mle"``).
 
     Examples
     --------
@@ -71,14 +88,20 @@ class Categorical(Family):
     class_keys = ("n_counts",)
 
     def __init__(self, alpha=1.0, estimate="posterior_mean", min_categories=None,
-                 missing="error"):
+                 missing="error", unseen="error"):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
+        if unseen not in UNSEEN:
+            raise ParameterError(
+                f"Parameter 'unseen' must be one of {UNSEEN}; got {unseen!r}."
+            )
         self.min_categories = min_categories
+        self.unseen = unseen
 
     def get_params(self) -> dict:
         mc = self.min_categories
         return {**super().get_params(),
-                "min_categories": mc.tolist() if isinstance(mc, np.ndarray) else mc}
+                "min_categories": mc.tolist() if isinstance(mc, np.ndarray) else mc,
+                "unseen": self.unseen}
 
     def prepare(self, X, feature_names=None):
         """Return int64 codes (dense or sparse); missing cells become -1 when ignored."""
@@ -88,8 +111,13 @@ class Categorical(Family):
         else:
             vals = np.asarray(X)
         if vals.dtype.kind in "iub":
-            # The minimum settles the usual case in one pass without an n x d temporary.
-            bad = np.zeros(0, dtype=bool) if vals.size == 0 or vals.min() >= 0 else vals < 0
+            # The minimum settles the usual case in one pass without an n x d temporary;
+            # -1 marks a missing cell (as in pandas codes) when missing values are ignored.
+            lowest = MISSING_CODE if self.missing == "ignore" and not sp.issparse(X) else 0
+            if vals.size == 0 or vals.min() >= lowest:
+                bad = np.zeros(0, dtype=bool)
+            else:
+                bad = (vals < 0) & (vals != MISSING_CODE) if lowest < 0 else vals < 0
             nan = None
         else:
             check_finite(X, family, feature_names, allow_nan=self.missing == "ignore")
@@ -224,7 +252,10 @@ class Categorical(Family):
         totals = _segment_sums(counts, n_cat) + n_cat * a
         log_theta = log_normalise(counts + np.repeat(a, n_cat),
                                   np.repeat(totals, n_cat, axis=1), np.repeat(n_cat, n_cat))
-        return {"log_theta": log_theta, "n_categories": n_cat, "alpha": alpha}
+        # The mass a category with no observations gets: what "smooth" gives unseen values.
+        log_unseen = log_normalise(np.broadcast_to(a, totals.shape), totals, n_cat + 1)
+        return {"log_theta": log_theta, "n_categories": n_cat, "alpha": alpha,
+                "log_unseen": log_unseen}
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class and feature: Gamma(K_j a) / Gamma(n_kj + K_j a)
@@ -256,39 +287,72 @@ class Categorical(Family):
         n_cat = params["n_categories"]
         return [f"{name}={c}" for name, k in zip(names, n_cat) for c in range(int(k))]
 
+    def _split(self, params: Params, codes: np.ndarray):
+        """Known-category mask and unseen-category mask of dense codes; applies ``unseen``."""
+        n_cat = params["n_categories"]
+        observed = codes >= 0
+        unseen = codes >= n_cat[None, :]
+        if not unseen.any():
+            return observed, None
+        if self.unseen == "error":
+            r, j = np.argwhere(unseen)[0]
+            code = codes[r, j]
+            what = "an unseen category" if code >= UNSEEN_CODE else f"category code {show(code)}"
+            raise DataError(
+                f"{column_label(j).capitalize()} has {what} at row {r + row_offset()}, "
+                f"but the model knows {n_cat[j]} categories (codes 0..{n_cat[j] - 1}). Refit "
+                "or partial_fit with the new category, set min_categories to reserve room for "
+                "it, or pass unseen='ignore' (drop the factor) or 'smooth' (prior mass)."
+            )
+        return observed & ~unseen, unseen
+
     def _onehot(self, params: Params, X) -> sp.csr_matrix:
-        """Sparse (n_samples, sum K_j) indicator of each row's categories; missing is dropped."""
+        """Sparse (n_samples, sum K_j) indicator of each row's known categories; missing
+        cells, and unseen ones unless ``unseen="error"`` rejects them, are dropped (the
+        linear form of :meth:`linear_features`; "smooth" mass is added by the scorers)."""
+        return self._onehot_unseen(params, X)[0]
+
+    def _onehot_unseen(self, params: Params, X):
+        """:meth:`_onehot` plus the unseen-cell mask (None when there is none)."""
         n_cat = params["n_categories"]
         off = offsets_of(n_cat)
         codes = X.toarray() if sp.issparse(X) else X
-        # Column maxima find unseen codes in one pass without an n x d temporary.
-        if codes.size and np.any(codes.max(axis=0) >= n_cat):
-            r, j = np.argwhere(codes >= n_cat[None, :])[0]
-            raise DataError(
-                f"{column_label(j).capitalize()} has category code {show(codes[r, j])} at row {r}, "
-                f"but the model knows {n_cat[j]} categories (codes 0..{n_cat[j] - 1}). Refit "
-                "with the new category, or set min_categories to reserve room for it."
-            )
         n, total = codes.shape[0], int(n_cat.sum())
         # 32-bit indices when they fit, so scipy takes the arrays as they are.
         index = np.int32 if max(total, codes.size) < np.iinfo(np.int32).max else np.int64
-        observed = codes >= 0 if self.missing == "ignore" else None  # else prepare() saw none
-        if observed is None or observed.all():
+        # Column maxima find unseen codes in one pass without an n x d temporary.
+        unseen = None
+        if codes.size and np.any(codes.max(axis=0) >= n_cat):
+            known, unseen = self._split(params, codes)
+        else:
+            known = codes >= 0 if self.missing == "ignore" else None  # else prepare() saw none
+        if known is None or known.all():
             cols = np.add(codes, off, dtype=index).ravel()
             indptr = np.arange(n + 1, dtype=index) * codes.shape[1]
         else:
-            cols = (codes + off[None, :])[observed].astype(index)
-            indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))]).astype(index)
-        return sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, total))
+            cols = (np.where(known, codes, 0) + off[None, :])[known].astype(index)
+            indptr = np.concatenate([[0], np.cumsum(known.sum(axis=1))]).astype(index)
+        return sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, total)), unseen
+
+    def _unseen_ok_sparse(self, params: Params) -> bool:
+        return self.unseen != "smooth" or not np.isneginf(params["log_unseen"]).any()
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        if sp.issparse(X) and not np.isneginf(params["log_theta"]).any():
+        if sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
+                and self._unseen_ok_sparse(params):
             return self._sparse_jll(params, X)
-        onehot = self._onehot(params, X)
+        onehot, unseen = self._onehot_unseen(params, X)
         log_w, hit = split_inf(params["log_theta"])
         jll = np.asarray(onehot @ log_w.T)
-        if hit is not None:
-            jll[np.asarray(onehot @ hit.T) > 0] = -np.inf
+        hits = None if hit is None else np.asarray(onehot @ hit.T)
+        if unseen is not None and self.unseen == "smooth":
+            log_u, hit_u = split_inf(params["log_unseen"])
+            u = unseen.astype(np.float64)
+            jll += u @ log_u.T
+            if hit_u is not None:
+                hits = u @ hit_u.T + (0.0 if hits is None else hits)
+        if hits is not None:
+            jll[hits > 0] = -np.inf
         return jll
 
     def _sparse_jll(self, params: Params, X) -> np.ndarray:
@@ -298,27 +362,40 @@ class Categorical(Family):
         off = offsets_of(n_cat)
         coo = X.tocoo()
         unseen = coo.data >= n_cat[coo.col]
-        if unseen.any():
-            k = np.flatnonzero(unseen)[0]
-            raise DataError(
-                f"{column_label(int(coo.col[k])).capitalize()} has category code "
-                f"{show(coo.data[k])} at row {coo.row[k]}, but the model knows {n_cat[coo.col[k]]} "
-                "categories. Refit with the new category, or set min_categories."
-            )
         log_theta = params["log_theta"]
         base = log_theta[:, off]
+        jll = np.tile(base.sum(axis=1), (X.shape[0], 1))
+        if unseen.any():
+            if self.unseen == "error":
+                k = np.flatnonzero(unseen)[0]
+                raise DataError(
+                    f"{column_label(int(coo.col[k])).capitalize()} has category code "
+                    f"{show(coo.data[k])} at row {coo.row[k] + row_offset()}, but the model "
+                    f"knows {n_cat[coo.col[k]]} categories. Refit with the new category, set "
+                    "min_categories, or pass unseen='ignore' or 'smooth'."
+                )
+            # An unseen cell replaces its feature's category-0 baseline by its own term.
+            u = sp.csr_matrix((np.ones(int(unseen.sum())), (coo.row[unseen], coo.col[unseen])),
+                              shape=X.shape)
+            own = params["log_unseen"] if self.unseen == "smooth" else 0.0
+            jll += np.asarray(u @ (own - base).T)
+            keep = ~unseen
+            coo = sp.coo_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=X.shape)
         delta = log_theta - np.repeat(base, n_cat, axis=1)
         onehot = sp.csr_matrix((np.ones(coo.nnz), (coo.row, off[coo.col] + coo.data)),
                                shape=(X.shape[0], log_theta.shape[1]))
-        return np.asarray(onehot @ delta.T) + base.sum(axis=1)
+        return jll + np.asarray(onehot @ delta.T)
 
     def log_likelihood_terms(self, params, X) -> np.ndarray:
         codes = X.toarray() if sp.issparse(X) else X
         n_cat = params["n_categories"]
-        self._onehot(params, codes)  # domain check
-        flat = np.where(codes >= 0, codes + offsets_of(n_cat)[None, :], 0)
+        known, unseen = self._split(params, codes)
+        flat = np.where(known, codes, 0) + offsets_of(n_cat)[None, :]
         t = params["log_theta"][:, flat].transpose(1, 0, 2)
-        return np.where((codes < 0)[:, None, :], 0.0, t)
+        t = np.where(known[:, None, :], t, 0.0)
+        if unseen is not None and self.unseen == "smooth":
+            t = np.where(unseen[:, None, :], params["log_unseen"][None], t)
+        return t
 
 
 def _segment_sums(counts: np.ndarray, n_cat: np.ndarray) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from ._base import BaseNB
 from ._merge import merge
+from .mixed import MixedNB
 from .presets import (
     BernoulliNB,
     CategoricalNB,
@@ -16,9 +17,10 @@ from .text import TextNB
 #: a new estimator that should be saveable adds itself here.
 REGISTRY: dict[str, type] = {
     cls.__name__: cls for cls in (
-        BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, PoissonNB, TextNB,
+        BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MixedNB, MultinomialNB, PoissonNB,
+        TextNB,
     )
 }
 
 __all__ = ["REGISTRY", "BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB",
-           "MultinomialNB", "PoissonNB", "TextNB", "merge"]
+           "MixedNB", "MultinomialNB", "PoissonNB", "TextNB", "merge"]

@@ -276,6 +276,16 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         return [int(self.n_features_in_)]
 
+    def _file_params(self) -> dict:
+        """Constructor parameters a model file stores (MixedNB swaps code for data)."""
+        return self.get_params(deep=False)
+
+    def _merge_state_from(self, other) -> dict:
+        """``other``'s statistics expressed in this model's encoding, ready for
+        :func:`nbayes.merge`. Models with learned category vocabularies (MixedNB,
+        CategoricalNB on values) extend their vocabularies and re-code ``other``'s counts."""
+        return other.stats_
+
     def _state_meta(self) -> dict:
         """JSON-able description of the fitted state (everything but the arrays).
 

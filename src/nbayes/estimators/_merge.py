@@ -120,11 +120,13 @@ def merge(*models: BaseNB) -> BaseNB:
         _check_compatible(first, other, i)
     families = first.families_
     index = pd.Index(first.classes_)
+    merged = copy.deepcopy(first)
     aligned = [first.stats_]
     for other in models[1:]:
         positions = index.get_indexer(other.classes_)
-        aligned.append(engine.align_classes(families, other.stats_, positions, len(index)))
-    merged = copy.deepcopy(first)
+        # Category codes are per model when vocabularies are learned: re-code first.
+        stats = merged._merge_state_from(other)
+        aligned.append(engine.align_classes(families, stats, positions, len(index)))
     merged.stats_ = reduce(lambda a, b: engine.merge(families, a, b), aligned)
     merged._finalize()
     return merged

@@ -7,16 +7,23 @@ and ``missing`` (error / ignore).
 
 from __future__ import annotations
 
+import copy
 import warnings
 from itertools import pairwise
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
+from .. import _state as state
+from .._validation import column_label, first_true, show
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
+from ..exceptions import DataError, ModelFormatError, ParameterError
 from ._base import BaseNB
+from ._encoding import Vocabulary
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
 
@@ -441,7 +448,12 @@ class PoissonNB(_DiscreteNB):
 
 
 class CategoricalNB(_DiscreteNB):
-    """Naive Bayes for categorical features coded 0 .. K_j - 1, Dirichlet(alpha) prior.
+    """Naive Bayes for categorical features, Dirichlet(alpha) prior.
+
+    Features are either integer codes 0 .. K_j - 1 (as in scikit-learn) or any hashable
+    values -- strings, booleans, pandas categoricals, mixed objects -- for which a vocabulary
+    per column is learned (``categories_``) and extended append-only by ``partial_fit``. Which
+    of the two is decided by the first batch: numeric input means codes.
 
     Parameters
     ----------
@@ -456,7 +468,15 @@ class CategoricalNB(_DiscreteNB):
     min_categories : int or array-like of shape (n_features,), optional
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     prior_alpha : float, default=0.0
-    missing : {"error", "ignore"}, default="error"
+    missing : {"error", "ignore", "category"}, default="error"
+        "ignore" skips missing cells (NaN, None, pd.NA; or the code -1 in integer input) at fit
+        and marginalises them at predict. "category" (values, not codes) makes missingness a
+        category of its own: code 0 of every column.
+    unseen : {"error", "ignore", "smooth"}, default="error"
+        A category at predict time that training never saw (a code >= ``n_categories_[j]``,
+        or a value outside the vocabulary). "error" matches scikit-learn, which cannot score
+        it either; "ignore" drops the factor; "smooth" gives it the prior mass of a category
+        with no observations.
     decision_threshold : float, optional
         Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
         with ``threshold_scale="proba"``, when its probability does). None is the usual
@@ -474,6 +494,9 @@ class CategoricalNB(_DiscreteNB):
     coef_, intercept_ : ndarray
         The linear form: log-odds ``linear_features(X) @ coef_[0] + intercept_[0]`` for two
         classes, per-class scores otherwise.
+    categories_ : list of n_features arrays, or None
+        The learned values of each column in code order, when fitted on values (None for
+        codes). Under missing="category" code 0 is "missing" and values start at code 1.
 
     Examples
     --------
@@ -482,11 +505,16 @@ class CategoricalNB(_DiscreteNB):
     >>> X = np.array([[0, 1], [0, 2], [1, 0], [2, 0]]); y = [0, 0, 1, 1]
     >>> CategoricalNB().fit(X, y).predict([[0, 2]]).tolist()
     [0]
+    >>> X = [["red", "S"], ["red", "M"], ["blue", "L"], ["green", "L"]]
+    >>> model = CategoricalNB().fit(X, ["a", "a", "b", "b"])
+    >>> model.categories_[0].tolist(), model.predict([["red", "L"]]).tolist()
+    (['blue', 'green', 'red'], ['a'])
     """
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
                  min_categories=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error", decision_threshold=None, threshold_scale="log_odds"):
+                 missing="error", unseen="error", decision_threshold=None,
+                 threshold_scale="log_odds"):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -497,14 +525,118 @@ class CategoricalNB(_DiscreteNB):
         self.missing = missing
         self.decision_threshold = decision_threshold
         self.threshold_scale = threshold_scale
+        self.unseen = unseen
 
     def _validate_X(self, X, reset):
-        return validate_data(self, X, reset=reset, accept_sparse="csr", dtype="numeric",
-                             ensure_all_finite=False)
+        if reset:
+            self.categories_ = None if _is_numeric(X) else []
+            self._vocab = None
+        if getattr(self, "categories_", None) is None:
+            if self.missing == "category":
+                raise ParameterError(
+                    "missing='category' needs category values (strings, objects); got numeric "
+                    "codes. Use missing='ignore', or pass the values themselves."
+                )
+            return validate_data(self, X, reset=reset, accept_sparse="csr", dtype="numeric",
+                                 ensure_all_finite=False)
+        values = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)
+        if values.dtype != object:
+            values = values.astype(object)
+        if reset:
+            self._vocab = Vocabulary(values.shape[1], int(self.missing == "category"))
+        return values
+
+    def _blocks(self, X):
+        if getattr(self, "_vocab", None) is None:
+            return [X]
+        if self.missing == "error":
+            where = first_true(pd.isna(X))
+            if where is not None:
+                raise DataError(
+                    f"{column_label(where[1], self._names()).capitalize()} is missing at row "
+                    f"{where[0]}; got {X[where]!r}. Impute or drop it, or pass missing='ignore' "
+                    "(marginalised) or missing='category'."
+                )
+        learning = getattr(self, "_learning", False)
+        codes, unseen = self._vocab.encode(X, learning, self.missing == "category")
+        unlearning = getattr(self, "_accumulating", False) and not learning
+        if unseen is not None and (self.unseen == "error" or unlearning):
+            row, j = divmod(unseen, X.shape[1])
+            why = ("so these rows cannot have been learned and cannot be unlearned"
+                   if unlearning else "partial_fit with it, or pass unseen='smooth' or 'ignore'")
+            raise DataError(
+                f"{column_label(j, self._names()).capitalize()} has the category "
+                f"{show(X[row, j])} at row {row}, which no training batch contained; {why}."
+            )
+        return [codes]
+
+    def _accumulate(self, X, labels):
+        self._accumulating = True  # unlearn must not meet values outside the vocabulary
+        try:
+            return super()._accumulate(X, labels)
+        finally:
+            self._accumulating = False
+
+    def _state_meta(self) -> dict:
+        meta = super()._state_meta()
+        if self._vocab is not None:
+            meta["vocabulary"] = {"first_code": int(self._vocab.first_code)}
+        return meta
+
+    def _state_arrays(self) -> dict:
+        arrays = super()._state_arrays()
+        if self._vocab is not None:
+            arrays.update({f"vocabulary/{k}": v for k, v in self._vocab.to_arrays().items()})
+        return arrays
+
+    def _restore_state(self, meta: dict, arrays: dict) -> None:
+        spec = meta.get("vocabulary")
+        self._vocab, self.categories_ = None, None
+        if spec is not None:
+            parts = {k.removeprefix("vocabulary/"): state.take(arrays, k, ndim=1)
+                     for k in arrays if k.startswith("vocabulary/")}
+            n_features = meta.get("n_features_in")
+            if not isinstance(spec, dict) or spec.get("first_code") not in (0, 1) \
+                    or set(parts) != {"values", "kinds", "column", "code"} \
+                    or not isinstance(n_features, int):
+                raise ModelFormatError("Model file: the category vocabulary is malformed.")
+            self._vocab = Vocabulary.from_arrays(n_features, spec["first_code"], parts)
+            self.categories_ = []
+        super()._restore_state(meta, arrays)
+
+    def _merge_state_from(self, other) -> dict:
+        if (self._vocab is None) != (other._vocab is None):
+            raise ParameterError(
+                "Cannot merge a CategoricalNB fitted on category codes with one fitted on "
+                "category values; fit both on the same kind of input."
+            )
+        if self._vocab is None:
+            return other.stats_
+        return {**other.stats_,
+                "groups": [self._vocab.remap_counts(other._vocab, other.stats_["groups"][0])]}
+
+    def _names(self):
+        names = getattr(self, "feature_names_in_", None)
+        return None if names is None else list(names)
+
+    def _learn(self, X, y, sample_weight, classes):
+        # The vocabulary grows while the batch is encoded; restore it if the batch fails.
+        saved = copy.copy(self._vocab)
+        self._learning = True
+        try:
+            return super()._learn(X, y, sample_weight, classes)
+        except BaseException:
+            self._vocab = saved
+            raise
+        finally:
+            self._learning = False
 
     def _make_families(self, n_features):
+        # Under missing="category" missing cells arrive as code 0: none to skip.
+        missing = "ignore" if self.missing == "ignore" else "error"
         return [Categorical(alpha=self._alpha(), estimate=self.estimate,
-                            min_categories=self.min_categories, missing=self.missing)]
+                            min_categories=self.min_categories, missing=missing,
+                            unseen=self.unseen)]
 
     def _publish(self):
         stats, params = self.stats_["groups"][0], self.params_[0]
@@ -516,9 +648,33 @@ class CategoricalNB(_DiscreteNB):
         self.category_count_ = [counts[:, a:b] for a, b in pieces]
         self.feature_log_prob_ = [params["log_theta"][:, a:b] for a, b in pieces]
         self._publish_alpha()
+        v = getattr(self, "_vocab", None)
+        if v is not None:
+            order = np.lexsort((v.code, v.column))
+            split = np.cumsum(np.bincount(v.column, minlength=v.n_columns))[:-1]
+            self.categories_ = np.split(v.values[order], split)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
         tags.input_tags.categorical = True
         return tags
+
+
+def _is_numeric(X) -> bool:
+    """True for input that holds numbers only (category codes), False for values."""
+    if sp.issparse(X):
+        return True
+    if isinstance(X, pd.DataFrame):
+        return all(getattr(t, "kind", "O") in "biuf" and not isinstance(t, pd.CategoricalDtype)
+                   for t in X.dtypes)
+    arr = X if isinstance(getattr(X, "dtype", None), np.dtype) else np.asarray(X)
+    if arr.dtype == object:  # numbers stored as objects are still codes
+        try:
+            arr[~pd.isna(arr)].astype(np.float64)
+        except ValueError:  # text: category values
+            return False
+        except TypeError:  # neither numbers nor text: validation reports it as for codes
+            return True
+        return True
+    return arr.dtype.kind in "biuf"

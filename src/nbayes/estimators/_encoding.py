@@ -1,0 +1,279 @@
+"""Tables in, numeric blocks out: DataFrame conversion, family inference and category codes.
+
+A category vocabulary is kept per column group as three flat arrays -- the values, the column
+(within the group) each value belongs to, and its code -- so encoding a whole group is a
+handful of vectorised hash look-ups, with no loop over columns or rows. Vocabularies only
+grow: values are appended with the next free code of their column, so codes learned earlier
+never change and statistics accumulated with them stay valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..distributions.categorical import MISSING_CODE, UNSEEN_CODE
+from ..exceptions import DataError, ModelFormatError
+
+#: dtype kinds of columns that MixedNB can model, by inferred family.
+_CATEGORY_KINDS = "OUSV"
+
+
+def as_frame(X, estimator: str = "MixedNB") -> pd.DataFrame:
+    """Return X as a DataFrame: DataFrames pass through, pyarrow tables keep their Arrow
+    dtypes, arrays get positional column labels 0 .. d-1."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if hasattr(X, "to_pandas") and hasattr(X, "schema"):  # pyarrow Table or RecordBatch
+        return X.to_pandas(types_mapper=pd.ArrowDtype)
+    if sp.issparse(X):
+        raise DataError(
+            f"{estimator} needs a dense table; got a sparse matrix. Pass a DataFrame, or use "
+            "MultinomialNB / BernoulliNB for sparse counts."
+        )
+    if isinstance(X, pd.Series):
+        raise DataError(
+            f"{estimator} needs a 2D table; got a Series. Use series.to_frame() for one column."
+        )
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise DataError(
+            f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data with "
+            "array.reshape(-1, 1) for a single feature or array.reshape(1, -1) for one sample."
+        )
+    if arr.dtype.kind == "c":
+        raise DataError("Complex data not supported; got a complex array. Pass real values.")
+    frame = pd.DataFrame(arr)
+    return frame.infer_objects() if arr.dtype == object else frame
+
+
+def infer_family(dtype, n_unique: int | None, max_int_categories: int) -> str | None:
+    """Family name for a column of ``dtype`` (None: no rule applies).
+
+    bool -> bernoulli; category / object / string -> categorical; float -> gaussian;
+    integer -> categorical when it has at most ``max_int_categories`` distinct values,
+    gaussian otherwise.
+    """
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "categorical"
+    kind = getattr(dtype, "kind", "O")
+    if kind == "b":
+        return "bernoulli"
+    if kind == "f":
+        return "gaussian"
+    if kind in "iu":
+        return "categorical" if (n_unique or 0) <= max_int_categories else "gaussian"
+    if kind in _CATEGORY_KINDS:
+        return "categorical"
+    return None
+
+
+@dataclass
+class Vocabulary:
+    """Category values of one column group, append-only.
+
+    Attributes
+    ----------
+    values : ndarray of object, shape (n_entries,)
+        The category values, in the order they were learned.
+    column : ndarray of int, shape (n_entries,)
+        Column (index within the group) of each value.
+    code : ndarray of int, shape (n_entries,)
+        Code of each value within its column.
+    n_columns : int
+    first_code : int
+        1 when code 0 is reserved for the "missing" category (missing="category"), else 0.
+    """
+
+    n_columns: int
+    first_code: int = 0
+    values: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=object))
+    column: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    code: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    def copy(self) -> Vocabulary:
+        return Vocabulary(self.n_columns, self.first_code, self.values.copy(),
+                          self.column.copy(), self.code.copy())
+
+    def n_categories(self) -> np.ndarray:
+        """Number of codes per column, including the reserved missing code."""
+        return np.bincount(self.column, minlength=self.n_columns) + self.first_code
+
+    def categories(self, j: int) -> np.ndarray:
+        """Values of column ``j`` in code order (object array)."""
+        mine = self.column == j
+        return self.values[mine][np.argsort(self.code[mine], kind="stable")]
+
+    def encode(self, values: np.ndarray, learn: bool, missing_as_category: bool):
+        """Codes of an (n, d) object array; extends the vocabulary when ``learn``.
+
+        Returns ``(codes, first_unseen)``: int64 codes of shape (n, d) with -1 for missing
+        (0 under ``missing_as_category``) and UNSEEN_CODE for values outside the vocabulary,
+        and the flat index of the first unseen cell (None when there is none).
+        """
+        n, d = values.shape
+        flat = values.ravel()
+        # One factorisation of every cell of the group: NaN, None, pd.NA and NaT become -1.
+        # Sorting a learning batch's values makes a first fit's codes follow the values'
+        # order (as scikit-learn's OrdinalEncoder does); later batches append.
+        try:
+            cell_value, uniques = pd.factorize(flat, sort=learn)
+        except TypeError:  # values that cannot be ordered: keep first-appearance order
+            try:
+                cell_value, uniques = pd.factorize(flat)
+            except TypeError as exc:
+                raise DataError(
+                    f"Category values must be hashable (strings, numbers, booleans); {exc}. "
+                    "Convert the column, e.g. df[col].astype(str)."
+                ) from None
+        n_uniques = max(len(uniques), 1)
+        col = np.tile(np.arange(d, dtype=np.int64), n)
+        missing = cell_value < 0
+        cell_key = np.where(missing, -1, col * n_uniques + cell_value)
+        pos, entry_code = self._lookup(uniques, n_uniques, cell_key)
+        unseen = (pos < 0) & ~missing
+        if learn and unseen.any():
+            self._append(flat, cell_key, col, unseen)
+            pos, entry_code = self._lookup(uniques, n_uniques, cell_key)
+            unseen = (pos < 0) & ~missing
+        codes = entry_code[pos] if entry_code.size else np.zeros(pos.size, dtype=np.int64)
+        codes[unseen] = UNSEEN_CODE
+        codes[missing] = 0 if missing_as_category else MISSING_CODE
+        first_unseen = int(np.argmax(unseen)) if unseen.any() else None
+        return codes.reshape(n, d), first_unseen
+
+    def _lookup(self, uniques, n_uniques: int, cell_key: np.ndarray):
+        """Position of each cell's (column, value) key among the vocabulary entries present
+        in this batch (-1: not in the vocabulary), and those entries' codes."""
+        entry_value = pd.Index(uniques).get_indexer(self.values) if self.values.size else \
+            np.empty(0, dtype=np.intp)
+        present = entry_value >= 0
+        entry_key = self.column[present] * n_uniques + entry_value[present]
+        return pd.Index(entry_key).get_indexer(cell_key), self.code[present]
+
+    def _append(self, flat, cell_key, col, unseen) -> None:
+        """Add the values of the unseen cells, sorted within each column, with fresh codes."""
+        idx = np.flatnonzero(unseen)
+        new = ~pd.Series(cell_key[idx]).duplicated().to_numpy()
+        # The first cell of each new key gives its value, so a column keeps its own value
+        # type even where values of other columns compare equal to it (1 and True).
+        first = idx[new]
+        first = first[np.argsort(cell_key[first], kind="stable")]  # by column, then value
+        new_col = col[first]
+        # Codes continue after the column's current ones: rank within the column, offset.
+        rank = np.arange(new_col.size) - np.searchsorted(new_col, new_col, side="left")
+        new_code = self.n_categories()[new_col] + rank
+        self.values = np.concatenate([self.values, flat[first].astype(object)])
+        self.column = np.concatenate([self.column, new_col])
+        self.code = np.concatenate([self.code, new_code])
+
+    # -- merging ----------------------------------------------------------------------------
+    def absorb(self, other: Vocabulary) -> np.ndarray:
+        """Append the values of ``other`` that this vocabulary lacks (in ``other``'s code
+        order); return the code here of each of ``other``'s entries."""
+        value_id, _ = pd.factorize(np.concatenate([self.values, other.values]))
+        mine, theirs = value_id[:self.values.size], value_id[self.values.size:]
+        width = int(value_id.max(initial=0)) + 1
+        pos = pd.Index(self.column * width + mine).get_indexer(other.column * width + theirs)
+        new = np.flatnonzero(pos < 0)
+        new = new[np.lexsort((other.code[new], other.column[new]))]
+        new_col = other.column[new]
+        rank = np.arange(new_col.size) - np.searchsorted(new_col, new_col, side="left")
+        new_code = self.n_categories()[new_col] + rank
+        codes = np.zeros(other.code.size, dtype=np.int64)
+        hit = pos >= 0
+        codes[hit] = self.code[pos[hit]]
+        codes[new] = new_code
+        self.values = np.concatenate([self.values, other.values[new]])
+        self.column = np.concatenate([self.column, new_col])
+        self.code = np.concatenate([self.code, new_code])
+        return codes
+
+    def remap_counts(self, other: Vocabulary, stats: dict) -> dict:
+        """Re-express categorical statistics coded with ``other`` in this vocabulary's codes
+        (after :meth:`absorb`), so that they can be merged with statistics coded here."""
+        from ..distributions.categorical import offsets_of
+
+        new_code = self.absorb(other)
+        n_cat_old = np.asarray(stats["n_categories"])
+        off_old = offsets_of(n_cat_old)
+        target = np.full(int(n_cat_old.sum()), -1, dtype=np.int64)
+        keep = other.code < n_cat_old[other.column]
+        target[off_old[other.column[keep]] + other.code[keep]] = new_code[keep]
+        if self.first_code:  # the reserved "missing" code keeps its place
+            target[off_old] = 0
+        feature = np.repeat(np.arange(n_cat_old.size), n_cat_old)
+        counts = np.asarray(stats["n_counts"])
+        orphan = (target < 0) & counts.any(axis=0)
+        if orphan.any():
+            raise ModelFormatError(
+                "Cannot merge: category statistics refer to codes that no vocabulary entry "
+                "names; the model is corrupt."
+            )
+        n_cat_new = np.maximum(self.n_categories(), n_cat_old)
+        out = np.zeros((counts.shape[0], int(n_cat_new.sum())))
+        used = target >= 0
+        out[:, offsets_of(n_cat_new)[feature[used]] + target[used]] = counts[:, used]
+        return {**stats, "n_counts": out, "n_categories": n_cat_new.astype(np.int64)}
+
+    # -- model files -----------------------------------------------------------------------
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Arrays without object dtype: values as unicode text plus a one-letter type tag."""
+        kinds = np.array([_type_tag(v) for v in self.values], dtype="<U1") \
+            if self.values.size else np.empty(0, dtype="<U1")
+        if (kinds == "?").any():
+            bad = self.values[np.argmax(kinds == "?")]
+            raise ModelFormatError(
+                f"Category value {bad!r} of type {type(bad).__name__} cannot be written to a "
+                "model file (supported: str, int, float, bool). Convert the column, e.g. "
+                "df[col].astype(str), before fitting."
+            )
+        text = self.values.astype(str) if self.values.size else np.empty(0, dtype="<U1")
+        return {"values": text, "kinds": kinds, "column": self.column.astype(np.int64),
+                "code": self.code.astype(np.int64)}
+
+    @classmethod
+    def from_arrays(cls, n_columns: int, first_code: int, arrays: dict) -> Vocabulary:
+        text, kinds = np.asarray(arrays["values"]), np.asarray(arrays["kinds"])
+        column, code = np.asarray(arrays["column"]), np.asarray(arrays["code"])
+        if not (text.shape == kinds.shape == column.shape == code.shape and text.ndim == 1) \
+                or text.dtype.kind != "U" or column.dtype.kind != "i" or code.dtype.kind != "i" \
+                or (column.size and (column.min() < 0 or column.max() >= n_columns)):
+            raise ModelFormatError("Category vocabulary arrays are inconsistent or corrupt.")
+        values = np.empty(text.size, dtype=object)
+        for tag, convert in _FROM_TEXT.items():  # bounded: four value types
+            sel = kinds == tag
+            if sel.any():
+                values[sel] = convert(text[sel])
+        if (~np.isin(kinds, list(_FROM_TEXT))).any():
+            raise ModelFormatError("Category vocabulary has an unknown value type tag.")
+        # Codes of each column must be first_code, first_code + 1, ... with no gap or repeat.
+        order = np.lexsort((code, column))
+        col_sorted = column[order]
+        rank = np.arange(code.size) - np.searchsorted(col_sorted, col_sorted, side="left")
+        if np.any(code[order] != rank + first_code):
+            raise ModelFormatError("Category vocabulary codes are not consecutive per column.")
+        return cls(n_columns, first_code, values, column.astype(np.int64), code.astype(np.int64))
+
+
+def _type_tag(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "b"
+    if isinstance(v, (int, np.integer)):
+        return "i"
+    if isinstance(v, (float, np.floating)):
+        return "f"
+    if isinstance(v, str):
+        return "s"
+    return "?"
+
+
+_FROM_TEXT = {
+    "s": lambda t: t.astype(object),
+    "i": lambda t: t.astype(np.int64).astype(object),
+    "f": lambda t: t.astype(np.float64).astype(object),
+    "b": lambda t: (t == "True").astype(object),
+}

@@ -1,0 +1,663 @@
+"""MixedNB: one Naive Bayes model over a table whose columns need different families.
+
+Columns are gathered into groups, each modelled by one family (Gaussian for measurements,
+Categorical for labels, Bernoulli for flags, Poisson for counts, ...). Under the naive
+assumption the groups are independent given the class, so the joint log-likelihood is the sum
+of the groups' and everything -- fit, partial_fit, merge, missing values -- works group by group
+on the same engine as the presets.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .. import _state as state
+from .._validation import first_true, show
+from ..distributions import REGISTRY, Family, make_family
+from ..distributions.categorical import UNSEEN, _segment_sums
+from ..exceptions import DataError, ModelFormatError, NotFittedError, ParameterError
+from ._base import BaseNB
+from ._encoding import Vocabulary, as_frame, infer_family
+
+MISSING_POLICIES = ("error", "ignore", "category")
+REMAINDER = ("auto", "drop", "error")
+#: Hyperparameters of MixedNB that a family named by a string receives.
+_SHARED = {
+    "bernoulli": ("alpha", "estimate"),
+    "categorical": ("alpha", "estimate"),
+    "multinomial": ("alpha", "estimate"),
+    "complement": ("alpha", "estimate"),
+    "poisson": ("alpha", "estimate"),
+    "gaussian": ("var_smoothing",),
+}
+STATE_VERSION = 1
+
+
+class MixedNB(BaseNB):
+    """Naive Bayes over a table of mixed columns: one family per column group.
+
+    Fits straight from a pandas DataFrame (or a pyarrow Table, or an array): strings and
+    pandas categoricals are categories, booleans are flags, floats are measurements, and missing
+    values (NaN, None, pd.NA) need no imputation.
+
+    Parameters
+    ----------
+    columns : "auto" or list of (family, selector), default="auto"
+        The column groups, in the spirit of scikit-learn's ``make_column_transformer``.
+        ``family`` is a registered family name (``"gaussian"``, ``"categorical"``,
+        ``"bernoulli"``, ``"poisson"``, ``"multinomial"``, ``"complement"``), a family instance
+        carrying its own parameters (``Categorical(alpha=0.5)``), or ``"auto"``. ``selector``
+        is a column name, a position, a list of either, a slice, a boolean mask, or a callable
+        that takes the DataFrame and returns column names (e.g. scikit-learn's
+        ``make_column_selector``). Columns in no group follow ``remainder``. With ``"auto"``
+        every column's family is inferred from its dtype:
+
+        * bool (numpy, pandas ``boolean``, Arrow bool) -> ``"bernoulli"``
+        * category, object, string (any hashable values) -> ``"categorical"``
+        * float -> ``"gaussian"``
+        * integer -> ``"categorical"`` when it has at most ``max_int_categories`` distinct
+          values in the first batch fitted, ``"gaussian"`` otherwise. Integer counts that
+          should be Poisson must be named: ``columns=[("poisson", ["visits"])]``.
+
+        The choice is made once, on the first batch (``fit`` or the first ``partial_fit``),
+        and reported by ``column_families_`` and :meth:`summary`.
+
+        Other dtypes (dates, durations, complex) raise a ParameterError asking for a family.
+    remainder : {"auto", "drop", "error"}, default="auto"
+        What happens to columns in no group: infer their family as above, leave them out of
+        the model, or raise.
+    missing : {"ignore", "error", "category"}, default="ignore"
+        Missing cells (NaN, None, pd.NA, NaT) in any column. "ignore" leaves them out of the
+        statistics at fit (weights are kept per class and feature) and out of the product at
+        predict -- exact marginalisation under the naive assumption. "error" raises a
+        DataError naming the column and first row. "category" makes "missing" a category of
+        its own (code 0) in categorical columns and ignores it in the others. Applies to every
+        group, including families given as instances.
+    unseen : {"smooth", "ignore", "error"}, default="smooth"
+        A category at predict time that no training batch contained. "smooth" gives it the
+        prior mass of a category with no observations, alpha / (n_kj + K_j alpha) in class k;
+        "ignore" drops that factor, as for a missing value; "error" raises a DataError naming
+        the column, the value and the row. The default is "smooth" because it is what the
+        Dirichlet prior already says about a category never observed, keeps batch scoring
+        running when new values appear in production, and still uses the evidence: a new
+        value is less likely under classes with much data. Applies to every categorical group.
+    max_int_categories : int or "auto", default="auto"
+        Integer columns with at most this many distinct values are categorical under "auto".
+        "auto" is ``max(20, sqrt(n_rows))`` of the first batch: an integer column becomes
+        categorical when its categories would hold about sqrt(n) rows each on average, so
+        small ages, ratings or hour counts are modelled exactly while ids and amounts with
+        many distinct values stay Gaussian. (On UCI Adult this makes age, hours-per-week and
+        the capital columns categorical: their spikes at 0, 40, 99999 are not normal.)
+    alpha : float, default=1.0
+        Dirichlet / Beta / Gamma prior concentration of the discrete families named by string.
+    estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+        Estimate of the discrete families named by string.
+    var_smoothing : float, default=1e-9
+        Variance floor of Gaussian groups named by string, relative to the largest variance
+        in the group.
+    fit_prior : bool, default=True
+        Learn the class prior; False uses a uniform prior.
+    class_prior : array-like of shape (n_classes,), optional
+        Fixed class prior.
+    prior_alpha : float, default=0.0
+        Hallucinated observations of every class in the fitted prior.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names, when fitted on a table whose column names are all strings. At predict,
+        a DataFrame's columns are matched by name (reordered as needed); a missing column is
+        a DataError, extra columns are ignored with a UserWarning.
+    column_groups_ : list of (str, list)
+        Family name and column labels of each group, as fitted.
+    column_families_ : dict
+        Column label -> family name.
+    categories_ : dict
+        Column label -> ndarray of the categories of each categorical column, in code order.
+        Vocabularies only grow: partial_fit appends new values.
+    families_ : list of Family
+    stats_ : dict
+        Mergeable sufficient statistics per group.
+
+    See Also
+    --------
+    MixedNB.summary : one row per column with its family, categories and missing share.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from nbayes import MixedNB
+    >>> df = pd.DataFrame({"colour": ["red", "red", "blue", None],
+    ...                    "size": [1.0, 1.2, 3.1, 2.9],
+    ...                    "spots": [True, True, False, False]})
+    >>> model = MixedNB().fit(df, ["apple", "apple", "plum", "plum"])
+    >>> model.column_families_
+    {'colour': 'categorical', 'size': 'gaussian', 'spots': 'bernoulli'}
+    >>> new = pd.DataFrame({"spots": [False], "colour": ["green"], "size": [np.nan]})
+    >>> model.predict(new).tolist()  # columns matched by name; unseen and missing handled
+    ['plum']
+    """
+
+    def __init__(self, columns="auto", *, remainder="auto", missing="ignore", unseen="smooth",
+                 max_int_categories="auto", alpha=1.0, estimate="posterior_mean",
+                 var_smoothing=1e-9, fit_prior=True, class_prior=None, prior_alpha=0.0):
+        self.columns = columns
+        self.remainder = remainder
+        self.missing = missing
+        self.unseen = unseen
+        self.max_int_categories = max_int_categories
+        self.alpha = alpha
+        self.estimate = estimate
+        self.var_smoothing = var_smoothing
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+
+    # -- parameters and column groups --------------------------------------------------------
+    def _check_params(self) -> None:
+        for name, allowed in (("missing", MISSING_POLICIES), ("unseen", UNSEEN),
+                              ("remainder", REMAINDER)):
+            if getattr(self, name) not in allowed:
+                raise ParameterError(
+                    f"Parameter {name!r} must be one of {allowed}; got {getattr(self, name)!r}."
+                )
+        if not (isinstance(self.columns, str) and self.columns == "auto") and \
+                not isinstance(self.columns, (list, tuple)):
+            raise ParameterError(
+                "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
+                f"[('gaussian', ['age']), ('categorical', ['city'])]; got {self.columns!r}."
+            )
+
+    @property
+    def _family_missing(self) -> str:
+        return "error" if self.missing == "error" else "ignore"
+
+    def _family(self, family) -> Family:
+        """A fresh family from a name or instance, with this model's missing/unseen policy."""
+        if isinstance(family, Family):
+            params = family.get_params()
+            name = family.name
+        else:
+            name = family
+            if name not in REGISTRY:
+                raise ParameterError(
+                    f"Unknown family {name!r} in 'columns'; choose one of {sorted(REGISTRY)} "
+                    "or 'auto', or pass a family instance."
+                )
+            params = {p: getattr(self, p) for p in _SHARED.get(name, ())}
+        params["missing"] = self._family_missing
+        if name == "categorical":
+            params["unseen"] = self.unseen
+            if self.missing == "category":  # missing cells arrive as code 0: none to skip
+                params["missing"] = "error"
+        return make_family(name, **params)
+
+    def _select(self, df: pd.DataFrame, selector, group: int) -> np.ndarray:
+        """Positions of the columns a selector picks."""
+        labels = pd.Index(df.columns)
+        if callable(selector):
+            selector = list(selector(df))
+        if isinstance(selector, slice):
+            if not all(v is None or isinstance(v, (int, np.integer))
+                       for v in (selector.start, selector.stop)):
+                selector = labels.slice_indexer(selector.start, selector.stop, selector.step)
+            return np.arange(df.shape[1])[selector]
+        many = isinstance(selector, (list, tuple, np.ndarray, pd.Index))
+        items = list(selector) if many else [selector]
+        if items and all(isinstance(s, (bool, np.bool_)) for s in items):
+            if len(items) != df.shape[1]:
+                raise ParameterError(
+                    f"Boolean column mask of group {group} has {len(items)} entries; the "
+                    f"table has {df.shape[1]} columns."
+                )
+            return np.flatnonzero(items)
+        pos = labels.get_indexer(items)
+        for k in np.flatnonzero(pos < 0):  # bounded: reports selectors that name no label
+            item = items[k]
+            if isinstance(item, (int, np.integer)) and -df.shape[1] <= item < df.shape[1]:
+                pos[k] = item % df.shape[1]
+            else:
+                raise ParameterError(
+                    f"Column {item!r} selected by group {group} of 'columns' is not in the "
+                    f"table; its columns are {labels.tolist()!r}."
+                )
+        return pos
+
+    def _infer(self, df: pd.DataFrame, positions: np.ndarray) -> list[str]:
+        """Family name of each column by dtype (the rule is in the class docstring)."""
+        dtypes = df.dtypes.iloc[positions]
+        kinds = [getattr(t, "kind", "O") for t in dtypes]
+        ints = positions[[k in "iu" and not isinstance(t, pd.CategoricalDtype)
+                          for k, t in zip(kinds, dtypes)]] if len(positions) else positions
+        n_unique = df.iloc[:, ints].nunique(dropna=True) if len(ints) else pd.Series(dtype=int)
+        unique_of = dict(zip(ints.tolist(), n_unique.tolist()))
+        limit = self.max_int_categories
+        if isinstance(limit, str) and limit == "auto":
+            limit = max(20, int(np.sqrt(df.shape[0])))
+        elif not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0:
+            raise ParameterError(
+                "Parameter 'max_int_categories' must be 'auto' or a non-negative integer; got "
+                f"{self.max_int_categories!r}."
+            )
+        names = []
+        for p, dtype in zip(positions.tolist(), dtypes):  # dtype metadata only, no data
+            name = infer_family(dtype, unique_of.get(p), limit)
+            if name is None:
+                raise ParameterError(
+                    f"Cannot infer a family for column {df.columns[p]!r} (index {p}) of dtype "
+                    f"{dtype}. Convert it (e.g. dates to numbers) or name its family: "
+                    f"columns=[('gaussian', [{df.columns[p]!r}])]."
+                )
+            names.append(name)
+        return names
+
+    def _resolve_groups(self, df: pd.DataFrame) -> None:
+        """Turn ``columns`` / ``remainder`` into families and column positions."""
+        spec = [] if isinstance(self.columns, str) else list(self.columns)
+        owner = np.full(df.shape[1], -1)
+        groups: list[tuple[object, np.ndarray]] = []
+        auto_positions = []
+        for g, item in enumerate(spec):  # bounded by the number of groups the user wrote
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise ParameterError(
+                    f"Group {g} of 'columns' must be a (family, selector) pair; got {item!r}."
+                )
+            family, selector = item
+            pos = np.asarray(self._select(df, selector, g), dtype=np.intp)
+            taken = owner[pos] >= 0
+            if taken.any() or len(np.unique(pos)) != len(pos):
+                col = df.columns[pos[np.argmax(taken)]] if taken.any() else "a column"
+                raise ParameterError(
+                    f"Column {col!r} is selected by more than one group of 'columns' (again "
+                    f"by group {g}); each column belongs to at most one group."
+                )
+            owner[pos] = g
+            if isinstance(family, str) and family == "auto":
+                auto_positions.append(pos)
+            elif len(pos):
+                groups.append((self._family(family), pos))
+        rest = np.flatnonzero(owner < 0)
+        if len(rest) and self.remainder == "error":
+            raise ParameterError(
+                f"Columns {df.columns[rest].tolist()!r} are in no group of 'columns' and "
+                "remainder='error'. Add them to a group, or use remainder='auto' or 'drop'."
+            )
+        if self.remainder == "auto":
+            auto_positions.append(rest)
+        auto = np.sort(np.concatenate(auto_positions)) if auto_positions else rest[:0]
+        if len(auto):
+            names = np.asarray(self._infer(df, auto))
+            # One group per inferred family, in order of the family's first column.
+            _, first = np.unique(names, return_index=True)
+            for name in names[np.sort(first)]:  # bounded by the number of families
+                groups.append((self._family(str(name)), auto[names == name]))
+        if not groups:
+            raise ParameterError(
+                "No column is modelled: 'columns' selects nothing and remainder='drop'."
+            )
+        self.families_ = [fam for fam, _ in groups]
+        self._positions = [pos for _, pos in groups]
+        self._vocabs = [Vocabulary(len(pos), int(self.missing == "category"))
+                        if fam.name == "categorical" else None for fam, pos in groups]
+
+    # -- BaseNB hooks ---------------------------------------------------------------------------
+    def _validate_X(self, X, reset: bool) -> pd.DataFrame:
+        self._check_params()
+        from_table = isinstance(X, pd.DataFrame) or hasattr(X, "schema")
+        df = as_frame(X)
+        if reset:
+            return self._start(df, from_table)
+        if not hasattr(self, "_columns"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+        return self._align(df, from_table)
+
+    def _start(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
+        for axis, what in ((0, "sample(s)"), (1, "feature(s)")):  # the two axes
+            if df.shape[axis] == 0:
+                raise DataError(
+                    f"Found array with 0 {what} (shape={df.shape}) while a minimum of 1 is "
+                    "required by MixedNB."
+                )
+        if pd.Index(df.columns).has_duplicates:
+            dup = pd.Index(df.columns)[pd.Index(df.columns).duplicated()][0]
+            raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
+        self._columns = list(df.columns)
+        self._from_table = from_table
+        self.n_features_in_ = df.shape[1]
+        if from_table and all(isinstance(c, str) for c in self._columns):
+            self.feature_names_in_ = np.asarray(self._columns, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        self._resolve_groups(df)
+        return df
+
+    def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
+        """Columns in fitted order: by name for tables fitted on tables, else by position."""
+        names = getattr(self, "feature_names_in_", None)
+        if from_table and self._from_table:
+            have, want = pd.Index(df.columns), pd.Index(self._columns)
+            absent = want[~want.isin(have)]
+            if len(absent):
+                raise DataError(
+                    f"X lacks column(s) {absent.tolist()!r} that MixedNB was fitted on. Pass a "
+                    "table with every fitted column (in any order); a missing value can be "
+                    "NaN / None, which missing='ignore' marginalises."
+                )
+            extra = have[~have.isin(want)]
+            if len(extra):
+                warnings.warn(
+                    f"X has column(s) {extra.tolist()!r} that MixedNB was not fitted on; they "
+                    "are ignored.", UserWarning, stacklevel=4,
+                )
+            return df if have.equals(want) else df.loc[:, want]
+        if from_table and names is None and self._from_table is False:
+            warnings.warn("X has feature names, but MixedNB was fitted without feature names",
+                          UserWarning, stacklevel=4)
+        elif not from_table and names is not None:
+            warnings.warn("X does not have valid feature names, but MixedNB was fitted with "
+                          "feature names", UserWarning, stacklevel=4)
+        if df.shape[1] != self.n_features_in_:
+            raise DataError(
+                f"X has {df.shape[1]} features, but MixedNB is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        return df
+
+    def _make_families(self, n_features: int) -> list[Family]:
+        return self.families_
+
+    def _label(self, p: int) -> str:
+        return f"column {self._columns[p]!r} (index {p})"
+
+    def _blocks(self, df: pd.DataFrame) -> list:
+        learning = getattr(self, "_learning", False)
+        blocks = []
+        for fam, pos, vocab in zip(self.families_, self._positions, self._vocabs):
+            part = df.iloc[:, pos]  # bounded loop: one iteration per column group
+            if self.missing == "error":
+                where = first_true(part.isna().to_numpy())
+                if where is not None:
+                    row, j = where
+                    raise DataError(
+                        f"{self._label(pos[j]).capitalize()} is missing at row {row}; got "
+                        f"{part.iat[row, j]!r}. Impute or drop it, or pass missing='ignore' "
+                        "(marginalised, exact under the naive assumption) or 'category'."
+                    )
+            if vocab is not None:
+                blocks.append(self._encode(part, pos, vocab, learning))
+            else:
+                blocks.append(self._numeric(part, pos, fam))
+        return blocks
+
+    def _encode(self, part: pd.DataFrame, pos, vocab: Vocabulary, learning: bool):
+        values = part.to_numpy(dtype=object)
+        codes, unseen = vocab.encode(values, learning, self.missing == "category")
+        unlearning = getattr(self, "_accumulating", False) and not learning
+        if unseen is not None and (self.unseen == "error" or unlearning):
+            row, j = divmod(unseen, values.shape[1])
+            why = ("so these rows cannot have been learned and cannot be unlearned"
+                   if unlearning else "partial_fit with it, or pass unseen='smooth' (prior "
+                   "mass of an unobserved category) or 'ignore' (drop the factor)")
+            raise DataError(
+                f"{self._label(pos[j]).capitalize()} has the category {show(values[row, j])} "
+                f"at row {row}, which no training batch contained; {why}."
+            )
+        return codes
+
+    def _accumulate(self, X, labels):
+        self._accumulating = True  # unlearn must not meet values outside the vocabulary
+        try:
+            return super()._accumulate(X, labels)
+        finally:
+            self._accumulating = False
+
+    def _numeric(self, part: pd.DataFrame, pos, fam: Family) -> np.ndarray:
+        try:
+            return part.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            pass
+        values = part.to_numpy(dtype=object)  # object columns mixing pd.NA with numbers
+        try:
+            return np.where(pd.isna(values), np.nan, values).astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+        for j in range(part.shape[1]):  # error path only: find the column that is not numeric
+            col = part.iloc[:, j]
+            num = pd.to_numeric(col, errors="coerce")
+            bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
+            if bad.size:
+                raise DataError(
+                    f"{self._label(pos[j]).capitalize()} is modelled by the {fam.name} family "
+                    f"and needs numbers; got {col.iat[bad[0]]!r} at row {bad[0]}. Put it in a "
+                    "'categorical' group, or convert it."
+                )
+        raise DataError(f"Columns {part.columns.tolist()!r} could not be converted to numbers.")
+
+    def _feature_names_per_block(self):
+        # (label, position in the table): errors name the user's column, not the group's.
+        return [[(self._columns[p], int(p)) for p in pos] for pos in self._positions]
+
+    def _learn(self, X, y, sample_weight, classes):
+        # Vocabularies grow while the batch is encoded; a batch that fails later (an unknown
+        # label, a bad value) must not leave them grown, so they are restored on error.
+        saved = [copy.copy(v) for v in self._vocabs]
+        self._learning = True
+        try:
+            return super()._learn(X, y, sample_weight, classes)
+        except BaseException:
+            self._vocabs = saved
+            raise
+        finally:
+            self._learning = False
+
+    def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
+        from .. import _engine as engine
+
+        return engine.log_class_prior(class_count, self.class_prior, self.fit_prior,
+                                      self.prior_alpha)
+
+    def _publish(self) -> None:
+        self.column_groups_ = [(fam.name, [self._columns[p] for p in pos])
+                               for fam, pos in zip(self.families_, self._positions)]
+        self.column_families_ = {self._columns[p]: fam.name
+                                 for fam, pos in zip(self.families_, self._positions)
+                                 for p in pos}
+        self.categories_ = {}
+        for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
+            if vocab is None:
+                continue
+            order = np.lexsort((vocab.code, vocab.column))
+            split = np.cumsum(np.bincount(vocab.column, minlength=len(pos)))[:-1]
+            for p, values in zip(pos, np.split(vocab.values[order], split)):
+                self.categories_[self._columns[p]] = values
+        self.__dict__.pop("_summary", None)
+
+    def __sklearn_tags__(self):
+        tags = super(BaseNB, self).__sklearn_tags__()
+        tags.input_tags.allow_nan = self.missing != "error"
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        tags.input_tags.sparse = False
+        return tags
+
+    # -- reporting -----------------------------------------------------------------------------
+    def summary(self) -> pd.DataFrame:
+        """One row per modelled column (in table order): family, group, number of
+        categories and missing share.
+
+        Returns
+        -------
+        DataFrame indexed by column label with columns ``family``, ``group``,
+        ``n_categories`` (categorical columns; excludes the reserved missing code) and
+        ``missing`` (share of the training weight where the value was missing; NaN for
+        families that do not track it).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB
+        >>> df = pd.DataFrame({"city": ["Oslo", None, "Rome", "Rome"], "t": [1., 2., 9., 8.]})
+        >>> MixedNB().fit(df, [0, 0, 1, 1]).summary()
+                   family  group  n_categories  missing
+        city  categorical      0           2.0     0.25
+        t        gaussian      1           NaN     0.00
+        """
+        if not hasattr(self, "stats_"):
+            raise NotFittedError("This MixedNB instance is not fitted yet; call 'fit' first.")
+        total = float(self.class_count_.sum())
+        frames = []
+        for g, (fam, pos, stats, vocab) in enumerate(zip(
+                self.families_, self._positions, self.stats_["groups"], self._vocabs)):
+            observed = _observed_weight(fam.name, stats)
+            n_cat = np.full(len(pos), np.nan)
+            if vocab is not None:
+                n_cat = vocab.n_categories().astype(float) - vocab.first_code
+                if vocab.first_code:  # code 0 is "missing": count it as missing
+                    observed = observed - stats["n_counts"][:, offsets(stats)].sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                missing = 1.0 - observed / total if total > 0 else np.full(len(pos), np.nan)
+            frames.append(pd.DataFrame(
+                {"family": fam.name, "group": g, "n_categories": n_cat,
+                 "missing": np.round(missing, 12)},
+                index=pd.Index([self._columns[p] for p in pos])))
+        table = pd.concat(frames)
+        return table.iloc[np.argsort(np.concatenate(self._positions), kind="stable")]
+
+    # -- model files and merging ---------------------------------------------------------------
+    def _group_widths(self) -> list[int]:
+        return [len(pos) for pos in self._positions]
+
+    def _file_params(self) -> dict:
+        """Constructor parameters for a model file. Selectors that are code (callables) cannot
+        be stored, so they are replaced by the column groups they resolved to."""
+        params = self.get_params(deep=False)
+        spec = [] if isinstance(params["columns"], str) else params["columns"]
+        if any(callable(item[1]) for item in spec if isinstance(item, (tuple, list))):
+            params["columns"] = [(fam, [self._columns[p] for p in pos])
+                                 for fam, pos in zip(self.families_, self._positions)]
+            params["remainder"] = "drop"
+        return params
+
+    def _state_meta(self) -> dict:
+        """Generic state plus the table layout: column labels, groups and vocabularies."""
+        meta = super()._state_meta()
+        meta["mixed"] = {
+            "version": STATE_VERSION,
+            "columns": state.to_jsonable(list(self._columns), "column labels"),
+            "from_table": bool(self._from_table),
+            "positions": [[int(p) for p in pos] for pos in self._positions],
+            "vocabularies": [None if v is None else {"first_code": int(v.first_code)}
+                             for v in self._vocabs],
+        }
+        return meta
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        """Generic arrays plus each categorical group's vocabulary (values as unicode text
+        with a type tag, so 1, 1.0, True and "1" come back as they were)."""
+        arrays = super()._state_arrays()
+        for g, vocab in enumerate(self._vocabs):
+            if vocab is not None:
+                for key, value in vocab.to_arrays().items():
+                    arrays[f"vocabulary/{g}/{key}"] = value
+        return arrays
+
+    def _restore_state(self, meta: dict, arrays: dict) -> None:
+        """Rebuild a fitted model from ``_state_meta`` / ``_state_arrays`` output."""
+        layout = meta.get("mixed")
+        if not isinstance(layout, dict) or layout.get("version") != STATE_VERSION:
+            version = layout.get("version") if isinstance(layout, dict) else None
+            raise ModelFormatError(
+                "Model file: MixedNB state lacks its column layout, or has a layout version "
+                f"this nbayes does not read (got {version!r}, reads {STATE_VERSION})."
+            )
+        columns = state.from_jsonable(layout.get("columns"), "column labels")
+        positions, vocab_specs = layout.get("positions"), layout.get("vocabularies")
+        if not isinstance(columns, list) or not isinstance(positions, list) \
+                or not isinstance(vocab_specs, list) or len(vocab_specs) != len(positions) \
+                or not all(isinstance(p, list) and p and all(
+                    isinstance(i, int) and not isinstance(i, bool) for i in p)
+                    for p in positions):
+            raise ModelFormatError("Model file: MixedNB column layout is malformed.")
+        flat = np.concatenate([np.asarray(p, dtype=np.intp) for p in positions]) \
+            if positions else np.empty(0, dtype=np.intp)
+        if flat.size and (flat.min() < 0 or flat.max() >= len(columns)
+                          or np.unique(flat).size != flat.size):
+            raise ModelFormatError(
+                "Model file: MixedNB column groups overlap or name columns outside the table."
+            )
+        self._columns = columns
+        self._from_table = bool(layout.get("from_table"))
+        self._positions = [np.asarray(p, dtype=np.intp) for p in positions]
+        self._vocabs = []
+        for g, (spec, pos) in enumerate(zip(vocab_specs, self._positions)):  # bounded: groups
+            if spec is None:
+                self._vocabs.append(None)
+                continue
+            prefix = f"vocabulary/{g}/"
+            parts = {k[len(prefix):]: state.take(arrays, k, ndim=1)
+                     for k in arrays if k.startswith(prefix)}
+            if set(parts) != {"values", "kinds", "column", "code"} \
+                    or spec.get("first_code") not in (0, 1):
+                raise ModelFormatError(f"Model file: vocabulary of column group {g} is malformed.")
+            self._vocabs.append(Vocabulary.from_arrays(len(pos), spec["first_code"], parts))
+        super()._restore_state(meta, arrays)
+        if self.n_features_in_ != len(columns):
+            raise ModelFormatError(
+                f"Model file: {len(columns)} column labels for {self.n_features_in_} features."
+            )
+        # A vocabulary may hold values beyond the statistics' categories (values seen only in
+        # rows of weight zero count as never seen), but each group needs one iff categorical.
+        for g, (fam, vocab) in enumerate(zip(self.families_, self._vocabs)):
+            if (fam.name == "categorical") != (vocab is not None):
+                raise ModelFormatError(
+                    f"Model file: vocabulary of column group {g} does not match its family."
+                )
+
+    def _merge_state_from(self, other: MixedNB) -> dict:
+        """``other``'s statistics in this model's category codes (extends the vocabularies)."""
+        same_layout = other._columns == self._columns and len(other._positions) == len(
+            self._positions) and all(np.array_equal(a, b)
+                                     for a, b in zip(self._positions, other._positions))
+        if not same_layout:
+            raise ParameterError(
+                "Cannot merge: the models group their columns differently "
+                f"({other.column_groups_!r} vs {self.column_groups_!r}). With "
+                "columns='auto' the integer rule can choose differently per shard: name the "
+                "families in 'columns', or pass an integer max_int_categories."
+            )
+        groups = [stats if mine is None else mine.remap_counts(theirs, stats)
+                  for mine, theirs, stats in zip(self._vocabs, other._vocabs,
+                                                 other.stats_["groups"])]
+        return {**other.stats_, "groups": groups}
+
+
+def offsets(stats) -> np.ndarray:
+    """Column of category 0 of each feature in a categorical group's flat count array."""
+    from ..distributions.categorical import offsets_of
+
+    return offsets_of(stats["n_categories"])
+
+
+def _observed_weight(name: str, stats) -> np.ndarray:
+    """Training weight per feature where the value was observed."""
+    if name == "gaussian":
+        return stats["n_weight"].sum(axis=0)
+    if name in ("bernoulli", "poisson"):
+        return stats["n_observed"].sum(axis=0)
+    if name == "categorical":
+        return _segment_sums(stats["n_counts"], stats["n_categories"]).sum(axis=0)
+    return np.full(next(iter(stats.values())).shape[-1], np.nan)
+
+
+__all__ = ["MixedNB"]
