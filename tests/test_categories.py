@@ -57,6 +57,13 @@ def test_categorical_nb_accepts_pandas_categoricals_and_booleans():
     assert model.predict(df).tolist() == [0, 1, 0, 1]
 
 
+def test_categorical_nb_names_one_hot_columns_by_value():
+    X, y = string_data()
+    model = CategoricalNB().fit(pd.DataFrame(X, columns=["colour", "size"]), y)
+    assert model.linear_feature_names().tolist() == [
+        "colour=blue", "colour=green", "colour=red", "size=L", "size=M", "size=S", "size=XL"]
+
+
 def test_categorical_nb_partial_fit_appends_to_the_vocabulary():
     X, y = string_data()
     model = CategoricalNB().partial_fit(X[:50], y[:50], classes=[0, 1, 2])

@@ -444,6 +444,23 @@ def test_unlearn_undoes_partial_fit_and_refuses_unknown_categories():
         model.unlearn(rows, y[:2])
 
 
+# -- explanations ---------------------------------------------------------------------------------
+
+def test_explain_terms_add_up_and_one_hot_names_use_values():
+    df, y = make_table()
+    model = MixedNB(missing="category").fit(df, y)
+    rows = awkward_rows(df)
+    explanation = model.explain(rows)
+    assert explanation.feature_names.tolist() == df.columns.tolist()   # fitted column order
+    np.testing.assert_allclose(explanation.terms.sum(axis=2) + explanation.log_prior,
+                               model.predict_joint_log_proba(rows), rtol=1e-10)
+    names = model.linear_feature_names().tolist()
+    assert {"city=<missing>", "city=Lima", "city=Oslo", "city=Rome", "plan=gold"} <= set(names)
+    assert model.linear_features(df).shape[1] == len(names)
+    top = model.top_features("yes", k=3)
+    assert top["feature"].isin(names).all()
+
+
 # -- scikit-learn conventions ----------------------------------------------------------------------
 
 @parametrize_with_checks([MixedNB()])

@@ -170,6 +170,23 @@ class Vocabulary:
         self.column = np.concatenate([self.column, new_col])
         self.code = np.concatenate([self.code, new_code])
 
+    def linear_names(self, column_names, n_categories: np.ndarray) -> list[str]:
+        """``"column=value"`` for every (column, code) of a flat categorical layout with
+        ``n_categories`` codes per column; the reserved missing code reads ``<missing>`` and
+        codes without a value (``min_categories``) read as the number."""
+        from ..distributions.categorical import offsets_of
+
+        n_categories = np.asarray(n_categories)
+        off = offsets_of(n_categories)
+        feature = np.repeat(np.arange(n_categories.size), n_categories)
+        code = np.arange(feature.size) - off[feature]
+        label = code.astype(str).astype(object)
+        if self.first_code:
+            label[off] = "<missing>"
+        inside = self.code < n_categories[self.column]
+        label[off[self.column[inside]] + self.code[inside]] = self.values[inside].astype(str)
+        return [f"{column_names[f]}={v}" for f, v in zip(feature.tolist(), label.tolist())]
+
     # -- merging ----------------------------------------------------------------------------
     def absorb(self, other: Vocabulary) -> np.ndarray:
         """Append the values of ``other`` that this vocabulary lacks (in ``other``'s code

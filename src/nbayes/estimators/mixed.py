@@ -470,9 +470,9 @@ class MixedNB(BaseNB):
     def _publish(self) -> None:
         self.column_groups_ = [(fam.name, [self._columns[p] for p in pos])
                                for fam, pos in zip(self.families_, self._positions)]
-        self.column_families_ = {self._columns[p]: fam.name
-                                 for fam, pos in zip(self.families_, self._positions)
-                                 for p in pos}
+        family_of = {int(p): fam.name for fam, pos in zip(self.families_, self._positions)
+                     for p in pos}
+        self.column_families_ = {self._columns[p]: family_of[p] for p in sorted(family_of)}
         self.categories_ = {}
         for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
             if vocab is None:
@@ -482,6 +482,24 @@ class MixedNB(BaseNB):
             for p, values in zip(pos, np.split(vocab.values[order], split)):
                 self.categories_[self._columns[p]] = values
         self.__dict__.pop("_summary", None)
+
+    # -- explanations (hooks of BaseNB.explain / top_features / linear form) ---------------------
+    def _block_columns(self) -> list[np.ndarray]:
+        return list(self._positions)
+
+    def _column_labels(self) -> list[str]:
+        if self._from_table:
+            return [str(c) for c in self._columns]
+        return super()._column_labels()
+
+    def _linear_names(self, block_names) -> np.ndarray:
+        """One-hot columns of categorical groups are named by value: ``"city=Rome"``."""
+        names: list[str] = []
+        for fam, p, cols, vocab in zip(self.families_, self.params_, block_names,
+                                       self._vocabs):  # bounded by the number of groups
+            names.extend(fam.linear_feature_names(p, cols) if vocab is None
+                         else vocab.linear_names(cols, p["n_categories"]))
+        return np.asarray(names, dtype=str)
 
     def __sklearn_tags__(self):
         tags = super(BaseNB, self).__sklearn_tags__()

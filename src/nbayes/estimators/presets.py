@@ -577,6 +577,13 @@ class CategoricalNB(_DiscreteNB):
         finally:
             self._accumulating = False
 
+    def _linear_names(self, block_names) -> np.ndarray:
+        vocab = getattr(self, "_vocab", None)
+        if vocab is None:
+            return super()._linear_names(block_names)
+        return np.asarray(vocab.linear_names(block_names[0], self.params_[0]["n_categories"]),
+                          dtype=str)
+
     def _state_meta(self) -> dict:
         meta = super()._state_meta()
         if self._vocab is not None:
