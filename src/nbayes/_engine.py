@@ -21,12 +21,18 @@ from .exceptions import ParameterError
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
 
 
-def _row_bytes(blocks: Sequence) -> int:
-    """Bytes per row of the float64 temporaries a chunk creates (at least 8 per column)."""
+def _row_bytes(blocks: Sequence, per_stored_value: int = 16) -> int:
+    """Bytes per row of the float64 temporaries a chunk creates (at least 8 per column).
+
+    Sparse input costs ``per_stored_value`` bytes per stored value: fitting builds keys and
+    weights per value, while scoring keeps sparse input sparse and makes few such temporaries,
+    so it takes larger chunks (each chunk of a sparse matrix is a copy, plus per-call work on
+    the whole weight table).
+    """
     total = 0
     for X in blocks:
         if sp.issparse(X):
-            total += 16 * max(1, X.nnz // max(X.shape[0], 1)) + 64
+            total += per_stored_value * max(1, X.nnz // max(X.shape[0], 1)) + 64
         else:
             total += 8 * 4 * X.shape[1]
     return max(total, 8)
@@ -172,7 +178,8 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
     rows once it is filled."""
     n = blocks[0].shape[0]
     with_prior = uses_class_prior(families, log_prior.shape[0])
-    for rows in row_chunks(n, _row_bytes(blocks) + 8 * log_prior.shape[0], budget):
+    for rows in row_chunks(n, _row_bytes(blocks, per_stored_value=4) + 8 * log_prior.shape[0],
+                           budget):
         # Scoring runs inside the row context too: families name rows of the user's data
         # when they reject a value only the parameters can judge (an unseen category).
         with rows_from(rows.start):

@@ -16,6 +16,7 @@ from ._base import (
     Stats,
     class_sums,
     describe_cell,
+    dot_t,
     maximise_log_scalar,
     missing_mask,
     subtract_nonnegative,
@@ -386,9 +387,9 @@ class Gaussian(Family):
         Xc = np.subtract(X, params["center"], dtype=np.float64)
         if nan is not None:
             Xc[nan] = 0.0
-        quad = Xc @ (-2.0 * mc * prec).T
+        quad = dot_t(Xc, -2.0 * mc * prec)
         np.square(Xc, out=Xc)
-        quad += Xc @ prec.T
+        quad += dot_t(Xc, prec)
         quad += const.sum(axis=1) if nan is None else (~nan) @ const.T
         quad *= -0.5
         return quad
