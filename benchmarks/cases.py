@@ -8,6 +8,7 @@ counts (``--quick``) without changing the shape of the problem.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import tarfile
 from collections.abc import Callable
@@ -33,6 +34,8 @@ class Pair:
     note: str = ""
     #: Whether the two should give the same probabilities (checked, reported as max |diff|).
     same_model: bool = True
+    #: Whether both sides have partial_fit (a scikit-learn Pipeline has not).
+    partial_fit: bool = True
 
 
 @dataclass
@@ -202,6 +205,47 @@ def spambase(data_dir: Path) -> Callable:
     return load
 
 
+def adult(data_dir: Path) -> Callable:
+    def load(scale: float):
+        import pandas as pd
+        names = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+                 "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+                 "hours-per-week", "native-country", "income"]
+        with gzip.open(data_dir / "adult" / "adult.data.gz", "rt") as f:
+            df = pd.read_csv(f, header=None, names=names, skipinitialspace=True,
+                             na_values="?")
+        df = df.dropna(subset=["income"])
+        return df.drop(columns="income"), df["income"].to_numpy()
+    return load
+
+
+def sklearn_mixed_pipeline():
+    """scikit-learn's closest model of a mixed table: categories imputed and ordinal-encoded,
+    numbers binned into 10 quantile bins, one CategoricalNB over both."""
+    from sklearn.compose import make_column_selector, make_column_transformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import KBinsDiscretizer, OrdinalEncoder
+    encode = make_column_transformer(
+        (make_pipeline(SimpleImputer(strategy="most_frequent"),
+                       OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)),
+         make_column_selector(dtype_include=object)),
+        (KBinsDiscretizer(n_bins=10, encode="ordinal", strategy="quantile",
+                          quantile_method="averaged_inverted_cdf"),
+         make_column_selector(dtype_include="number")),
+    )
+    return make_pipeline(encode, sk.CategoricalNB(min_categories=10))
+
+
+def mixed_pair() -> Pair | None:
+    if not hasattr(nb, "MixedNB"):
+        return None
+    return Pair("MixedNB", nb.MixedNB, sklearn_mixed_pipeline,
+                note="vs a scikit-learn Pipeline (impute + OrdinalEncoder for categories, "
+                     "10 quantile bins for numbers, CategoricalNB); a Pipeline has no "
+                     "partial_fit", same_model=False, partial_fit=False)
+
+
 # -- the list -------------------------------------------------------------------------------------
 
 def all_cases(data_dir: Path) -> list[Case]:
@@ -231,4 +275,9 @@ def all_cases(data_dir: Path) -> list[Case]:
         Case("spambase", "UCI Spambase, 57 continuous features",
              spambase(data_dir), [GAUSSIAN, MULTINOMIAL, BERNOULLI], real=True),
     ]
+    pair = mixed_pair()
+    if pair is not None:
+        cases.append(Case("adult", "UCI Adult (32,561 rows, 6 numeric + 8 categorical "
+                          "columns with missing values), pandas DataFrame", adult(data_dir),
+                          [pair], real=True))
     return cases

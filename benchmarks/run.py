@@ -64,6 +64,8 @@ def _peak_bytes(fn) -> tuple[int, object]:
 
 
 def input_bytes(X) -> int:
+    if hasattr(X, "memory_usage"):  # a DataFrame
+        return int(X.memory_usage(deep=True).sum())
     if sp.issparse(X):
         return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
     return X.nbytes
@@ -71,6 +73,9 @@ def input_bytes(X) -> int:
 
 def read_pass(X):
     """One pass of numpy over the input's values: the floor any fit has to pay."""
+    if hasattr(X, "select_dtypes"):  # a DataFrame: its numeric columns
+        numbers = X.select_dtypes("number").to_numpy()
+        return lambda: numbers.sum()
     return (lambda: X.data.sum()) if sp.issparse(X) else (lambda: X.sum())
 
 
@@ -90,6 +95,9 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
         if name == "fit":
             return lambda: make().fit(X, y)
         if name == "partial_fit":
+            if not pair.partial_fit:
+                return None
+
             def run():
                 est = make()
                 for Xc, yc in chunks:
@@ -105,12 +113,16 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
             # within reach on a busy 2-core machine.
             if r and max(times[name][lib][0] for lib in models) > SLOW_S:
                 continue
+            if op("nbayes", name) is None:
+                continue
             order = list(models) if r % 2 == 0 else list(models)[::-1]
             for lib in order:
                 times[name][lib].append(_clock(op(lib, name)))
     out = {"estimator": pair.name, "sklearn_estimator": pair.sklearn.__name__,
            "note": pair.note, "times_s": times, "median_s": {}, "ratio": {}}
     for name in OPS:
+        if not times[name]["nbayes"]:
+            continue
         med = {lib: statistics.median(v) for lib, v in times[name].items()}
         out["median_s"][name] = med
         out["ratio"][name] = med["nbayes"] / med["sklearn"]
@@ -119,6 +131,8 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
         out["peak_bytes"] = {name: {} for name in OPS}
         for name in OPS:
             for lib in models:
+                if op(lib, name) is None:
+                    continue
                 out["peak_bytes"][name][lib], result = _peak_bytes(op(lib, name))
                 if name == "predict_proba":
                     proba[lib] = result
@@ -135,12 +149,13 @@ def bench_case(case: Case, scale: float, repeat: int, memory: bool, log) -> dict
     X, y = case.load(scale)
     gen_s = time.perf_counter() - t0
     n, d = X.shape
-    chunks = [(X[s], y[s]) for s in chunk_slices(n)]
+    rows = X.iloc if hasattr(X, "iloc") else X
+    chunks = [(rows[s], y[s]) for s in chunk_slices(n)]
     reads = [_clock(read_pass(X)) for _ in range(max(repeat, 3))]
     result = {
         "case": case.name, "description": case.description, "real": case.real,
         "n_samples": n, "n_features": d, "n_classes": int(np.unique(y).size),
-        "sparse": sp.issparse(X), "dtype": str(X.dtype),
+        "sparse": sp.issparse(X), "dtype": str(getattr(X, "dtype", "DataFrame")),
         "nnz": int(X.nnz) if sp.issparse(X) else n * d,
         "input_bytes": input_bytes(X), "data_seconds": gen_s,
         "read_pass_s": statistics.median(reads), "pairs": [],
@@ -160,7 +175,7 @@ def bench_case(case: Case, scale: float, repeat: int, memory: bool, log) -> dict
 def _row_text(case: dict, res: dict) -> str:
     r, m = res["ratio"], res["median_s"]
     return (f"{res['estimator']:<14} fit {m['fit']['nbayes']:.4f}/{m['fit']['sklearn']:.4f} "
-            f"({r['fit']:.2f})  partial_fit {r['partial_fit']:.2f}  "
+            f"({r['fit']:.2f})  partial_fit {r.get('partial_fit', float('nan')):.2f}  "
             f"predict_proba {m['predict_proba']['nbayes']:.4f}/"
             f"{m['predict_proba']['sklearn']:.4f} ({r['predict_proba']:.2f})  "
             f"fit/read {res['fit_over_read_pass']:.1f}")
@@ -182,6 +197,8 @@ def markdown_table(report: dict) -> str:
                 f" (vs {res['sklearn_estimator']})"
 
             def cell(op, m=m, r=r):
+                if op not in m:
+                    return "n/a"
                 return (f"{_fmt_s(m[op]['nbayes'])} / {_fmt_s(m[op]['sklearn'])} "
                         f"(**{r[op]:.2f}**)")
             mem = "—"
