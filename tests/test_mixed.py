@@ -444,6 +444,15 @@ def test_unlearn_undoes_partial_fit_and_refuses_unknown_categories():
         model.unlearn(rows, y[:2])
 
 
+def test_dask_fit_explains_what_to_do_instead():
+    dd = pytest.importorskip("dask.dataframe", reason="dask is an optional dependency")
+    from nbayes import dask as nbdask
+
+    df, y = make_table(missing=False)
+    with pytest.raises(ParameterError, match="stream the partitions through partial_fit"):
+        nbdask.fit(MixedNB(), dd.from_pandas(df.assign(label=y), npartitions=2), "label")
+
+
 # -- explanations ---------------------------------------------------------------------------------
 
 def test_explain_terms_add_up_and_one_hot_names_use_values():

@@ -375,6 +375,15 @@ class MixedNB(BaseNB):
         return df
 
     def _make_families(self, n_features: int) -> list[Family]:
+        if not hasattr(self, "families_"):
+            # Only reached by code that builds families before seeing data (nbayes.dask.fit).
+            raise ParameterError(
+                "MixedNB learns its column groups and category vocabularies from the data, "
+                "so it cannot be set up before it sees a batch. Fit it in memory, or stream "
+                "the partitions through partial_fit (for part in ddf.partitions: "
+                "model.partial_fit(part.compute(), ...)), or fit shards with the same "
+                "explicit columns=[...] and combine them with nbayes.merge."
+            )
         return self.families_
 
     def _label(self, p: int) -> str:
