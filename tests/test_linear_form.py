@@ -218,3 +218,47 @@ def test_sms_spam_filter_gets_more_precise_as_the_threshold_rises():
     assert np.all(np.diff(recall) <= 0), recall
     # A higher threshold flags a subset of what a lower one flags.
     assert all(high <= low for low, high in itertools.pairwise(flagged))
+
+
+def mixed_table(n=300, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"city": rng.choice(["Oslo", "Rome", "Paris"], n),
+                       "t": rng.normal(size=n), "ok": rng.random(n) < 0.5,
+                       "visits": rng.poisson(3, n)})
+    df.loc[::7, "city"] = None  # missing cells: dropped factors, handled by the linear form
+    y = np.where(df["t"] + (df["city"] == "Rome") + rng.normal(size=n) > 0.5, "yes", "no")
+    return df, y
+
+
+def test_mixed_model_is_linear_when_every_group_is():
+    from nbayes.distributions import Gaussian
+
+    df, y = mixed_table()
+    model = nbayes.MixedNB(columns=[("categorical", ["city"]), ("bernoulli", ["ok"]),
+                                    (Gaussian(var_pooling="shared"), ["t"]),
+                                    ("poisson", ["visits"])]).fit(df, y)
+    Z = model.linear_features(df)
+    names = model.linear_feature_names().tolist()
+    assert len(names) == Z.shape[1] and "city=Rome" in names and "t" in names
+    scores = np.asarray(Z @ model.coef_[0]).ravel() + model.intercept_[0]
+    np.testing.assert_allclose(scores, model.decision_function(df), rtol=1e-9, atol=1e-9)
+    jll = model.predict_joint_log_proba(df)
+    np.testing.assert_allclose(model.decision_function(df), jll[:, 1] - jll[:, 0], rtol=1e-10,
+                               atol=1e-9)
+    assert model.top_features("yes", k=2)["feature"].tolist() == ["t", "city=Rome"]
+
+
+def test_mixed_model_with_a_per_class_gaussian_group_is_not_linear():
+    df, y = mixed_table()
+    model = nbayes.MixedNB().fit(df, y)
+    assert not hasattr(model, "coef_")
+    ex = model.explain(df.iloc[:5])
+    np.testing.assert_allclose(ex.joint_log_proba, model.predict_joint_log_proba(df.iloc[:5]),
+                               rtol=1e-10, atol=1e-9)
+    assert sorted(ex.feature_names) == sorted(df.columns)
+    table = ex.to_frame(1).set_index("feature")
+    assert table.loc["city", "value"] == df.loc[1, "city"]
+    # Row 0's city is missing: its factor is dropped, so it contributes nothing.
+    assert ex.to_frame(0).set_index("feature").loc["city", "contribution"] == 0.0
