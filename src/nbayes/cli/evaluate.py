@@ -13,6 +13,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import (
     accuracy_score,
     balanced_accuracy_score,
@@ -49,7 +50,7 @@ class Scores:
     def add(self, y_true: np.ndarray, proba: np.ndarray) -> None:
         """Fold one chunk's true labels and predicted probabilities into the totals."""
         y_pred = np.asarray(self.labels, dtype=object)[np.argmax(proba, axis=1)]
-        unseen = sorted(set(np.unique(y_true).tolist()) - set(self.labels))
+        unseen = sorted(set(pd.unique(y_true).tolist()) - set(self.labels))
         if unseen:  # labels the model never saw: counted as errors, matrix grows
             self.labels.extend(unseen)
             grown = np.zeros((len(self.labels),) * 2, dtype=np.int64)

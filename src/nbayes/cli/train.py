@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from .._validation import rows_from
 from ..exceptions import DataError
@@ -96,7 +97,7 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
     desc = "training (pass 2/2)" if classes else "training"
     for offset, chunk in table.chunks(columns, dtypes, desc=desc):
         y = class_labels(chunk[target], offset, data, target)
-        new = sorted(set(np.unique(y).tolist()) - set(classes))
+        new = sorted(set(pd.unique(y).tolist()) - set(classes))  # hashing, not sorting
         classes.extend(new)  # append-only: statistics of known classes keep their rows
         X = the_plan.inputs(chunk, offset, data)
         with rows_from(offset):
