@@ -111,6 +111,21 @@ def evaluate(model: str, data: str, target: str | None = None, *,
     dict with ``rows``, ``accuracy``, ``balanced_accuracy``, ``log_loss``, ``per_class``
     (precision, recall, F1, support), ``classes`` and ``confusion_matrix`` (rows: true class,
     columns: predicted, in ``classes`` order).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from nbayes.cli.train import train
+    >>> folder = tempfile.mkdtemp()
+    >>> data = os.path.join(folder, "fruit.csv")
+    >>> with open(data, "w") as f:
+    ...     _ = f.write("colour,weight,fruit\\nred,150,apple\\ngreen,170,apple\\n"
+    ...                 "yellow,120,banana\\nyellow,130,banana\\n")
+    >>> model = os.path.join(folder, "fruit.nbayes")
+    >>> _ = train(data, "fruit", model)
+    >>> report = evaluate(model, data)
+    >>> report["accuracy"], report["confusion_matrix"]
+    (1.0, [[2, 0], [0, 2]])
     """
     read = read or ReadOptions()
     the_plan = load_plan(model, text_column)

@@ -43,6 +43,21 @@ def explain(model: str, data: str | None = None, *, k: int = 10, rows: int = 5,
     -------
     dict with ``classes``, ``top_features`` (class -> list of {feature, weight[, impact]})
     and ``rows`` (list of {row, predicted, runner_up, log_odds, features: [...]}).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from nbayes.cli.train import train
+    >>> folder = tempfile.mkdtemp()
+    >>> data = os.path.join(folder, "fruit.csv")
+    >>> with open(data, "w") as f:
+    ...     _ = f.write("colour,weight,fruit\\nred,150,apple\\ngreen,170,apple\\n"
+    ...                 "yellow,120,banana\\nyellow,130,banana\\n")
+    >>> model = os.path.join(folder, "fruit.nbayes")
+    >>> _ = train(data, "fruit", model)
+    >>> report = explain(model, data, k=1, rows=1)
+    >>> report["top_features"]["banana"][0]["feature"], report["rows"][0]["predicted"]
+    ('colour=yellow', 'apple')
     """
     read = read or ReadOptions()
     the_plan = load_plan(model, text_column)

@@ -43,6 +43,21 @@ def inspect_model(path: str) -> dict:
     -------
     dict with ``estimator``, ``format_version``, ``classes``, ``class_count``, ``prior``,
     ``training_rows``, ``columns`` (family per column), ``params`` and the training metadata.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from nbayes.cli.train import train
+    >>> folder = tempfile.mkdtemp()
+    >>> data = os.path.join(folder, "fruit.csv")
+    >>> with open(data, "w") as f:
+    ...     _ = f.write("colour,weight,fruit\\nred,150,apple\\ngreen,170,apple\\n"
+    ...                 "yellow,120,banana\\nyellow,130,banana\\n")
+    >>> model = os.path.join(folder, "fruit.nbayes")
+    >>> _ = train(data, "fruit", model)
+    >>> info = inspect_model(model)
+    >>> info["format_version"], info["classes"], info["prior"]
+    (1, ['apple', 'banana'], [0.5, 0.5])
     """
     model = load(path)
     manifest = read_manifest(path)

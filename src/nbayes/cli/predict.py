@@ -52,6 +52,25 @@ def predict(model: str, data: str, output: str | None = None, *, proba: bool = F
     Returns
     -------
     PredictResult
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from nbayes.cli.train import train
+    >>> folder = tempfile.mkdtemp()
+    >>> data = os.path.join(folder, "fruit.csv")
+    >>> with open(data, "w") as f:
+    ...     _ = f.write("colour,weight,fruit\\nred,150,apple\\ngreen,170,apple\\n"
+    ...                 "yellow,120,banana\\nyellow,130,banana\\n")
+    >>> model = os.path.join(folder, "fruit.nbayes")
+    >>> _ = train(data, "fruit", model)
+    >>> _ = predict(model, data, os.path.join(folder, "out.csv"), keep=("colour",))
+    >>> print(open(os.path.join(folder, "out.csv")).read().strip())
+    colour,prediction
+    red,apple
+    green,apple
+    yellow,banana
+    yellow,banana
     """
     read = read or ReadOptions()
     the_plan = load_plan(model, text_column)

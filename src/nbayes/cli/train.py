@@ -71,6 +71,20 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
     Returns
     -------
     TrainResult
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from nbayes.cli.train import train
+    >>> folder = tempfile.mkdtemp()
+    >>> data = os.path.join(folder, "fruit.csv")
+    >>> with open(data, "w") as f:
+    ...     _ = f.write("colour,weight,fruit\\nred,150,apple\\ngreen,170,apple\\n"
+    ...                 "yellow,120,banana\\nyellow,130,banana\\n")
+    >>> model = os.path.join(folder, "fruit.nbayes")
+    >>> result = train(data, "fruit", model)
+    >>> result.estimator, result.rows, result.classes
+    ('MixedNB', 4, ['apple', 'banana'])
     """
     start = time.perf_counter()
     settings = settings or Settings()
