@@ -7,6 +7,7 @@ process killed mid-fit.
 
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -22,10 +23,13 @@ import pytest
 import scipy.sparse as sp
 from _cases import CASES, make_case
 from distributed import Client, LocalCluster
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
 import nbayes
 from nbayes import DataError, UnknownLabelError
 from nbayes import dask as nbdask
+from nbayes.cli import main as cli_main
+from nbayes.datasets import load_sms_spam
 
 # Workers import this module's helpers by value: the tests folder is not on their path.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -190,6 +194,27 @@ def test_dataframe_labels_partitioned_differently_align_by_index(client):
     assert_same_model(model, nbayes.GaussianNB().fit(df, labels))
 
 
+@pytest.mark.parametrize("vectorizer", [
+    None,
+    CountVectorizer(min_df=2, max_features=300, ngram_range=(1, 2)),
+    HashingVectorizer(n_features=2**10, alternate_sign=False, norm=None),
+    CountVectorizer(vocabulary=["free", "call", "now", "lunch", "win"]),
+], ids=["vocabulary", "limited-vocabulary", "hashing", "fixed-vocabulary"])
+def test_text_model_with_a_distributed_vocabulary_pass(client, vectorizer, tmp_path):
+    df = load_sms_spam().iloc[:1500]
+    ddf = dd.from_pandas(df, npartitions=4)
+    model = nbdask.fit(nbayes.TextNB(vectorizer=vectorizer), ddf["text"], ddf["label"])
+    local = nbayes.TextNB(vectorizer=vectorizer).fit(df["text"], df["label"])
+    if hasattr(local.vectorizer_, "vocabulary_"):
+        assert model.vectorizer_.vocabulary_ == local.vectorizer_.vocabulary_
+    assert_same_model(model.classifier_, local.classifier_)
+    labels = nbdask.predict(model, ddf["text"]).compute()
+    np.testing.assert_array_equal(labels.to_numpy(), local.predict(df["text"]))
+    nbayes.save(model, tmp_path / "text.nbayes")
+    np.testing.assert_allclose(nbayes.load(tmp_path / "text.nbayes").predict_proba(df["text"]),
+                               local.predict_proba(df["text"]), rtol=1e-10)
+
+
 def test_array_predictions_are_lazy_and_per_block(client):
     estimator, X, y = make_case("multinomial", n=300, d=6, seed=2)
     Xd = da.from_array(X, chunks=((0, 100, 200), (3, 3)))
@@ -243,6 +268,81 @@ def test_input_errors():
         nbdask.fit(nbayes.GaussianNB(), X, np.zeros(10), sample_weight=np.zeros(10))
     with pytest.raises(nbayes.NotFittedError):
         nbdask.predict(nbayes.GaussianNB(), X)
+
+
+# -- the command line: nbayes train / predict --dask -------------------------------------------
+def cli(capsys, *argv):
+    status = cli_main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_train_and_predict_on_the_cluster_equal_the_chunked_run(capsys, client, tmp_path,
+                                                                   shared_data):
+    spambase = shared_data / "spambase" / "spambase.data"
+    address = client.scheduler.address
+    common = ["--no-header", "--target", "57", "--model", "gaussian", "--chunk-rows", "900"]
+    status, out, err = cli(capsys, "train", spambase, *common, "-o", tmp_path / "d.nbayes",
+                           "--dask", address)
+    assert status == 0, err
+    assert "4,601 rows" in out
+    status, _, err = cli(capsys, "train", spambase, *common, "-o", tmp_path / "c.nbayes")
+    assert status == 0, err
+    assert_same_model(nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes"))
+    for name, extra in (("d.csv", ["--dask", address]), ("c.csv", [])):
+        status, _, err = cli(capsys, "predict", tmp_path / "d.nbayes", spambase, "--no-header",
+                             "--proba", "--keep", "57", "-o", tmp_path / name, *extra)
+        assert status == 0, err
+    got, want = pd.read_csv(tmp_path / "d.csv"), pd.read_csv(tmp_path / "c.csv")
+    assert len(got) == 4601 and list(got.columns) == ["57", "prediction", "proba_0", "proba_1"]
+    pd.testing.assert_frame_equal(got, want, rtol=1e-10)
+
+
+def test_cli_text_model_on_the_cluster(capsys, client, tmp_path):
+    df = load_sms_spam().iloc[:2000]
+    df.to_csv(tmp_path / "sms.csv", index=False)
+    for name, extra in (("d", ["--dask", client.scheduler.address]), ("c", [])):
+        status, _, err = cli(capsys, "train", tmp_path / "sms.csv", "--target", "label",
+                             "--text-column", "text", "--min-df", "2", "-o",
+                             tmp_path / f"{name}.nbayes", *extra)
+        assert status == 0, err
+    got, want = nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes")
+    assert got.vectorizer_.vocabulary_ == want.vectorizer_.vocabulary_
+    assert_same_model(got.classifier_, want.classifier_)
+
+
+def test_cli_local_cluster_and_errors(capsys, client, tmp_path):
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.poisson(3, size=(300, 3)), columns=["a", "b", "c"])
+    df["label"] = np.where(df["a"] > 3, "high", "low")
+    df.to_csv(tmp_path / "counts.csv", index=False)
+    status, _, err = cli(capsys, "train", tmp_path / "counts.csv", "--target", "label",
+                           "--model", "multinomial", "-o", tmp_path / "m.nbayes",
+                           "--dask", "local:1")
+    assert status == 0, err
+    want = nbayes.MultinomialNB().fit(df[["a", "b", "c"]], df["label"])
+    assert_same_model(nbayes.load(tmp_path / "m.nbayes"), want)
+
+    status, _, err = cli(capsys, "train", tmp_path / "counts.csv", "--target", "label",
+                         "--model", "multinomial", "-o", tmp_path / "x.nbayes",
+                         "--dask", "yarn")
+    assert status == 2
+    assert "--dask must be local, local:N or tcp://HOST:PORT; got 'yarn'" in err
+    df["b"] = df["b"].astype(object)
+    df.loc[250, "b"] = "many"
+    df.to_csv(tmp_path / "bad.csv", index=False)
+    args = ["train", tmp_path / "bad.csv", "--target", "label", "--model", "multinomial",
+            "-o", tmp_path / "x.nbayes", "--dask", client.scheduler.address]
+    # The first rows fix the column types: text seen there is reported with its row...
+    status, _, err = cli(capsys, *args)
+    assert status == 1
+    assert re.search(r"column 'b' must hold numbers for multinomial; got 'many' at row 250.*"
+                     r"in partition 0 of DATA", err), err
+    # ... text further down fails the typed CSV reader on the workers.
+    status, _, err = cli(capsys, *args, "--chunk-rows", "100")
+    assert status == 1
+    assert re.search(r"bad.csv: a column that holds numbers in its first rows holds text "
+                     r"further down \(could not convert string to float: 'many'\)", err), err
 
 
 def slow_block(block):

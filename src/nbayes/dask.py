@@ -55,6 +55,7 @@ from . import _engine as engine
 from ._validation import rows_from
 from .distributions import Labels
 from .estimators._base import BaseNB, check_sample_weight
+from .estimators.text import TextNB, as_texts
 from .exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
 
 __all__ = ["fit", "predict", "predict_joint_log_proba", "predict_log_proba", "predict_proba"]
@@ -121,7 +122,7 @@ def _vector_partitions(v, X, name: str) -> list:
 _Y, _W = "__nbayes_y__", "__nbayes_sample_weight__"
 
 
-def _frame_partitions(X, y, sample_weight) -> tuple[Any, list]:
+def _frame_partitions(X, y, sample_weight) -> tuple[Any, Any]:
     """Features, labels and weights of a dask DataFrame joined into one frame per partition.
 
     ``y`` and ``sample_weight`` may be column names of X or dask Series. Joining them with
@@ -150,14 +151,16 @@ def _frame_partitions(X, y, sample_weight) -> tuple[Any, list]:
     except ValueError as exc:
         raise DataError(f"Cannot align the partitions of y / sample_weight with X: {exc} "
                         "Take them from the same DataFrame as X.") from exc
-    return X, list(frame.to_delayed())
+    return X, frame
 
 
 # -- map and reduce steps (run on the workers) --------------------------------------------------
-def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | None):
+def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | None,
+                     vectorizer=None):
     """(classes seen, statistics) of one partition, or None for an empty one.
 
     For DataFrames ``y`` is None and the labels (and weights) are columns of the partition.
+    With a ``vectorizer`` the partition holds texts, turned into word counts here.
     """
     if y is None:
         y = X[_Y]
@@ -173,6 +176,8 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
                 raise DataError(f"X has {n} rows but y has {y.shape[0]} labels.")
             if n == 0:
                 return None
+            if vectorizer is not None:
+                X = vectorizer.transform(as_texts(X))
             X = shell._validate_X(X, reset=False)
             y = shell._check_y(y, X)
             weights = check_sample_weight(w, n, allow_all_zero=True)
@@ -193,9 +198,25 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
     return classes, stats
 
 
+def _frame_stats(part: pd.DataFrame, shell: BaseNB, classes, vectorizer=None,
+                 partition_info=None) -> pd.Series:
+    """:func:`_partition_stats` of a DataFrame partition, boxed in a one-element Series.
+
+    Running it through ``map_partitions`` lets Dask fuse it with the reading of the partition
+    into one task, so no partition waits in memory between reading and counting.
+    """
+    index = (partition_info or {}).get("number", 0)
+    stats = _partition_stats(shell, part, None, None, classes, index, None, vectorizer)
+    return pd.Series([stats], dtype=object)
+
+
+def _unbox(part):
+    return part.iloc[0] if isinstance(part, pd.Series) else part
+
+
 def _merge_partials(shell: BaseNB, *parts):
     """Merge (classes, statistics) pairs, laying each out over the union of their classes."""
-    parts = [p for p in parts if p is not None]
+    parts = [p for p in map(_unbox, parts) if p is not None]
     if not parts:
         return None
     if len(parts) == 1:
@@ -216,10 +237,12 @@ def _tree(tasks: list, shell, split_every: int):
     return tasks[0] if tasks else merge(shell)
 
 
-def _shell(estimator: BaseNB, X) -> BaseNB:
+def _shell(estimator: BaseNB, X, n_features: int | None = None) -> BaseNB:
     """An unfitted copy that knows the columns and families: what each partition needs."""
     shell = clone(estimator)
-    if isinstance(X, dd.DataFrame):
+    if n_features is not None:  # word counts of texts
+        shell.n_features_in_ = n_features
+    elif isinstance(X, dd.DataFrame):
         names = list(X.columns)
         shell.n_features_in_ = len(names)
         # As scikit-learn: feature names are kept only when every column name is a string.
@@ -243,10 +266,14 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
 
     Parameters
     ----------
-    estimator : nbayes estimator
+    estimator : nbayes estimator (a preset, or TextNB)
         Fitted in place (previous fitted state is discarded) and returned.
     X : dask array of shape (n_samples, n_features) or dask DataFrame
         Dense blocks or ``scipy.sparse`` blocks (e.g. ``X.map_blocks(scipy.sparse.csr_matrix)``).
+        For TextNB: a dask Series (or one-column DataFrame) of texts; a CountVectorizer's
+        vocabulary is learned in a first distributed pass (word counts per partition, added
+        up, then min_df / max_df / max_features as in ``CountVectorizer.fit``), a
+        HashingVectorizer needs none.
         Column chunks are joined into whole rows.
     y : dask array, dask Series, array of shape (n_samples,), or a column name
         Labels. With an array X: a dask array or Series chunked like X, or an in-memory array
@@ -283,30 +310,48 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
     >>> nbdask.fit(MultinomialNB(), X, y).classes_.tolist()
     ['ham', 'spam']
     """
+    if int(split_every) < 2:
+        raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
+    if classes is not None:
+        classes = np.unique(np.asarray(classes))
+        if classes.size == 0:
+            raise ParameterError("classes must not be empty.")
+    if isinstance(estimator, TextNB):
+        return _fit_text(estimator, X, y, sample_weight, classes, int(split_every))
     if not isinstance(estimator, BaseNB):
         raise ParameterError(f"estimator must be an nbayes estimator; got "
                              f"{type(estimator).__name__}.")
-    if int(split_every) < 2:
-        raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
     if isinstance(X, dd.DataFrame):
-        X, X_parts = _frame_partitions(X, y, sample_weight)
-        y_parts = w_parts = offsets = [None] * len(X_parts)
+        X, parts = _frame_partitions(X, y, sample_weight)
     else:
         X_parts, offsets = _row_partitions(X)
         y_parts = _vector_partitions(y, X, "y")
         w_parts = [None] * len(X_parts) if sample_weight is None else \
             _vector_partitions(sample_weight, X, "sample_weight")
-        offsets = offsets or [None] * len(X_parts)
-    if classes is not None:
-        classes = np.unique(np.asarray(classes))
-        if classes.size == 0:
-            raise ParameterError("classes must not be empty.")
+        parts = list(zip(X_parts, y_parts, w_parts, offsets or [None] * len(X_parts)))
     shell = _shell(estimator, X)
+    found, stats = _statistics(shell, parts, classes, int(split_every))
+    return _install(estimator, shell, found, stats)
+
+
+def _statistics(shell: BaseNB, parts, classes, split_every: int, vectorizer=None):
+    """Map, tree-merge and compute: (classes, merged statistics) of all partitions.
+
+    ``parts`` is a dask DataFrame (features plus label and weight columns) or a list of
+    delayed (X, y, weight, first row) blocks of arrays.
+    """
     shell_key = dask.delayed(shell)
-    accumulate = dask.delayed(_partition_stats, pure=True)
-    tasks = [accumulate(shell_key, xb, yb, wb, classes, i, off)
-             for i, (xb, yb, wb, off) in enumerate(zip(X_parts, y_parts, w_parts, offsets))]
-    (result,) = dask.compute(_tree(tasks, shell_key, int(split_every)))
+    vec_key = None if vectorizer is None else dask.delayed(vectorizer)  # shipped once
+    if isinstance(parts, dd.DataFrame):
+        boxed = parts.map_partitions(_frame_stats, shell_key, classes, vec_key,
+                                     meta=pd.Series(dtype=object), enforce_metadata=False)
+        tasks = list(boxed.to_delayed())
+    else:
+        accumulate = dask.delayed(_partition_stats, pure=True)
+        tasks = [accumulate(shell_key, xb, yb, wb, classes, i, off, vec_key)
+                 for i, (xb, yb, wb, off) in enumerate(parts)]
+    (result,) = dask.compute(_tree(tasks, shell_key, split_every))
+    result = _unbox(result)  # a single partition is never merged
     if result is None:
         raise DataError("X has no rows in any partition: there is nothing to learn from.")
     found, stats = result
@@ -317,15 +362,81 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
     if not stats["class_count"].any():
         raise DataError("sample_weight is zero for every row: there is nothing to learn from. "
                         "Give at least one row a positive weight.")
+    return found, stats
+
+
+def _install(estimator: BaseNB, shell: BaseNB, classes, stats) -> BaseNB:
+    """Make ``estimator`` the fitted model of ``stats``: one finalize, on the client."""
     for attr in _FITTED:
         estimator.__dict__.pop(attr, None)
     for attr in ("n_features_in_", "feature_names_in_", "families_"):
         if hasattr(shell, attr):
             setattr(estimator, attr, getattr(shell, attr))
-    estimator.classes_ = found
+    estimator.classes_ = classes
     estimator.stats_ = stats
     estimator._finalize()
     return estimator
+
+
+# -- text ------------------------------------------------------------------------------------
+_TEXT = "__nbayes_text__"
+
+
+def _text_frame(X):
+    """Texts of a dask Series or one-column DataFrame as a one-column dask DataFrame."""
+    if isinstance(X, dd.Series):
+        return X.to_frame(name=_TEXT)
+    if isinstance(X, dd.DataFrame):
+        if len(X.columns) != 1:
+            raise DataError(f"TextNB needs one text column; got {len(X.columns)} columns "
+                            f"{list(X.columns)!r}. Select the text column first.")
+        return X
+    raise DataError(f"For TextNB, X must be a dask Series or one-column dask DataFrame of "
+                    f"texts; got {type(X).__name__}.")
+
+
+def _count_terms(texts: pd.Series, vectorizer) -> pd.Series:
+    """Word counts of one partition of texts, boxed in a one-element Series."""
+    return pd.Series([TextNB._count_terms(vectorizer, texts)], dtype=object)
+
+
+def _add_terms(*parts):
+    """Add up (texts, document frequencies, term frequencies) of several partitions."""
+    parts = [_unbox(p) for p in parts]
+    return (sum(p[0] for p in parts),
+            reduce(lambda a, b: a.add(b, fill_value=0), [p[1] for p in parts]),
+            reduce(lambda a, b: a.add(b, fill_value=0), [p[2] for p in parts]))
+
+
+def _fit_text(model: TextNB, X, y, sample_weight, classes, split_every: int) -> TextNB:
+    """TextNB: a vocabulary pass (unless hashing or fixed), then the counting pass."""
+    vectorizer, classifier = model._new_vectorizer(), model._new_classifier()
+    frame = _text_frame(X)
+    text_col = frame.columns[0]
+    _, parts = _frame_partitions(frame, y, sample_weight)
+    needs_vocabulary = not model._is_hashing(vectorizer) and vectorizer.vocabulary is None
+    if needs_vocabulary:
+        counts = frame[text_col].map_partitions(_count_terms, dask.delayed(vectorizer),
+                                                meta=pd.Series(dtype=object),
+                                                enforce_metadata=False)
+        add = dask.delayed(_add_terms, pure=True)
+        tasks = list(counts.to_delayed())
+        while len(tasks) > 1:
+            tasks = [add(*tasks[i:i + split_every]) for i in range(0, len(tasks), split_every)]
+        if not tasks:
+            raise DataError("X has no partitions: there is nothing to learn from.")
+        (totals,) = dask.compute(tasks[0])
+        n_docs, doc_freq, term_freq = _unbox(totals)
+        model._set_vocabulary(vectorizer, doc_freq, term_freq, n_docs)
+    elif not model._is_hashing(vectorizer):
+        vectorizer.fit([""])  # a fixed vocabulary: validates it and sets vocabulary_
+    n_features = (vectorizer.n_features if model._is_hashing(vectorizer)
+                  else len(vectorizer.vocabulary_))
+    shell = _shell(classifier, None, n_features=n_features)
+    found, stats = _statistics(shell, parts, classes, split_every, vectorizer=vectorizer)
+    _install(classifier, shell, found, stats)
+    model.vectorizer_, model.classifier_, model.classes_ = vectorizer, classifier, found
+    return model
 
 
 def _apply(X, model: BaseNB, method: str):
@@ -337,7 +448,7 @@ def _apply(X, model: BaseNB, method: str):
     return getattr(model, method)(X)
 
 
-def _apply_frame(df: pd.DataFrame, model: BaseNB, method: str):
+def _apply_frame(df, model: BaseNB, method: str):
     out = _apply(df, model, method)
     if method == "predict":
         return pd.Series(out, index=df.index, name="prediction")
@@ -345,10 +456,10 @@ def _apply_frame(df: pd.DataFrame, model: BaseNB, method: str):
 
 
 def _predict(estimator: BaseNB, X, method: str):
-    check_is_fitted(estimator, "stats_")
+    check_is_fitted(estimator, "classes_")
     model = dask.delayed(estimator)  # shipped once per worker, not once per task
     n_classes = len(estimator.classes_)
-    if isinstance(X, dd.DataFrame):
+    if isinstance(X, (dd.DataFrame, dd.Series)):
         if method == "predict":
             meta = pd.Series(np.empty(0, dtype=estimator.classes_.dtype), name="prediction")
         else:
@@ -374,12 +485,12 @@ def predict(estimator: BaseNB, X) -> Any:
     Parameters
     ----------
     estimator : fitted nbayes estimator
-    X : dask array or dask DataFrame
+    X : dask array or dask DataFrame (for TextNB: a dask Series of texts)
 
     Returns
     -------
     dask array of shape (n_samples,), or a dask Series (named "prediction", X's index) for
-    a DataFrame.
+    a DataFrame or Series.
     """
     return _predict(estimator, X, "predict")
 

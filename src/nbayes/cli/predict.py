@@ -40,14 +40,30 @@ def required_columns(table, the_plan, extra=()) -> list[str]:
     return list(dict.fromkeys([*the_plan.features, *extra]))
 
 
+def predict_chunk(est, the_plan, chunk, offset: int, data: str, keep: tuple[str, ...],
+                  proba: bool):
+    """The output rows of one chunk: ``keep`` columns, ``prediction``, ``proba_<class>``."""
+    classes = np.asarray(est.classes_)
+    X = the_plan.inputs(chunk, offset, data)
+    with rows_from(offset):
+        p = est.predict_proba(X)
+    out = chunk[list(keep)].reset_index(drop=True)
+    out["prediction"] = classes[np.argmax(p, axis=1)]
+    if proba:
+        for i, c in enumerate(classes):  # one column per class: bounded by K
+            out[f"proba_{c}"] = p[:, i]
+    return out
+
+
 def predict(model: str, data: str, output: str | None = None, *, proba: bool = False,
             keep: tuple[str, ...] = (), text_column: str | None = None,
             read: ReadOptions | None = None, out_format: str | None = None,
-            progress: bool = False) -> PredictResult:
+            progress: bool = False, dask: str | None = None) -> PredictResult:
     """Write one prediction per row of DATA, in order, to ``output`` (stdout when None).
 
     Columns: the ``keep`` columns of DATA, ``prediction``, and with ``proba`` one
-    ``proba_<class>`` column per class.
+    ``proba_<class>`` column per class. With ``dask`` (``local``, ``local:N`` or
+    ``tcp://HOST:PORT``) the partitions of DATA are classified in parallel on that cluster.
 
     Returns
     -------
@@ -77,24 +93,20 @@ def predict(model: str, data: str, output: str | None = None, *, proba: bool = F
     est = the_plan.estimator
     table = open_table(data, read, progress)
     columns = required_columns(table, the_plan, keep)
-    classes = np.asarray(est.classes_)
     rows = 0
     with TableWriter(output, out_format) as writer:
-        for offset, chunk in table.chunks(columns, read_dtypes(the_plan.schema),
-                                          desc="predicting"):
-            X = the_plan.inputs(chunk, offset, data)
-            with rows_from(offset):
-                p = est.predict_proba(X)
-            out = chunk[list(keep)].reset_index(drop=True)
-            out["prediction"] = classes[np.argmax(p, axis=1)]
-            if proba:
-                for i, c in enumerate(classes):  # one column per class: bounded by K
-                    out[f"proba_{c}"] = p[:, i]
-            writer.write(out)
+        if dask is not None:
+            from ._dask import predict_on_cluster
+
+            rows = predict_on_cluster(dask, table, the_plan, columns, keep, proba, writer)
+        for offset, chunk in ([] if dask is not None else
+                              table.chunks(columns, read_dtypes(the_plan.schema),
+                                           desc="predicting")):
+            writer.write(predict_chunk(est, the_plan, chunk, offset, data, keep, proba))
             rows += len(chunk)
         if rows == 0:
             raise DataError(f"{data}: no data rows.")
-    return PredictResult(rows=rows, output=output, classes=classes.tolist())
+    return PredictResult(rows=rows, output=output, classes=np.asarray(est.classes_).tolist())
 
 
 def add_parser(subparsers, parents) -> argparse.ArgumentParser:
@@ -111,6 +123,9 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
                    help="output format (default: from the OUT suffix)")
     p.add_argument("--text-column", metavar="COL",
                    help="text column, for a text model saved from Python")
+    p.add_argument("--dask", metavar="CLUSTER",
+                   help="classify partitions in parallel on Dask: local, local:N (N worker "
+                        "processes) or tcp://HOST:PORT (a running scheduler)")
     return p
 
 
@@ -122,7 +137,8 @@ def run(args) -> int:
     keep = tuple(c for item in args.keep for c in split_list(item))
     result = predict(args.model, args.data, args.output, proba=args.proba, keep=keep,
                      text_column=args.text_column, read=read_options(args),
-                     out_format=args.output_format, progress=not args.quiet)
+                     out_format=args.output_format, progress=not args.quiet,
+                     dask=args.dask)
     if args.output and not args.quiet:
         print(f"nbayes: wrote {result.rows:,} predictions to {args.output}", file=sys.stderr)
     return 0

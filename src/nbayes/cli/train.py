@@ -51,7 +51,8 @@ class TrainResult:
 def train(data: str, target: str, output: str, *, model: str = "auto",
           text_column: str | None = None, features: list[str] | None = None,
           exclude: tuple[str, ...] = (), settings: Settings | None = None,
-          read: ReadOptions | None = None, progress: bool = False) -> TrainResult:
+          read: ReadOptions | None = None, progress: bool = False,
+          dask: str | None = None) -> TrainResult:
     """Train a model on DATA in chunks and save it to ``output``.
 
     Parameters
@@ -67,6 +68,10 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
         family per column) otherwise.
     text_column, features, exclude, settings, read, progress
         See ``nbayes train --help``.
+    dask : str, optional
+        ``local``, ``local:N`` or ``tcp://HOST:PORT``: read DATA with dask.dataframe and train
+        on that cluster (one task per partition, statistics merged in a tree); the model
+        equals the one trained without it.
 
     Returns
     -------
@@ -102,21 +107,13 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
     the_plan = plan(first[1], target, model, text_column=text_column, features=features,
                     exclude=tuple(exclude), settings=settings)
     est = the_plan.estimator
-    columns = [*the_plan.features, target]
     dtypes = {**read_dtypes(the_plan.schema), target: str}
-    classes: list = []
-    if the_plan.is_text and not settings.hashing:
-        classes = _vocabulary_pass(table, the_plan, target, dtypes)
-    rows = 0
-    desc = "training (pass 2/2)" if classes else "training"
-    for offset, chunk in table.chunks(columns, dtypes, desc=desc):
-        y = class_labels(chunk[target], offset, data, target)
-        new = sorted(set(pd.unique(y).tolist()) - set(classes))  # hashing, not sorting
-        classes.extend(new)  # append-only: statistics of known classes keep their rows
-        X = the_plan.inputs(chunk, offset, data)
-        with rows_from(offset):
-            est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
-        rows += len(chunk)
+    if dask is not None:
+        from ._dask import train_on_cluster
+
+        rows = train_on_cluster(dask, table, the_plan, target, first[1])
+    else:
+        rows = _train_in_chunks(table, the_plan, target, dtypes, settings)
     sort_classes(est)
     metadata = {"cli": the_plan.metadata(rows, Path(data).name)}
     path = save(est, output, metadata=metadata)
@@ -126,6 +123,26 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
                        class_counts=inner.class_count_.tolist(), features=the_plan.features,
                        text_column=the_plan.text_column,
                        seconds=time.perf_counter() - start, notes=the_plan.notes)
+
+
+def _train_in_chunks(table, the_plan, target: str, dtypes: dict, settings: Settings) -> int:
+    """Fold every chunk of DATA into the model with ``partial_fit``; return the row count."""
+    est = the_plan.estimator
+    columns = [*the_plan.features, target]
+    classes: list = []
+    if the_plan.is_text and not settings.hashing:
+        classes = _vocabulary_pass(table, the_plan, target, dtypes)
+    rows = 0
+    desc = "training (pass 2/2)" if classes else "training"
+    for offset, chunk in table.chunks(columns, dtypes, desc=desc):
+        y = class_labels(chunk[target], offset, table.path, target)
+        new = sorted(set(pd.unique(y).tolist()) - set(classes))  # hashing, not sorting
+        classes.extend(new)  # append-only: statistics of known classes keep their rows
+        X = the_plan.inputs(chunk, offset, table.path)
+        with rows_from(offset):
+            est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
+        rows += len(chunk)
+    return rows
 
 
 def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
@@ -185,6 +202,10 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
                       help="use word n-grams up to N (default 1)")
     text.add_argument("--no-lowercase", dest="lowercase", action="store_false",
                       help="keep upper case distinct")
+    p.add_argument("--dask", metavar="CLUSTER",
+                   help="train in parallel on Dask: local, local:N (N worker processes) or "
+                        "tcp://HOST:PORT (a running scheduler); DATA is read with "
+                        "dask.dataframe, one task per partition")
     return p
 
 
@@ -198,7 +219,7 @@ def run(args) -> int:
     result = train(args.data, args.target, args.output, model=args.model,
                    text_column=args.text_column, features=split_list(args.features),
                    exclude=tuple(split_list(args.exclude) or ()), settings=settings,
-                   read=read_options(args), progress=not args.quiet)
+                   read=read_options(args), progress=not args.quiet, dask=args.dask)
     if not args.quiet:
         for note in result.notes:
             print(f"nbayes: {note}")

@@ -168,23 +168,38 @@ class TextNB(ClassifierMixin, BaseEstimator):
                                  "partial_fit directly.")
         if vec.vocabulary is not None:
             raise ParameterError("The CountVectorizer already has a fixed vocabulary.")
-        one = clone(vec).set_params(min_df=1, max_df=1.0, max_features=None)
         doc_freq = pd.Series(dtype=np.float64)
         term_freq = pd.Series(dtype=np.float64)
         total_docs = 0
         for chunk in chunks:
-            texts = as_texts(chunk)
-            total_docs += len(texts)
-            try:
-                counts = one.fit_transform(texts).tocsc()
-            except ValueError:  # a chunk without any word (empty vocabulary)
-                continue
-            terms = one.get_feature_names_out()
-            doc_freq = doc_freq.add(pd.Series(np.diff(counts.indptr), index=terms),
-                                    fill_value=0)
-            term_freq = term_freq.add(pd.Series(np.asarray(counts.sum(axis=0)).ravel(),
-                                                index=terms), fill_value=0)
-        keep = self._limit(vec, doc_freq, term_freq, total_docs)
+            n_docs, docs, terms = self._count_terms(vec, chunk)
+            total_docs += n_docs
+            doc_freq = doc_freq.add(docs, fill_value=0)
+            term_freq = term_freq.add(terms, fill_value=0)
+        return self._set_vocabulary(vec, doc_freq, term_freq, total_docs)
+
+    @staticmethod
+    def _count_terms(vec, texts) -> tuple[int, pd.Series, pd.Series]:
+        """(number of texts, document frequency, term frequency) of every word in ``texts``.
+
+        Counts add up over chunks (or Dask partitions); :meth:`_set_vocabulary` applies the
+        vectoriser's limits to the totals.
+        """
+        texts = as_texts(texts)
+        one = clone(vec).set_params(min_df=1, max_df=1.0, max_features=None)
+        try:
+            counts = one.fit_transform(texts).tocsc()
+        except ValueError:  # a chunk without any word (empty vocabulary)
+            empty = pd.Series(dtype=np.float64)
+            return len(texts), empty, empty.copy()
+        terms = one.get_feature_names_out()
+        return (len(texts), pd.Series(np.diff(counts.indptr), index=terms, dtype=np.float64),
+                pd.Series(np.asarray(counts.sum(axis=0)).ravel(), index=terms,
+                          dtype=np.float64))
+
+    def _set_vocabulary(self, vec, doc_freq: pd.Series, term_freq: pd.Series, n_docs: int):
+        """Fix ``vec``'s vocabulary from word counts over all texts and keep it."""
+        keep = self._limit(vec, doc_freq, term_freq, n_docs)
         vec.vocabulary_ = {term: i for i, term in enumerate(keep)}
         vec.fixed_vocabulary_ = False
         self.vectorizer_ = vec

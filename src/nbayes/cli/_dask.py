@@ -1,0 +1,201 @@
+"""``--dask``: train and predict on a Dask cluster, reading DATA with dask.dataframe.
+
+``--dask local`` starts a cluster of worker processes on this machine (one per CPU, or N with
+``local:N``) and closes it afterwards; ``--dask tcp://HOST:PORT`` uses a running scheduler.
+Every partition of DATA is converted exactly as ``train`` converts a chunk (the same plan,
+from the same first rows), so the model equals the one trained without ``--dask``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import DataError, NBayesError
+from ._common import CLIError, UsageError
+from ._models import class_labels, inner
+from ._tables import Table
+
+_SPEC = re.compile(r"^local(?::(\d+))?$")
+#: Column that carries the labels next to the features inside each partition.
+LABEL = "__nbayes_label__"
+
+
+def dask_modules():
+    """nbayes.dask and dask.dataframe, or a clear install hint."""
+    try:
+        import dask.dataframe as dd
+
+        from .. import dask as nbdask
+    except ImportError:
+        raise CLIError('--dask needs Dask: pip install "nbayes[dask]".') from None
+    return nbdask, dd
+
+
+@contextmanager
+def connect(spec: str):
+    """A ``distributed.Client`` for ``local``, ``local:N`` or ``tcp://HOST:PORT``."""
+    dask_modules()
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    match = _SPEC.match(spec)
+    if match:
+        workers = int(match.group(1) or os.cpu_count() or 1)
+        if workers < 1:
+            raise UsageError(f"--dask local:N needs N >= 1; got {spec!r}.")
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+                Client(cluster) as client:
+            yield client
+        return
+    if not re.match(r"^(tcp|tls|ucx|inproc)://\S+$", spec):
+        raise UsageError(f"--dask must be local, local:N or tcp://HOST:PORT; got {spec!r}.")
+    try:
+        client = Client(spec, timeout="20s")
+    except OSError as exc:
+        raise CLIError(f"--dask {spec}: cannot reach the Dask scheduler ({exc}). Is it "
+                       "running (`dask scheduler`), and is the address right?") from None
+    with client:
+        yield client
+
+
+def read_frame(table: Table, columns: list[str], schema: dict):
+    """DATA as a dask DataFrame of ``columns``, read the way :class:`Table` reads chunks.
+
+    CSV columns get fixed types from ``schema`` (the kinds found in the first rows): Dask
+    reads partitions independently and cannot let each one guess its own.
+    """
+    _, dd = dask_modules()
+    path, opts = table.path, table.options
+    if path == "-":
+        raise UsageError("--dask reads files, not standard input; give DATA as a file name.")
+    if table.format == "parquet":
+        return dd.read_parquet(path, columns=list(columns))
+    # A compressed file cannot be split; it becomes one partition.
+    blocksize = None if table.compression else "64MB"
+    if table.format == "jsonl":
+        frame = dd.read_json(path, lines=True, blocksize=blocksize, encoding=opts.encoding,
+                             compression=table.compression or "infer", dtype=False)
+        frame.columns = [str(c) for c in frame.columns]
+        return frame[list(columns)]
+    kwargs = dict(sep=table.sep, encoding=opts.encoding, usecols=list(columns),
+                  dtype={c: "float64" if schema.get(c) in ("int", "float") else object
+                         for c in columns},
+                  blocksize=blocksize, compression=table.compression, on_bad_lines="error",
+                  skip_blank_lines=True)
+    if opts.names:
+        kwargs.update(header=None, names=list(opts.names))
+    elif not opts.header:
+        kwargs.update(header=None, names=table.columns)
+    if not opts.quoting:
+        import csv
+
+        kwargs.update(quoting=csv.QUOTE_NONE)
+    return dd.read_csv(path, **kwargs)
+
+
+def _in_partition(exc: NBayesError, partition_info) -> NBayesError:
+    number = (partition_info or {}).get("number", "?")
+    return type(exc)(f"{exc} (in partition {number} of DATA; row numbers count from the "
+                     "partition's start)")
+
+
+def _training_partition(frame: pd.DataFrame, the_plan, target: str, path: str,
+                        partition_info=None) -> pd.DataFrame:
+    """One partition as the estimator's input plus a label column (as ``train`` does)."""
+    try:
+        X = the_plan.inputs(frame, 0, path)
+        y = class_labels(frame[target], 0, path, target)
+    except NBayesError as exc:
+        raise _in_partition(exc, partition_info) from exc
+    out = X.to_frame() if isinstance(X, pd.Series) else X.copy()
+    out[LABEL] = pd.Series(y, index=out.index, dtype=object)
+    return out
+
+
+@contextmanager
+def _parse_errors(table: Table):
+    """pandas' parse errors from the workers, phrased for the command line."""
+    try:
+        yield
+    except NBayesError:
+        raise
+    except ValueError as exc:
+        if "could not convert" not in str(exc) and "Unable to parse" not in str(exc):
+            raise
+        raise DataError(
+            f"{table.path}: a column that holds numbers in its first rows holds text further "
+            f"down ({exc}). Drop the column (--exclude), or run without --dask to have the "
+            "row named."
+        ) from None
+
+
+def train_on_cluster(spec: str, table: Table, the_plan, target: str,
+                     first: pd.DataFrame) -> int:
+    """Fit ``the_plan.estimator`` on every row of DATA on the cluster; return the row count."""
+    nbdask, _ = dask_modules()
+    columns = [*the_plan.features, target]
+    with connect(spec):
+        raw = read_frame(table, columns, the_plan.schema)
+        meta = _training_partition(first[columns].iloc[:0], the_plan, target, table.path)
+        frame = raw.map_partitions(_training_partition, the_plan, target, table.path,
+                                   meta=meta)
+        est = the_plan.estimator
+        with _parse_errors(table):
+            if the_plan.is_text:
+                nbdask.fit(est, frame[the_plan.text_column], frame[LABEL])
+            else:
+                nbdask.fit(est, frame, LABEL)
+    return round(float(inner(est).class_count_.sum()))
+
+
+def _predicted(frame: pd.DataFrame, model, the_plan, keep: tuple, proba: bool, path: str,
+               partition_info=None) -> pd.DataFrame:
+    from .predict import predict_chunk
+
+    try:
+        return predict_chunk(model, the_plan, frame, 0, path, keep, proba)
+    except NBayesError as exc:
+        raise _in_partition(exc, partition_info) from exc
+
+
+def _predict_meta(raw_meta: pd.DataFrame, keep: tuple, classes, proba: bool) -> pd.DataFrame:
+    """The empty frame with the output columns of :func:`predict_chunk`."""
+    out = raw_meta[list(keep)].iloc[:0].reset_index(drop=True)
+    out["prediction"] = pd.Series(np.asarray(classes)[:0], dtype=object)
+    if proba:
+        for c in classes:  # one column per class: bounded by K
+            out[f"proba_{c}"] = pd.Series(dtype=np.float64)
+    return out
+
+
+def predict_on_cluster(spec: str, table: Table, the_plan, columns: list[str], keep: tuple,
+                       proba: bool, writer) -> int:
+    """Predict every partition of DATA on the cluster and write them in input order."""
+    import dask
+
+    dask_modules()
+    with connect(spec) as client:
+        raw = read_frame(table, columns, the_plan.schema)
+        est = the_plan.estimator
+        model = dask.delayed(est)  # shipped once per worker, not with every task
+        meta = _predict_meta(raw._meta, keep, est.classes_, proba)
+        out = raw.map_partitions(_predicted, model, the_plan, keep, proba, table.path,
+                                 meta=meta)
+        rows = 0
+        # Partitions run in parallel; each result is written, in order, as soon as it and
+        # all before it are done.
+        for future in client.compute(list(out.to_delayed())):
+            with _parse_errors(table):
+                part = future.result()
+            if len(part):
+                writer.write(part)
+                rows += len(part)
+            future.release()
+    return rows
