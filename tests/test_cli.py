@@ -434,3 +434,24 @@ def test_explain_worker_on_a_gaussian_model(spambase, tmp_path):
     report = explain(str(model), str(spambase), k=3, rows=2, read=opts)
     assert set(report["top_features"]) == {"0", "1"}
     assert len(report["rows"]) == 2 and all(len(r["features"]) <= 3 for r in report["rows"])
+
+
+def test_chunk_size_counts_rows_not_lines(tmp_path):
+    """Quoted fields spanning lines (e-mails) must not make the automatic chunk too large."""
+    from nbayes.cli._tables import CHUNK_BYTES, open_table
+
+    body = "line one\nline two\n" * 50  # about 900 bytes over 100 lines per row
+    pd.DataFrame({"label": ["ham", "spam"] * 2000, "text": [body] * 4000}).to_csv(
+        tmp_path / "mail.csv", index=False)
+    rows = open_table(str(tmp_path / "mail.csv"), ReadOptions()).chunk_rows()
+    assert rows == pytest.approx(CHUNK_BYTES / (len(body) + 8), rel=0.05)
+
+
+def test_free_text_detection():
+    from nbayes.cli._models import looks_like_text
+
+    emails = pd.Series(["please find the report attached and call me tomorrow"] * 50)
+    places = pd.Series(["New York City", "Rio de Janeiro", "Los Angeles CA"] * 50)
+    messages = pd.Series([f"see you at {i} pm ok" for i in range(60)])
+    assert looks_like_text(emails) and looks_like_text(messages)
+    assert not looks_like_text(places) and not looks_like_text(pd.Series(["a", "b"] * 9))

@@ -142,12 +142,13 @@ def load_plan(path: str, text_column: str | None = None) -> Plan:
 
 
 def looks_like_text(series: pd.Series) -> bool:
-    """A free-text column: mostly distinct values of several words each."""
+    """A free-text column: sentences (a median of 8+ words), or values of 3+ words that are
+    mostly distinct. Short repeated strings ("New York City") stay categories."""
     values = series.dropna()
     if values.empty or values.map(type).ne(str).any():
         return False
-    words = values.str.split().str.len()
-    return values.nunique() >= 0.5 * len(values) and words.median() >= 3
+    words = values.str.split().str.len().median()
+    return words >= 8 or (words >= 3 and values.nunique() >= 0.5 * len(values))
 
 
 def plan(first: pd.DataFrame, target: str, model: str, *, text_column: str | None = None,

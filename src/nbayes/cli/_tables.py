@@ -172,10 +172,21 @@ class Table:
             per_row = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)
                           ) / max(meta.num_rows, 1)
         else:
-            sample = self._text_sample()
-            per_row = len(sample.encode(self.options.encoding, errors="replace")) / max(
-                sample.count("\n"), 1)
+            per_row = self._bytes_per_row(self._text_sample())
         return int(np.clip(CHUNK_BYTES / max(per_row, 1.0), MIN_CHUNK_ROWS, MAX_CHUNK_ROWS))
+
+    def _bytes_per_row(self, sample: str) -> float:
+        """Average row size in a sample. Quoted fields (e-mails) may span lines, so a row ends
+        at a newline outside quotes: where the count of quote characters so far is even."""
+        data = np.frombuffer(sample.encode(self.options.encoding, errors="replace"),
+                             dtype=np.uint8)
+        ends = data == ord("\n")
+        if self.options.quoting and self.format != "jsonl":
+            ends &= np.cumsum(data == ord('"')) % 2 == 0
+        positions = np.flatnonzero(ends)
+        if positions.size < 2:
+            return float(max(data.size, 1))
+        return (positions[-1] - positions[0]) / (positions.size - 1)
 
     @property
     def columns(self) -> list[str]:
