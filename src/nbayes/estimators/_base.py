@@ -168,7 +168,27 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             )
         return Labels(codes, weights, len(self.classes_))
 
+    def _vocabulary_snapshot(self):
+        """Copy of whatever category vocabularies encoding may grow (none for numeric input)."""
+        return None
+
+    def _restore_vocabulary(self, snapshot) -> None:
+        """Put back the vocabularies of :meth:`_vocabulary_snapshot`."""
+
     def _learn(self, X, y, sample_weight, classes):
+        # Encoding a batch may grow category vocabularies (append-only); a batch that fails
+        # later (an unknown label, a bad value) must leave the model as it was.
+        snapshot = self._vocabulary_snapshot()
+        self._learning = True
+        try:
+            return self._learn_batch(X, y, sample_weight, classes)
+        except BaseException:
+            self._restore_vocabulary(snapshot)
+            raise
+        finally:
+            self._learning = False
+
+    def _learn_batch(self, X, y, sample_weight, classes):
         weights = check_sample_weight(sample_weight, X.shape[0])
         first = not hasattr(self, "stats_")
         if first:

@@ -457,18 +457,11 @@ class MixedNB(BaseNB):
         # (label, position in the table): errors name the user's column, not the group's.
         return [[(self._columns[p], int(p)) for p in pos] for pos in self._positions]
 
-    def _learn(self, X, y, sample_weight, classes):
-        # Vocabularies grow while the batch is encoded; a batch that fails later (an unknown
-        # label, a bad value) must not leave them grown, so they are restored on error.
-        saved = [copy.copy(v) for v in self._vocabs]
-        self._learning = True
-        try:
-            return super()._learn(X, y, sample_weight, classes)
-        except BaseException:
-            self._vocabs = saved
-            raise
-        finally:
-            self._learning = False
+    def _vocabulary_snapshot(self):
+        return [copy.copy(v) for v in getattr(self, "_vocabs", [])]
+
+    def _restore_vocabulary(self, snapshot) -> None:
+        self._vocabs = snapshot
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
         from .. import _engine as engine

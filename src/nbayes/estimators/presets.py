@@ -626,17 +626,11 @@ class CategoricalNB(_DiscreteNB):
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else list(names)
 
-    def _learn(self, X, y, sample_weight, classes):
-        # The vocabulary grows while the batch is encoded; restore it if the batch fails.
-        saved = copy.copy(self._vocab)
-        self._learning = True
-        try:
-            return super()._learn(X, y, sample_weight, classes)
-        except BaseException:
-            self._vocab = saved
-            raise
-        finally:
-            self._learning = False
+    def _vocabulary_snapshot(self):
+        return copy.copy(getattr(self, "_vocab", None))
+
+    def _restore_vocabulary(self, snapshot) -> None:
+        self._vocab = snapshot
 
     def _make_families(self, n_features):
         # Under missing="category" missing cells arrive as code 0: none to skip.
