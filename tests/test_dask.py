@@ -23,6 +23,7 @@ import pytest
 import scipy.sparse as sp
 from _cases import CASES, make_case
 from distributed import Client, LocalCluster
+from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
 import nbayes
@@ -215,6 +216,61 @@ def test_text_model_with_a_distributed_vocabulary_pass(client, vectorizer, tmp_p
                                local.predict_proba(df["text"]), rtol=1e-10)
 
 
+ADULT = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
+         "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",
+         "hours_per_week", "native_country", "income"]
+
+
+def assert_same_mixed(got, want):
+    assert got.column_groups_ == want.column_groups_
+    assert got.categories_.keys() == want.categories_.keys()
+    for col, values in want.categories_.items():
+        np.testing.assert_array_equal(got.categories_[col], values, err_msg=col)
+    assert_same_model(got, want)
+
+
+@pytest.mark.parametrize("missing", ["ignore", "category"])
+def test_mixed_table_with_a_survey_pass(client, shared_data, missing):
+    # Strings, small and large integers, and gaps: groups and category codes are decided
+    # from all rows (a survey pass), exactly as fit on the whole table decides them.
+    df = pd.read_csv(shared_data / "adult" / "adult.data.gz", header=None, names=ADULT,
+                     skipinitialspace=True, na_values="?", nrows=6000)
+    df["over_40"] = df["age"] > 40
+    y = df.pop("income")
+    ddf = dd.from_pandas(df.assign(income=y), npartitions=5)
+    model = nbdask.fit(nbayes.MixedNB(missing=missing), ddf.drop(columns="income"),
+                       ddf["income"])
+    local = nbayes.MixedNB(missing=missing).fit(df, y)
+    assert_same_mixed(model, local)
+    assert model.column_families_["native_country"] == "categorical"
+    proba = nbdask.predict_proba(model, ddf.drop(columns="income")).compute()
+    np.testing.assert_allclose(proba.to_numpy(), local.predict_proba(df), rtol=1e-9)
+
+
+def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client):
+    rng = np.random.default_rng(4)
+    n = 400
+    df = pd.DataFrame({"score": rng.integers(0, 6, n).astype(float),   # float, named categorical
+                       "small": rng.integers(0, 5, n),                  # few integers
+                       "ids": rng.integers(0, 10**6, n),                # many integers: Gaussian
+                       "city": rng.choice(["Oslo", "Rome", None], n)})
+    y = rng.choice(["a", "b"], n)
+    ddf = dd.from_pandas(df, npartitions=4)
+    for model in (nbayes.MixedNB(columns=[("categorical", ["score"])]),
+                  nbayes.MixedNB(max_int_categories=10)):
+        local = clone(model).fit(df, y)
+        # A cap of 3 distinct values forces the second, narrow pass for 'small' too.
+        shell = nbdask._mixed_shell(model, ddf, 8, cap=3)
+        assert [f.name for f in shell.families_] == [f.name for f in local.families_]
+        for mine, theirs in zip(shell._vocabs, local._vocabs):
+            assert (mine is None) == (theirs is None)
+            if mine is not None:
+                for j in range(mine.n_columns):
+                    np.testing.assert_array_equal(mine.categories(j), theirs.categories(j))
+        got = nbdask.fit(clone(model), ddf, dd.from_pandas(pd.Series(y), npartitions=4))
+        assert_same_mixed(got, local)
+
+
 def test_array_predictions_are_lazy_and_per_block(client):
     estimator, X, y = make_case("multinomial", n=300, d=6, seed=2)
     Xd = da.from_array(X, chunks=((0, 100, 200), (3, 3)))
@@ -309,6 +365,20 @@ def test_cli_text_model_on_the_cluster(capsys, client, tmp_path):
     got, want = nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes")
     assert got.vectorizer_.vocabulary_ == want.vectorizer_.vocabulary_
     assert_same_model(got.classifier_, want.classifier_)
+
+
+def test_cli_mixed_table_on_the_cluster(capsys, client, tmp_path, shared_data):
+    df = pd.read_csv(shared_data / "adult" / "adult.data.gz", header=None, names=ADULT,
+                     skipinitialspace=True, na_values="?", nrows=5000)
+    df.to_csv(tmp_path / "adult.csv", index=False)
+    # One chunk for the chunked run: its first batch is then all rows, as for the survey.
+    for name, extra in (("d", ["--dask", client.scheduler.address]),
+                        ("c", ["--chunk-rows", "10000"])):
+        status, out, err = cli(capsys, "train", tmp_path / "adult.csv", "--target", "income",
+                               "-o", tmp_path / f"{name}.nbayes", *extra)
+        assert status == 0, err
+        assert "trained MixedNB (mixed) on 5,000 rows" in out
+    assert_same_mixed(nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes"))
 
 
 def test_cli_local_cluster_and_errors(capsys, client, tmp_path):

@@ -444,13 +444,21 @@ def test_unlearn_undoes_partial_fit_and_refuses_unknown_categories():
         model.unlearn(rows, y[:2])
 
 
-def test_dask_fit_explains_what_to_do_instead():
-    dd = pytest.importorskip("dask.dataframe", reason="dask is an optional dependency")
+def test_dask_fit_equals_fit_on_all_rows():
+    # nbayes.dask surveys the table first (rows, distinct values), so groups and category
+    # codes are those of fit on all rows; tests/test_dask.py covers it on a real cluster.
+    dask = pytest.importorskip("dask", reason="dask is an optional dependency")
+    import dask.dataframe as dd
+
     from nbayes import dask as nbdask
 
-    df, y = make_table(missing=False)
-    with pytest.raises(ParameterError, match="stream the partitions through partial_fit"):
-        nbdask.fit(MixedNB(), dd.from_pandas(df.assign(label=y), npartitions=2), "label")
+    df, y = make_table()
+    with dask.config.set(scheduler="sync"):
+        model = nbdask.fit(MixedNB(), dd.from_pandas(df.assign(label=y), npartitions=3),
+                           "label")
+    local = MixedNB().fit(df, y)
+    assert model.column_groups_ == local.column_groups_
+    np.testing.assert_allclose(model.predict_proba(df), local.predict_proba(df), rtol=1e-10)
 
 
 # -- explanations ---------------------------------------------------------------------------------

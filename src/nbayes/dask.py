@@ -9,7 +9,11 @@ would run one partition at a time.)
 
 Labels need no separate pass: each partition counts the classes it sees and statistics are laid
 out over the union of labels when they merge, so the classes come out sorted exactly as
-``fit`` sorts them. Prediction maps the fitted model over the blocks and stays lazy.
+``fit`` sorts them. What must be known before anything can be counted is found in a cheap
+first pass: the column groups and category vocabularies of ``MixedNB`` (rows, and the distinct
+values of the non-float columns) and the vocabulary of a ``TextNB`` with a CountVectorizer
+(word counts per partition, added up). Prediction maps the fitted model over the blocks and
+stays lazy.
 
 Install with ``pip install "nbayes[dask]"``. Computations run on the current Dask scheduler:
 a ``distributed.Client`` when one is active, else Dask's local threads.
@@ -55,6 +59,7 @@ from . import _engine as engine
 from ._validation import rows_from
 from .distributions import Labels
 from .estimators._base import BaseNB, check_sample_weight
+from .estimators.mixed import MixedNB
 from .estimators.text import TextNB, as_texts
 from .exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
 
@@ -266,8 +271,10 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
 
     Parameters
     ----------
-    estimator : nbayes estimator (a preset, or TextNB)
-        Fitted in place (previous fitted state is discarded) and returned.
+    estimator : nbayes estimator (a preset, MixedNB or TextNB)
+        Fitted in place (previous fitted state is discarded) and returned. MixedNB needs a
+        dask DataFrame; its column groups and category codes come from a survey pass over
+        the non-float columns, so they are those of ``fit`` on all rows.
     X : dask array of shape (n_samples, n_features) or dask DataFrame
         Dense blocks or ``scipy.sparse`` blocks (e.g. ``X.map_blocks(scipy.sparse.csr_matrix)``).
         For TextNB: a dask Series (or one-column DataFrame) of texts; a CountVectorizer's
@@ -321,6 +328,13 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
     if not isinstance(estimator, BaseNB):
         raise ParameterError(f"estimator must be an nbayes estimator; got "
                              f"{type(estimator).__name__}.")
+    if isinstance(estimator, MixedNB):
+        if not isinstance(X, dd.DataFrame):
+            raise DataError(f"MixedNB on Dask needs a dask DataFrame; got {type(X).__name__}.")
+        X, parts = _frame_partitions(X, y, sample_weight)
+        shell = _mixed_shell(estimator, X, int(split_every))
+        found, stats = _statistics(shell, parts, classes, int(split_every))
+        return _install(estimator, shell, found, stats)
     if isinstance(X, dd.DataFrame):
         X, parts = _frame_partitions(X, y, sample_weight)
     else:
@@ -369,13 +383,98 @@ def _install(estimator: BaseNB, shell: BaseNB, classes, stats) -> BaseNB:
     """Make ``estimator`` the fitted model of ``stats``: one finalize, on the client."""
     for attr in _FITTED:
         estimator.__dict__.pop(attr, None)
-    for attr in ("n_features_in_", "feature_names_in_", "families_"):
-        if hasattr(shell, attr):
-            setattr(estimator, attr, getattr(shell, attr))
+    params = shell.get_params(deep=False)
+    for attr, value in vars(shell).items():  # what the shell learned in setup: columns, ...
+        if attr not in params:
+            setattr(estimator, attr, value)
     estimator.classes_ = classes
     estimator.stats_ = stats
     estimator._finalize()
     return estimator
+
+
+# -- MixedNB: a survey pass finds column groups and category vocabularies ----------------------
+#: Distinct values kept per integer column in the survey; more cannot make it categorical
+#: under any max_int_categories below this (the "auto" limit reaches it at 4e9 rows).
+_SURVEY_CAP = 2**16
+
+
+def _distinct(values: pd.Series) -> np.ndarray:
+    """Distinct non-missing values in order of first appearance, as an object array."""
+    values = values[values.notna()]
+    return np.asarray(pd.unique(values.to_numpy(dtype=object)), dtype=object)
+
+
+def _survey_partition(part: pd.DataFrame, capped: frozenset, cap: int) -> pd.Series:
+    """(rows, {column: distinct values, or None past the cap}) of one partition, boxed."""
+    found = {}
+    for col in part.columns:  # bounded by the number of surveyed columns
+        values = _distinct(part[col])
+        found[col] = None if col in capped and values.size > cap else values
+    return pd.Series([(len(part), found)], dtype=object)
+
+
+def _survey(X, columns: list, capped: frozenset, split_every: int,
+            cap: int = _SURVEY_CAP) -> tuple[int, dict]:
+    """One pass over ``columns`` of X: number of rows and distinct values per column."""
+    boxed = X[columns].map_partitions(_survey_partition, capped, cap,
+                                      meta=pd.Series(dtype=object), enforce_metadata=False)
+    merge = dask.delayed(_merge_surveys, pure=True)
+    tasks = list(boxed.to_delayed())
+    while len(tasks) > 1:
+        tasks = [merge(capped, cap, *tasks[i:i + split_every])
+                 for i in range(0, len(tasks), split_every)]
+    (result,) = dask.compute(tasks[0])
+    return _unbox(result)
+
+
+def _merge_surveys(capped: frozenset, cap: int, *parts):
+    """Add row counts and unite distinct values, keeping the order of first appearance."""
+    parts = [_unbox(p) for p in parts]
+    rows = sum(n for n, _ in parts)
+    merged = {}
+    for col in parts[0][1]:  # bounded by the number of surveyed columns
+        pieces = [found[col] for _, found in parts]
+        if any(v is None for v in pieces):
+            merged[col] = None
+            continue
+        values = np.asarray(pd.unique(np.concatenate(pieces)), dtype=object)
+        merged[col] = None if col in capped and values.size > cap else values
+    return rows, merged
+
+
+def _mixed_shell(model: MixedNB, X, split_every: int, cap: int = _SURVEY_CAP) -> MixedNB:
+    """A MixedNB set up as ``fit`` on all rows of X would set it up, from a survey pass.
+
+    The survey counts the rows and collects the distinct values of every column that is
+    not a float (integers capped at ``cap`` values); the column groups are resolved from it,
+    and any categorical column still lacking its values (a float or bool named
+    categorical, an integer past the cap) gets a second, narrow pass.
+    """
+    meta = X._meta
+    kinds = {c: getattr(meta[c].dtype, "kind", "O") for c in meta.columns}
+    is_cat = {c: isinstance(meta[c].dtype, pd.CategoricalDtype) for c in meta.columns}
+    surveyed = [c for c in meta.columns if kinds[c] not in "fcbmM" or is_cat[c]]
+    capped = frozenset(c for c in surveyed if kinds[c] in "iu" and not is_cat[c])
+    rows, found = _survey(X, surveyed, capped, split_every, cap) if surveyed else (0, {})
+    position = {c: p for p, c in enumerate(meta.columns)}
+
+    def counts():
+        return {position[c]: (cap + 1 if found.get(c) is None else found[c].size)
+                for c in capped}
+
+    probe = clone(model)
+    probe._check_params()
+    probe._resolve_groups(meta, survey=(rows, counts()))
+    needed = [meta.columns[p] for fam, pos in zip(probe.families_, probe._positions)
+              if fam.name == "categorical" for p in pos]
+    missing = [c for c in needed if found.get(c) is None]
+    if missing:
+        _, more = _survey(X, missing, frozenset(), split_every)
+        found.update(more)
+    shell = clone(model)
+    shell._start_from_survey(meta, rows, counts(), found)
+    return shell
 
 
 # -- text ------------------------------------------------------------------------------------

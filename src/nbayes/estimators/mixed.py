@@ -231,17 +231,27 @@ class MixedNB(BaseNB):
                 )
         return pos
 
-    def _infer(self, df: pd.DataFrame, positions: np.ndarray) -> list[str]:
-        """Family name of each column by dtype (the rule is in the class docstring)."""
+    def _infer(self, df: pd.DataFrame, positions: np.ndarray, survey=None) -> list[str]:
+        """Family name of each column by dtype (the rule is in the class docstring).
+
+        ``survey`` = (number of rows, {position: number of distinct values}) replaces
+        counting on ``df`` when the data is not at hand (see :meth:`_start_from_survey`).
+        """
         dtypes = df.dtypes.iloc[positions]
         kinds = [getattr(t, "kind", "O") for t in dtypes]
         ints = positions[[k in "iu" and not isinstance(t, pd.CategoricalDtype)
                           for k, t in zip(kinds, dtypes)]] if len(positions) else positions
-        n_unique = df.iloc[:, ints].nunique(dropna=True) if len(ints) else pd.Series(dtype=int)
-        unique_of = dict(zip(ints.tolist(), n_unique.tolist()))
+        if survey is None:
+            n_rows = df.shape[0]
+            n_unique = df.iloc[:, ints].nunique(dropna=True) if len(ints) else \
+                pd.Series(dtype=int)
+            unique_of = dict(zip(ints.tolist(), n_unique.tolist()))
+        else:
+            n_rows, counts = survey
+            unique_of = {p: counts[p] for p in ints.tolist()}
         limit = self.max_int_categories
         if isinstance(limit, str) and limit == "auto":
-            limit = max(20, int(np.sqrt(df.shape[0])))
+            limit = max(20, int(np.sqrt(n_rows)))
         elif not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0:
             raise ParameterError(
                 "Parameter 'max_int_categories' must be 'auto' or a non-negative integer; got "
@@ -259,7 +269,7 @@ class MixedNB(BaseNB):
             names.append(name)
         return names
 
-    def _resolve_groups(self, df: pd.DataFrame) -> None:
+    def _resolve_groups(self, df: pd.DataFrame, survey=None) -> None:
         """Turn ``columns`` / ``remainder`` into families and column positions."""
         spec = [] if isinstance(self.columns, str) else list(self.columns)
         owner = np.full(df.shape[1], -1)
@@ -294,7 +304,7 @@ class MixedNB(BaseNB):
             auto_positions.append(rest)
         auto = np.sort(np.concatenate(auto_positions)) if auto_positions else rest[:0]
         if len(auto):
-            names = np.asarray(self._infer(df, auto))
+            names = np.asarray(self._infer(df, auto, survey))
             # One group per inferred family, in order of the family's first column.
             _, first = np.unique(names, return_index=True)
             for name in names[np.sort(first)]:  # bounded by the number of families
@@ -342,6 +352,37 @@ class MixedNB(BaseNB):
         self._resolve_groups(df)
         return df
 
+    def _start_from_survey(self, meta: pd.DataFrame, n_rows: int, n_unique: dict,
+                           categories: dict) -> None:
+        """Column groups and vocabularies from a summary of a table instead of its rows.
+
+        ``meta`` holds the table's columns and dtypes (no rows needed); ``n_rows`` is the
+        number of rows, ``n_unique`` maps each integer column's position to its number of
+        distinct values, and ``categories`` maps column labels to their distinct values (in
+        order of first appearance). Groups and category codes come out exactly as ``fit`` on
+        all the rows would make them; nbayes.dask gathers the summary in a first pass.
+        """
+        self._check_params()
+        if pd.Index(meta.columns).has_duplicates:
+            dup = pd.Index(meta.columns)[pd.Index(meta.columns).duplicated()][0]
+            raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
+        self._columns = list(meta.columns)
+        self._from_table = True
+        self.n_features_in_ = meta.shape[1]
+        if all(isinstance(c, str) for c in self._columns):
+            self.feature_names_in_ = np.asarray(self._columns, dtype=object)
+        self._resolve_groups(meta, survey=(n_rows, n_unique))
+        for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
+            if vocab is None:
+                continue
+            values = [np.asarray(categories[self._columns[p]], dtype=object) for p in pos]
+            # One learning batch holding every value: codes follow the values' order as in
+            # a fit on all rows (padding cells are missing, which learning skips).
+            grid = np.full((max(1, *(v.size for v in values)), len(pos)), None, dtype=object)
+            for j, v in enumerate(values):  # bounded by the group's width
+                grid[:v.size, j] = v
+            vocab.encode(grid, True, self.missing == "category")
+
     def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
         """Columns in fitted order: by name for tables fitted on tables, else by position."""
         names = getattr(self, "feature_names_in_", None)
@@ -376,13 +417,11 @@ class MixedNB(BaseNB):
 
     def _make_families(self, n_features: int) -> list[Family]:
         if not hasattr(self, "families_"):
-            # Only reached by code that builds families before seeing data (nbayes.dask.fit).
+            # Only reached by code that builds families before seeing data.
             raise ParameterError(
                 "MixedNB learns its column groups and category vocabularies from the data, "
-                "so it cannot be set up before it sees a batch. Fit it in memory, or stream "
-                "the partitions through partial_fit (for part in ddf.partitions: "
-                "model.partial_fit(part.compute(), ...)), or fit shards with the same "
-                "explicit columns=[...] and combine them with nbayes.merge."
+                "so it cannot be set up before it sees a batch: call fit or partial_fit "
+                "(nbayes.dask.fit surveys a dask DataFrame first)."
             )
         return self.families_
 
