@@ -464,18 +464,7 @@ def split_inf(log_w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     return np.where(neg_inf, 0.0, log_w), neg_inf.astype(np.float64)
 
 
-#: Up to this many classes a dense product runs in numpy's own loops, not BLAS: with so few
-#: output columns BLAS is memory-bound anyway, and its threads stall on a busy machine
-#: (20k x 50 times 50 x 2: median 16 ms with BLAS, 0.9 ms with einsum).
-FEW_CLASSES = 4
-
-
 def dot_t(X, W: np.ndarray) -> np.ndarray:
     """``X @ W.T`` as a dense float64 array for dense or sparse X."""
-    if not sp.issparse(X) and W.shape[0] <= FEW_CLASSES:
-        X = np.asarray(X)
-        if X.dtype != np.float64:
-            X = X.astype(np.float64)
-        return np.einsum("ij,kj->ik", X, W)
     out = X @ W.T
     return np.asarray(out.toarray() if sp.issparse(out) else out, dtype=np.float64)
