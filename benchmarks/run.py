@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -111,9 +112,9 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
             # A measurement whose first run took over SLOW_S seconds is not repeated: the
             # median of one is still a ratio measured in one process, and a full run stays
             # within reach on a busy 2-core machine.
-            if r and max(times[name][lib][0] for lib in models) > SLOW_S:
-                continue
             if op("nbayes", name) is None:
+                continue
+            if r and max(times[name][lib][0] for lib in models) > SLOW_S:
                 continue
             order = list(models) if r % 2 == 0 else list(models)[::-1]
             for lib in order:
@@ -277,6 +278,10 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     scale = args.scale if args.scale is not None else (0.002 if args.quick else 1.0)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
+
+    # KBinsDiscretizer merges the empty quantile bins of Adult's spiky columns; it says so
+    # on every fit, which is expected and not news.
+    warnings.filterwarnings("ignore", message="Bins whose width are too small")
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)

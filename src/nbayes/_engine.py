@@ -39,10 +39,23 @@ def _row_bytes(blocks: Sequence, per_stored_value: int = 16) -> int:
 
 
 def _slice(X, rows: slice):
-    # Slicing a sparse matrix copies it: hand over the whole matrix when one chunk covers it.
+    """Rows of X without copying them.
+
+    scipy's row slicing copies a sparse matrix (a pass over every stored value per chunk), and
+    so does its constructor for a small view of large arrays. A CSR chunk is therefore an empty
+    matrix of the right shape whose public ``data`` / ``indices`` / ``indptr`` are set to views
+    (only the short indptr is new).
+    """
     if rows.start == 0 and rows.stop >= X.shape[0]:
         return X
-    return X[rows]
+    if not sp.issparse(X) or X.format != "csr":
+        return X[rows]
+    first, last = X.indptr[rows.start], X.indptr[rows.stop]
+    part = type(X)((rows.stop - rows.start, X.shape[1]), dtype=X.dtype)
+    part.indptr = (X.indptr[rows.start:rows.stop + 1] - first).astype(X.indices.dtype)
+    part.indices = X.indices[first:last]
+    part.data = X.data[first:last]
+    return part
 
 
 def prepare(families: Sequence[Family], blocks: Sequence, feature_names=None) -> list:

@@ -61,8 +61,12 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def _validate_X(self, X, reset: bool):
-        return validate_data(self, X, reset=reset, accept_sparse="csr",
-                             dtype=(np.float64, np.float32), ensure_all_finite=False)
+        # Sparse integer counts (CountVectorizer's output) keep their dtype: converting them
+        # copies the matrix and makes scipy sort and deduplicate its indices (17 ms of a 33 ms
+        # predict on Enron); the families cast stored values where they need floats.
+        dtype = "numeric" if sp.issparse(X) else (np.float64, np.float32)
+        return validate_data(self, X, reset=reset, accept_sparse="csr", dtype=dtype,
+                             ensure_all_finite=False)
 
     def _blocks(self, X) -> list:
         """One matrix per family; presets use all columns in one block."""
