@@ -294,6 +294,16 @@ def predict_table(model, frame):
     return plan.estimator.predict_proba(plan.inputs(frame, 0, "test"))
 
 
+def test_mixed_model_saved_from_python_reads_a_table(capsys, adult):
+    df = pd.read_csv(adult / "data.csv")
+    features = [c for c in df.columns if c != "income"]
+    model = save(MixedNB().fit(df[features], df["income"]), adult / "python.nbayes")
+    status, out, err = run(capsys, "evaluate", model, adult / "test.csv", "--target", "income",
+                           "--json")
+    assert status == 0, err
+    assert json.loads(out)["accuracy"] > 0.82
+
+
 def test_adult_numeric_columns(capsys, adult):
     model = adult / "numeric.nbayes"
     numeric = "age,fnlwgt,education_num,capital_gain,capital_loss,hours_per_week"
@@ -378,6 +388,11 @@ def test_classes_first_seen_late_are_sorted(tmp_path):
     reference = GaussianNB().fit(df[["a", "b", "c"]], df["y"])
     assert model.classes_.tolist() == ["alpha", "beta", "zeta"]
     np.testing.assert_allclose(model.predict_proba(df[["a", "b", "c"]]),
+                               reference.predict_proba(df[["a", "b", "c"]]), rtol=1e-9)
+    df.to_json(tmp_path / "late.jsonl", orient="records", lines=True)  # JSON lines read too
+    train(str(tmp_path / "late.jsonl"), "y", str(tmp_path / "j.nbayes"), model="gaussian",
+          read=ReadOptions(chunk_rows=70))
+    np.testing.assert_allclose(load(tmp_path / "j.nbayes").predict_proba(df[["a", "b", "c"]]),
                                reference.predict_proba(df[["a", "b", "c"]]), rtol=1e-9)
 
 

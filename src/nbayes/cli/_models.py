@@ -128,7 +128,9 @@ class Plan:
         kind = "float" if type(model).__name__ in {c.__name__ for c in PRESETS.values()} \
             else None
         model_name = next((k for k, c in PRESETS.items() if type(model) is c), "mixed")
-        schema = {n: kind or "str" for n in names}
+        # Without the training's record of column types, pass columns on as read and let
+        # the estimator judge them.
+        schema = {n: kind or "any" for n in names}
         return cls(model=model_name, target="", features=names, text_column=None,
                    schema=schema, estimator=model)
 

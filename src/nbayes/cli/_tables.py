@@ -359,7 +359,8 @@ def numeric_column(series: pd.Series, name: str, offset: int, path: str,
 
 def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
             numeric: str | None = None) -> pd.DataFrame:
-    """Convert a chunk's columns to the kinds of ``schema``.
+    """Convert a chunk's columns to the kinds of ``schema`` (``int``, ``float``, ``bool``,
+    ``str``, or ``any`` to leave a column as read).
 
     With ``numeric`` (the model's name, for messages) every column becomes float64, which the
     presets need. Otherwise ints stay integers (nullable ``Int64`` when values are missing),
@@ -384,9 +385,10 @@ def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
                     raise DataError(f"{path}: column {col!r} holds true/false values in its "
                                     f"first rows but {s.iloc[i]!r} at row {offset + i}.")
                 s = mapped.astype("boolean")
-        else:
+        elif kind == "str":
             s = s.astype(object).where(s.notna(), None)
             s = s.map(str, na_action="ignore")
+        # kind "any" (a model saved from Python): the column is passed on as read
         out[col] = s
     return pd.DataFrame(out, index=frame.index)
 
