@@ -117,7 +117,11 @@ def main(argv=None) -> int:
         if args.text:
             size, rows = write_big_text_csv(big, args.gb, Path(args.data))
             with open(big, "rb") as f:  # the first 20 MB (about 18,000 messages) as test
-                test.write_bytes(f.read(20 * 2**20).rsplit(b"\n", 1)[0] + b"\n")
+                head = np.frombuffer(f.read(20 * 2**20), dtype=np.uint8)
+            # Cut after the last newline outside quotes: e-mails span lines.
+            ends = np.flatnonzero((head == ord("\n"))
+                                  & (np.cumsum(head == ord('"')) % 2 == 0))
+            test.write_bytes(head[: ends[-1] + 1].tobytes())
         else:
             size, rows = write_big_csv(big, args.gb)
             block(seed=1000).to_csv(test, index=False, float_format="%.5g")

@@ -146,7 +146,7 @@ def load_plan(path: str, text_column: str | None = None) -> Plan:
 def looks_like_text(series: pd.Series) -> bool:
     """A free-text column: sentences (a median of 8+ words), or values of 3+ words that are
     mostly distinct. Short repeated strings ("New York City") stay categories."""
-    values = series.dropna()
+    values = series.dropna().iloc[:2000]  # a sample decides; e-mails are long to split
     if values.empty or values.map(type).ne(str).any():
         return False
     words = values.str.split().str.len().median()
