@@ -215,6 +215,25 @@ def markdown_table(report: dict) -> str:
     return "\n".join(lines)
 
 
+def environment_markdown(report: dict) -> str:
+    """Machine, versions, BLAS kernel, date and command of a report, as Markdown lines."""
+    env = report["environment"]
+    blas = [f"{b['internal_api']} {b['version']} ({b['architecture']}, {b['num_threads']} "
+            "threads)" for b in env["threadpools"] if b["internal_api"] == "openblas"][:1]
+    load = env.get("load_average_end") or env["load_average_start"]
+    return "\n".join([
+        f"- machine: {env['machine']}; load average at the start "
+        f"{env['load_average_start'][0]:.1f}, at the end {load[0]:.1f} (shared machine)",
+        f"- Python {env['python']}, numpy {env['numpy']}, scipy {env['scipy']}, "
+        f"scikit-learn {env['sklearn']}, nbayes {env['nbayes']} ({env['nbayes_commit']})",
+        f"- BLAS: {', '.join(blas) or 'unknown'}; OPENBLAS_CORETYPE="
+        f"{env['openblas_env']['OPENBLAS_CORETYPE']}, OPENBLAS_L2_SIZE="
+        f"{env['openblas_env']['OPENBLAS_L2_SIZE']}",
+        f"- date: {env['date']}; command: `{report['command'].strip()}` "
+        f"(scale {report['scale']}, {report['repeat']} repeats)",
+    ])
+
+
 def environment() -> dict:
     import scipy
     import sklearn
@@ -275,7 +294,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--no-memory", action="store_true", help="skip peak-memory runs")
     parser.add_argument("--json", type=Path, help="write the full report as JSON here")
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
+    parser.add_argument("--from-json", type=Path,
+                        help="print the Markdown of an earlier --json report instead of running")
     args = parser.parse_args(argv)
+    if args.from_json:
+        report = json.loads(args.from_json.read_text())
+        print(environment_markdown(report) + "\n\n" + markdown_table(report))
+        return report
     scale = args.scale if args.scale is not None else (0.002 if args.quick else 1.0)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 5)
 
@@ -306,7 +331,7 @@ def main(argv=None) -> dict:
     for case in cases:
         report["cases"].append(bench_case(case, scale, repeat, not args.no_memory, log))
     report["environment"]["load_average_end"] = os.getloadavg()
-    table = markdown_table(report)
+    table = environment_markdown(report) + "\n\n" + markdown_table(report)
     print(table)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ._validation import rows_from
 from .distributions import Family, Labels
-from .distributions._base import row_chunks, subtract_nonnegative
+from .distributions._base import compressed_view, row_chunks, subtract_nonnegative
 from .exceptions import ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
@@ -24,10 +24,10 @@ ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
 def _row_bytes(blocks: Sequence, per_stored_value: int = 16) -> int:
     """Bytes per row of the float64 temporaries a chunk creates (at least 8 per column).
 
-    Sparse input costs ``per_stored_value`` bytes per stored value: fitting builds keys and
-    weights per value, while scoring keeps sparse input sparse and makes few such temporaries,
-    so it takes larger chunks (each chunk of a sparse matrix is a copy, plus per-call work on
-    the whole weight table).
+    Sparse input costs ``per_stored_value`` bytes per stored value. The estimate is low on
+    purpose: fitting a chunk makes a dense (n_classes, n_features) table of sums that is then
+    merged, and scoring one repeats work on the whole weight table, so sparse chunks must hold
+    many values to amortise that; fitting's per-value keys stay within a few budgets.
     """
     total = 0
     for X in blocks:
@@ -39,23 +39,17 @@ def _row_bytes(blocks: Sequence, per_stored_value: int = 16) -> int:
 
 
 def _slice(X, rows: slice):
-    """Rows of X without copying them.
-
-    scipy's row slicing copies a sparse matrix (a pass over every stored value per chunk), and
-    so does its constructor for a small view of large arrays. A CSR chunk is therefore an empty
-    matrix of the right shape whose public ``data`` / ``indices`` / ``indptr`` are set to views
-    (only the short indptr is new).
+    """Rows of X without copying them: scipy's row slicing copies a sparse matrix (a pass
+    over every stored value per chunk), so CSR chunks are views (only the short indptr is new).
     """
     if rows.start == 0 and rows.stop >= X.shape[0]:
         return X
     if not sp.issparse(X) or X.format != "csr":
         return X[rows]
     first, last = X.indptr[rows.start], X.indptr[rows.stop]
-    part = type(X)((rows.stop - rows.start, X.shape[1]), dtype=X.dtype)
-    part.indptr = (X.indptr[rows.start:rows.stop + 1] - first).astype(X.indices.dtype)
-    part.indices = X.indices[first:last]
-    part.data = X.data[first:last]
-    return part
+    indptr = (X.indptr[rows.start:rows.stop + 1] - first).astype(X.indices.dtype)
+    return compressed_view(type(X), X.data[first:last], X.indices[first:last], indptr,
+                           (rows.stop - rows.start, X.shape[1]))
 
 
 def prepare(families: Sequence[Family], blocks: Sequence, feature_names=None) -> list:
@@ -79,7 +73,7 @@ def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
     """
     out = None
     n = len(labels)
-    for rows in row_chunks(n, _row_bytes(blocks), budget):
+    for rows in row_chunks(n, _row_bytes(blocks, per_stored_value=8), budget):
         with rows_from(rows.start):
             part_blocks = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
         part_labels = labels[rows]

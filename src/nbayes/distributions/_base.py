@@ -94,6 +94,21 @@ def class_sums(X, labels: Labels) -> np.ndarray:
     return np.asarray(labels.onehot_sparse.T @ np.asarray(X).astype(np.float64, copy=False))
 
 
+def compressed_view(kind, data, indices, indptr, shape):
+    """A CSR / CSC matrix over the given arrays, without copying them.
+
+    scipy's constructor copies arrays that are small views of larger ones (it "prunes" them),
+    which would copy every chunk of a large matrix; the public attributes are set instead.
+    """
+    out = kind(shape, dtype=data.dtype)
+    out.data, out.indices, out.indptr = data, indices, indptr
+    return out
+
+
+#: Up to this many classes, sparse class sums multiply by the dense one-hot instead.
+FEW_CLASSES = 4
+
+
 def _sparse_class_sums(X, labels: Labels) -> np.ndarray:
     """``Yw.T @ X`` for sparse X as one bincount keyed by (class, column) of each stored value.
 
@@ -102,6 +117,11 @@ def _sparse_class_sums(X, labels: Labels) -> np.ndarray:
     multiply-adds per stored value.
     """
     X = X.tocsr()
+    if labels.n_classes <= FEW_CLASSES:
+        # A handful of classes: X.T @ Yw is one pass over the stored values with K
+        # multiply-adds each, cheaper than building bincount keys.
+        X_t = compressed_view(sp.csc_matrix, X.data, X.indices, X.indptr, X.shape[::-1])
+        return np.ascontiguousarray(np.asarray(X_t @ labels.onehot).T, dtype=np.float64)
     n_features = X.shape[1]
     per_row = np.diff(X.indptr)
     key = np.repeat(labels.codes * n_features, per_row)
