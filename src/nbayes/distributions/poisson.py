@@ -17,6 +17,7 @@ from ._base import (
     dot_t,
     pseudo_count,
     safe_ratio,
+    split_inf,
     sum_shifted_lgamma,
 )
 from .multinomial import check_non_negative
@@ -84,7 +85,12 @@ class Poisson(Family):
             raise ParameterError(f"Parameter 'beta' must be non-negative; got {self.beta!r}.")
         alpha = self.resolve_alpha(stats, n_features)
         a = pseudo_count(alpha, self.estimate)
-        num, den = stats["n_sum"] + a, stats["n_observed"] + beta
+        observed = stats["n_observed"]
+        # Without missing cells every feature of a class has seen the same weight: one column
+        # of denominators then spares a pass of masks and divisions over the whole table.
+        if observed.size and (observed == observed[:, :1]).all():
+            observed = observed[:, :1]
+        num, den = stats["n_sum"] + a, observed + beta
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         with np.errstate(divide="ignore"):
@@ -113,12 +119,11 @@ class Poisson(Family):
         # sum_j x_j log lambda_j - lambda_j; a zero rate makes any positive count impossible.
         nan = self._missing(X)
         X0 = self._zero_missing(X)
-        log_rate = params["log_rate"]
-        zero = np.isneginf(log_rate)
-        jll = dot_t(X0, np.where(zero, 0.0, log_rate))
+        log_w, zero = split_inf(params["log_rate"])
+        jll = dot_t(X0, log_w)
         jll -= params["rate"].sum(axis=1) if nan is None else dot_t(~nan, params["rate"])
-        if zero.any():
-            jll[dot_t(X0, zero.astype(np.float64)) > 0] = -np.inf
+        if zero is not None:
+            jll[dot_t(X0, zero) > 0] = -np.inf
         return jll
 
     def log_normalizer(self, params, X) -> np.ndarray:
