@@ -227,7 +227,8 @@ def environment_markdown(report: dict) -> str:
     """Machine, versions, BLAS kernel, date and command of a report, as Markdown lines."""
     env = report["environment"]
     blas = [f"{b['internal_api']} {b['version']} ({b['architecture']}, {b['num_threads']} "
-            "threads)" for b in env["threadpools"] if b["internal_api"] == "openblas"][:1]
+            f"threads, {Path(b['filepath']).name.split('-')[0]})"
+            for b in env["threadpools"] if b["internal_api"] == "openblas"]
     load = env.get("load_average_end") or env["load_average_start"]
     return "\n".join([
         f"- machine: {env['machine']}; load average at the start "
