@@ -58,7 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from . import _engine as engine
 from ._validation import rows_from
 from .distributions import Labels
-from .estimators._base import BaseNB, check_sample_weight
+from .estimators._base import BaseNB, check_sample_weight, label_codes
 from .estimators.mixed import MixedNB
 from .estimators.text import TextNB, as_texts
 from .exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
@@ -189,9 +189,8 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
             if classes is None:
                 classes, codes = np.unique(y, return_inverse=True)
             else:
-                codes = pd.Index(classes).get_indexer(y)
-                if (codes < 0).any():
-                    row = int(np.flatnonzero(codes < 0)[0])
+                codes, row = label_codes(y, classes)
+                if row is not None:
                     raise UnknownLabelError(
                         f"Label {y[row:row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
                         f"not among classes {classes.tolist()!r}. Pass every label in "

@@ -53,6 +53,13 @@ def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = Fa
     return w
 
 
+def label_codes(y, classes) -> tuple[np.ndarray, int | None]:
+    """Index of each label in ``classes``, and the first row whose label is not there (or None)."""
+    codes = pd.Index(classes).get_indexer(y)
+    unknown = np.flatnonzero(codes < 0)
+    return codes, (int(unknown[0]) if unknown.size else None)
+
+
 class BaseNB(ClassifierMixin, BaseEstimator):
     """Naive Bayes classifier over column groups, each modelled by one family."""
 
@@ -162,9 +169,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return new.size
 
     def _encode_labels(self, y, weights) -> Labels:
-        codes = pd.Index(self.classes_).get_indexer(y)
-        if (codes < 0).any():
-            row = int(np.flatnonzero(codes < 0)[0])
+        codes, row = label_codes(y, self.classes_)
+        if row is not None:
             raise UnknownLabelError(
                 f"Label {show(y[row])} at row {row} is not among classes "
                 f"{self.classes_.tolist()!r}. Pass the full label list in `classes` "
@@ -209,8 +215,14 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _accumulate(self, X, labels: Labels) -> dict:
         """Statistics of one validated batch (the map step of a distributed fit too)."""
-        return engine.accumulate(self.families_, self._blocks(X), labels,
-                                 self._feature_names_per_block())
+        # Encoders read this flag: unlearn (accumulating, not learning) must not meet category
+        # values outside the vocabulary.
+        self._accumulating = True
+        try:
+            return engine.accumulate(self.families_, self._blocks(X), labels,
+                                     self._feature_names_per_block())
+        finally:
+            self._accumulating = False
 
     def unlearn(self, X, y, sample_weight=None):
         """Remove rows learned earlier, exactly: the model becomes the one never shown them.
@@ -256,9 +268,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=False)
         y = self._check_y(y, X)
         weights = check_sample_weight(sample_weight, X.shape[0])
-        codes = pd.Index(self.classes_).get_indexer(y)
-        if (codes < 0).any():
-            row = int(np.flatnonzero(codes < 0)[0])
+        codes, row = label_codes(y, self.classes_)
+        if row is not None:
             raise UnknownLabelError(
                 f"Cannot unlearn row {row}: its label {show(y[row])} is not among classes "
                 f"{self.classes_.tolist()!r}, so the model never learned it."

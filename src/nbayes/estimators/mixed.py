@@ -463,13 +463,6 @@ class MixedNB(BaseNB):
             )
         return codes
 
-    def _accumulate(self, X, labels):
-        self._accumulating = True  # unlearn must not meet values outside the vocabulary
-        try:
-            return super()._accumulate(X, labels)
-        finally:
-            self._accumulating = False
-
     def _numeric(self, part: pd.DataFrame, pos, fam: Family) -> np.ndarray:
         try:
             return part.to_numpy(dtype=np.float64, na_value=np.nan)

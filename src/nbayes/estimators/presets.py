@@ -570,13 +570,6 @@ class CategoricalNB(_DiscreteNB):
             )
         return [codes]
 
-    def _accumulate(self, X, labels):
-        self._accumulating = True  # unlearn must not meet values outside the vocabulary
-        try:
-            return super()._accumulate(X, labels)
-        finally:
-            self._accumulating = False
-
     def _linear_names(self, block_names) -> np.ndarray:
         vocab = getattr(self, "_vocab", None)
         if vocab is None:
