@@ -78,6 +78,42 @@ def test_error_rows_count_from_the_start_of_the_data_not_the_chunk():
         nbayes.MultinomialNB().fit(X, np.arange(50_000) % 2)
 
 
+LAZY = [nbayes.GaussianNB, nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.PoissonNB,
+        lambda: nbayes.GaussianNB(estimate="posterior_predictive")]
+
+
+@pytest.mark.parametrize("make", LAZY)
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("missing", ["error", "ignore"])
+def test_bad_values_found_from_the_results_are_still_named(make, value, missing, monkeypatch):
+    # Gaussian and count families find NaN and inf from their statistics and scores instead
+    # of a pass over X; the error must still name the cell, past the first chunk, at fit and
+    # at predict, and nothing may warn on the way (inf - inf makes NaN).
+    import warnings
+
+    import nbayes.distributions._base as base
+
+    monkeypatch.setattr(base, "CHUNK_BYTES", 4096)
+    rng = np.random.default_rng(0)
+    X = rng.poisson(2.0, size=(3000, 6)).astype(float)
+    y = np.arange(3000) % 3
+    model = make().set_params(missing=missing)
+    bad = with_cell(X, 2345, 4, value)
+    if missing == "ignore" and np.isnan(value):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model.fit(bad, y).predict_proba(bad)  # missing, not bad
+        return
+    where = r"[Cc]olumn index 4 must hold finite values.* got -?(nan|inf) at row 2345"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError, match=where):
+            make().set_params(missing=missing).fit(bad, y)
+        model.fit(X, y)
+        with pytest.raises(DataError, match=where):
+            model.predict_proba(bad)
+
+
 def test_error_names_dataframe_columns():
     import pandas as pd
 

@@ -53,3 +53,25 @@ def test_far_apart_classes_keep_precision():
     direct = stats.norm.logpdf(X[:5], model.theta_[0], np.sqrt(model.var_[0])).sum(axis=1)
     np.testing.assert_allclose(model.predict_joint_log_proba(X[:5])[:, 0],
                                direct + np.log(0.5), rtol=1e-6)
+
+
+def test_one_pass_moments_fall_back_per_column_where_they_would_cancel():
+    # Columns 0-1: classes far apart relative to their spread (one-pass sums would cancel);
+    # column 2: constant within each class; columns 3-4: ordinary. Weighted rows throughout.
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = rng.integers(0, 3, size=n)
+    w = rng.uniform(0.1, 3.0, size=n)
+    X = np.column_stack([
+        rng.normal(size=(n, 2)) * 1e-3 + 1e4 * y[:, None],
+        7.0 * y,
+        rng.normal(size=(n, 2)) + 1e6,
+    ])
+    moments = nbayes.GaussianNB().fit(X, y, sample_weight=w).stats_["groups"][0]
+    for c in range(3):
+        rows, wc = X[y == c], w[y == c]
+        mean = np.average(rows, axis=0, weights=wc)
+        m2 = ((rows - mean) ** 2 * wc[:, None]).sum(axis=0)
+        # Means are exact up to rounding of the data's scale (values up to 2e4 here).
+        np.testing.assert_allclose(moments["mean"][c], mean, rtol=1e-14, atol=1e-10)
+        np.testing.assert_allclose(moments["m2"][c], m2, rtol=1e-10, atol=1e-20)

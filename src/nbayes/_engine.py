@@ -52,10 +52,24 @@ def _slice(X, rows: slice):
                            (rows.stop - rows.start, X.shape[1]))
 
 
-def prepare(families: Sequence[Family], blocks: Sequence, feature_names=None) -> list:
-    """Run each family's domain check and conversion on its block."""
+def prepare(families: Sequence[Family], blocks: Sequence, feature_names=None,
+            lazy: bool = False) -> list:
+    """Run each family's domain check and conversion on its block.
+
+    With ``lazy=True`` families may leave checks to :func:`check_results`, which the caller
+    must then run on what it computed from the blocks.
+    """
     names = feature_names or [None] * len(families)
-    return [fam.prepare(X, names[i]) for i, (fam, X) in enumerate(zip(families, blocks))]
+    return [fam.prepare(X, names[i], lazy=lazy)
+            for i, (fam, X) in enumerate(zip(families, blocks))]
+
+
+def check_results(families: Sequence[Family], blocks: Sequence, results: Sequence,
+                  feature_names=None) -> None:
+    """The checks a lazy :func:`prepare` left out, made on each block's statistics or scores."""
+    names = feature_names or [None] * len(families)
+    for fam, X, result, name in zip(families, blocks, results, names):
+        fam.check_result(X, result, name)
 
 
 def zeros(families: Sequence[Family], n_classes: int, widths: Sequence[int]) -> ModelStats:
@@ -74,11 +88,13 @@ def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
     out = None
     n = len(labels)
     for rows in row_chunks(n, _row_bytes(blocks, per_stored_value=8), budget):
-        with rows_from(rows.start):
-            part_blocks = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
         part_labels = labels[rows]
-        stats = {"class_count": part_labels.class_weight,
-                 "groups": [f.accumulate(X, part_labels) for f, X in zip(families, part_blocks)]}
+        with rows_from(rows.start):
+            part_blocks = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
+                                  lazy=True)
+            groups = [f.accumulate(X, part_labels) for f, X in zip(families, part_blocks)]
+            check_results(families, part_blocks, groups, feature_names)
+        stats = {"class_count": part_labels.class_weight, "groups": groups}
         out = stats if out is None else merge(families, out, stats)
     if out is None:  # no rows at all
         out = zeros(families, labels.n_classes, [X.shape[1] for X in blocks])
@@ -209,11 +225,14 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
             # Scoring runs inside the row context too: families name rows of the user's data
             # when they reject a value only the parameters can judge (an unseen category).
             with rows_from(rows.start):
-                part = prepare(families, [_slice(X, rows) for X in blocks], feature_names)
+                part = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
+                               lazy=True)
                 jll = out[rows]
                 jll[:] = log_prior if with_prior else 0.0
-                for fam, p, X in zip(families, params, part):
-                    jll += fam.joint_log_likelihood(p, X)
+                for i, (fam, p, X) in enumerate(zip(families, params, part)):
+                    scores = fam.joint_log_likelihood(p, X)
+                    fam.check_result(X, scores, feature_names and feature_names[i])
+                    jll += scores
                     if normalised:
                         jll += fam.log_normalizer(p, X)[:, None]
             yield rows

@@ -119,3 +119,19 @@ def check_finite(X, family: str, feature_names=None, allow_nan: bool = False) ->
         "(the factor is marginalised, which is exact under the naive assumption).",
         family, feature_names,
     )
+
+
+def check_finite_from(result, X, family: str, feature_names=None, allow_nan: bool = False
+                      ) -> None:
+    """:func:`check_finite` for X, judged first from what was computed from it.
+
+    NaN and inf in X propagate into every sum and score made from it, so finite ``result``
+    values (an array, or a dict of arrays: a few numbers per class) prove X finite, and X is
+    scanned only otherwise, to name the bad cell. Results that are infinite for another
+    reason (an overflow, a probability-zero score) cost that scan and nothing else.
+    """
+    values = result.values() if isinstance(result, dict) else (result,)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if all(np.isfinite(np.sum(v)) for v in values):
+            return
+    check_finite(X, family, feature_names, allow_nan)

@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import column_label
+from .._validation import check_finite, check_finite_from, column_label
 from ..exceptions import DataError, ParameterError
 
 Stats = dict[str, np.ndarray]
@@ -69,12 +69,13 @@ class Labels:
         return Y
 
     @cached_property
-    def onehot_sparse(self) -> sp.csr_matrix:
-        """Sparse CSR version of :attr:`onehot`; one stored value per row."""
+    def onehot_t(self) -> sp.csc_matrix:
+        """Yw.T, the transposed :attr:`onehot`, as a sparse (n_classes, n_samples) matrix with
+        one stored value per column. Built over the codes without scipy's checks and copies,
+        which cost more than the product on a chunk of a few thousand rows."""
         n = len(self)
-        return sp.csr_matrix(
-            (self.weights, self.codes, np.arange(n + 1)), shape=(n, self.n_classes)
-        )
+        return compressed_view(sp.csc_matrix, self.weights, self.codes,
+                               np.arange(n + 1, dtype=self.codes.dtype), (self.n_classes, n))
 
     @cached_property
     def class_weight(self) -> np.ndarray:
@@ -91,7 +92,7 @@ def class_sums(X, labels: Labels) -> np.ndarray:
     """
     if sp.issparse(X):
         return _sparse_class_sums(X, labels)
-    return np.asarray(labels.onehot_sparse.T @ np.asarray(X).astype(np.float64, copy=False))
+    return np.asarray(labels.onehot_t @ np.asarray(X).astype(np.float64, copy=False))
 
 
 def compressed_view(kind, data, indices, indptr, shape):
@@ -206,6 +207,10 @@ class Family:
     class_keys: tuple[str, ...] = ()
     #: False for families whose scores already ignore the class prior (ComplementNB).
     uses_class_prior: bool = True
+    #: Whether NaN and inf in X always show in this family's statistics and scores; then
+    #: ``prepare(lazy=True)`` skips the scan of X and :meth:`check_result` looks at the
+    #: (much smaller) output instead.
+    finite_shows_in_result: bool = False
 
     def __init__(self, alpha=1.0, estimate: str = "posterior_mean", missing: str = "error"):
         if missing not in MISSING:
@@ -233,9 +238,25 @@ class Family:
         return hash(repr(self))
 
     # -- input -----------------------------------------------------------------------------
-    def prepare(self, X, feature_names: Sequence[str] | None = None):
-        """Check the family's domain and return X in the form the other methods use."""
+    def prepare(self, X, feature_names: Sequence[str] | None = None, lazy: bool = False):
+        """Check the family's domain and return X in the form the other methods use.
+
+        With ``lazy=True`` checks that the output reveals may be left out; the caller then
+        passes each statistic or score made from X to :meth:`check_result`.
+        """
         raise NotImplementedError
+
+    def check_finite(self, X, feature_names=None, lazy: bool = False) -> None:
+        """Reject inf, and NaN unless missing values are ignored (later, if ``lazy`` allows)."""
+        if not (lazy and self.finite_shows_in_result):
+            check_finite(X, type(self).__name__, feature_names,
+                         allow_nan=self.missing == "ignore")
+
+    def check_result(self, X, result, feature_names=None) -> None:
+        """After ``prepare(X, lazy=True)``: raise for bad values of X that ``result`` shows."""
+        if self.finite_shows_in_result:
+            check_finite_from(result, X, type(self).__name__, feature_names,
+                              allow_nan=self.missing == "ignore")
 
     def _missing(self, X) -> np.ndarray | None:
         """NaN mask of prepared dense X, or None. Only looked for where missing values are

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_finite, raise_at
+from .._validation import raise_at
 from ..exceptions import ParameterError
 from ._base import (
     Family,
@@ -63,8 +63,8 @@ class Bernoulli(Family):
     def get_params(self) -> dict:
         return {**super().get_params(), "binarize": self.binarize}
 
-    def prepare(self, X, feature_names=None):
-        check_finite(X, "Bernoulli", feature_names, allow_nan=self.missing == "ignore")
+    def prepare(self, X, feature_names=None, lazy=False):
+        self.check_finite(X, feature_names)
         if self.binarize is not None:
             if sp.issparse(X):
                 if self.binarize < 0:

@@ -103,7 +103,7 @@ class Categorical(Family):
                 "min_categories": mc.tolist() if isinstance(mc, np.ndarray) else mc,
                 "unseen": self.unseen}
 
-    def prepare(self, X, feature_names=None):
+    def prepare(self, X, feature_names=None, lazy=False):
         """Return int64 codes (dense or sparse); missing cells become -1 when ignored."""
         family = "Categorical"
         if sp.issparse(X):

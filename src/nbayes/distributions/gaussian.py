@@ -6,7 +6,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._validation import check_finite
 from ..exceptions import DataError, ParameterError
 from ._base import (
     SUBTRACT_RTOL,
@@ -18,7 +17,6 @@ from ._base import (
     describe_cell,
     dot_t,
     maximise_log_scalar,
-    missing_mask,
     subtract_nonnegative,
 )
 
@@ -63,6 +61,10 @@ def subtract_moments(wt, mt, m2t, wb, mb, m2b):
 
 ESTIMATES = ("mle", "posterior_predictive")
 POOLING = ("per_class", "shared")
+#: One-pass moments lose about log10(sum of squared deviations from the shift / M2) digits
+#: to cancellation; columns past this ratio (a class mean over ~30 spreads from the shift)
+#: are summed again around the class means.
+ONE_PASS_MAX_RATIO = 1e3
 #: Search range of ``var_smoothing="auto"``, as a fraction of the largest feature variance.
 AUTO_FLOOR_RANGE = (1e-9, 1e3)
 
@@ -148,6 +150,7 @@ class Gaussian(Family):
     """
 
     name = "gaussian"
+    finite_shows_in_result = True
     sparse_ok = False
     class_keys = ("n_weight", "mean", "m2")
 
@@ -184,13 +187,13 @@ class Gaussian(Family):
                 "mean_prior": plain(self.mean_prior), "mean_prior_count": self.mean_prior_count,
                 "var_prior": plain(self.var_prior), "var_prior_count": self.var_prior_count}
 
-    def prepare(self, X, feature_names=None):
+    def prepare(self, X, feature_names=None, lazy=False):
         if sp.issparse(X):
             raise DataError(
                 "GaussianNB needs dense input; got a sparse matrix. Call X.toarray() if it "
                 "fits in memory, or use a count family (MultinomialNB, PoissonNB)."
             )
-        check_finite(X, "Gaussian", feature_names, allow_nan=self.missing == "ignore")
+        self.check_finite(X, feature_names, lazy)
         return np.asarray(X) if X.dtype.kind == "f" else np.asarray(X, dtype=np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:
@@ -198,12 +201,40 @@ class Gaussian(Family):
         return {"n_weight": z, "mean": z.copy(), "m2": z.copy()}
 
     def accumulate(self, X, labels: Labels) -> Stats:
-        # Two passes over the batch: class means, then squared deviations from them.
-        # prepare() has rejected NaN unless missing values are allowed: only then look for them.
+        # Only inf - inf makes NaN here: input that check_result rejects right after.
+        with np.errstate(invalid="ignore"):
+            return self._moments(X, labels)
+
+    def _moments(self, X, labels: Labels) -> Stats:
+        # NaN counts as missing only where missing values are allowed: only then look for it.
         nan = self._missing(X)
         X = np.asarray(X, dtype=np.float64)
-        # Sum deviations from the batch's first row rather than raw values: under a large
-        # common offset, raw sums lose the digits that tell the class means apart.
+        if nan is not None or X.shape[0] == 0:
+            return self._two_pass(X, labels, nan)
+        # One pass: sums of deviations from the batch's first row and of their squares. The
+        # shift keeps a large common offset out of the sums; what remains is cancellation
+        # where a class mean lies far (many spreads) from that row, which the sums reveal.
+        shift = X[0].copy()
+        dev = np.subtract(X, shift)
+        sum_dev = class_sums(dev, labels)
+        np.square(dev, out=dev)
+        sum_sq = class_sums(dev, labels)
+        weight = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_dev = np.where(weight > 0, sum_dev / weight, 0.0)
+        m2 = sum_sq - sum_dev * mean_dev
+        mean = np.where(weight > 0, shift + mean_dev, 0.0)  # an empty class has no mean
+        stats = {"n_weight": weight, "mean": mean, "m2": np.maximum(m2, 0.0)}
+        inexact = np.flatnonzero(np.any(sum_sq > ONE_PASS_MAX_RATIO * m2, axis=0))
+        if inexact.size:
+            exact = self._two_pass(X[:, inexact], labels, None)
+            stats["mean"][:, inexact] = exact["mean"]
+            stats["m2"][:, inexact] = exact["m2"]
+        return stats
+
+    @staticmethod
+    def _two_pass(X, labels: Labels, nan) -> Stats:
+        """Class means, then squared deviations from them: exact whatever the offsets."""
         if X.shape[0] == 0:
             shift = np.zeros(X.shape[1])
         else:
@@ -374,8 +405,13 @@ class Gaussian(Family):
         return np.broadcast_to(v, (d,)).astype(np.float64)
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        if "dof" in params:
-            return self._student_jll(params, X)
+        # As in accumulate: NaN from inf - inf only for input that check_result rejects.
+        with np.errstate(invalid="ignore"):
+            if "dof" in params:
+                return self._student_jll(params, X)
+            return self._normal_jll(params, X)
+
+    def _normal_jll(self, params: Params, X) -> np.ndarray:
         # -1/2 sum_j [log 2 pi v + (x - m)^2 / v] expanded into two matrix products over all
         # classes: xc^2 @ (1/v).T - 2 xc @ (mc/v).T, with xc = x - c and mc = m - c. Centring
         # on the overall mean c first keeps large offsets from cancelling. The temporaries are
@@ -402,7 +438,7 @@ class Gaussian(Family):
     def _student_jll(self, params: Params, X) -> np.ndarray:
         # The log1p of a quadratic does not expand into products, so score one class at a
         # time: the loop is bounded by the number of classes and keeps temporaries at n x d.
-        nan = missing_mask(X)
+        nan = self._missing(X)
         X = np.asarray(X, dtype=np.float64)
         nu, s2, mu = params["dof"], params["var"], params["mean"]
         const = self._student_log_const(params)

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._validation import check_finite, raise_at
+from .._validation import raise_at
 from ._base import (
     Family,
     Labels,
@@ -23,16 +23,23 @@ from ._base import (
 )
 
 
-def check_non_negative(X, family: str, feature_names=None, integer: bool = False) -> None:
-    """Raise a DataError at the first negative (or, with ``integer``, fractional) value."""
+def plain_counts(X, integer: bool = False) -> bool:
+    """Whether every value of X is a non-negative (whole, with ``integer``) number, judged
+    without temporaries as large as X: the minimum, and truncation changing nothing. NaN
+    makes it False (the minimum is NaN); +inf passes."""
     vals = X.data if sp.issparse(X) else X
     if vals.size == 0:
+        return True
+    with np.errstate(invalid="ignore"):
+        return bool(vals.min() >= 0) and (
+            not integer or vals.dtype.kind in "iub" or np.array_equal(np.trunc(vals), vals))
+
+
+def check_non_negative(X, family: str, feature_names=None, integer: bool = False) -> None:
+    """Raise a DataError at the first negative (or, with ``integer``, fractional) value."""
+    if plain_counts(X, integer):
         return
-    # Fast path without temporaries as large as X: the minimum (NaN makes it fail, and the
-    # exact check below then runs) and, for integers, truncation changing nothing.
-    if vals.min() >= 0 and (not integer or vals.dtype.kind in "iub"
-                            or np.array_equal(np.trunc(vals), vals)):
-        return
+    vals = X.data if sp.issparse(X) else X
     with np.errstate(invalid="ignore"):
         bad = vals < 0
         if integer:
@@ -48,6 +55,15 @@ def check_non_negative(X, family: str, feature_names=None, integer: bool = False
     fix = ("Negative values in data are not counts" + (" and counts are whole numbers" if integer
            else "") + "; check the column or choose another family (e.g. Gaussian).")
     raise_at(mask, X, what, fix, family, feature_names)
+
+
+def check_counts(family: Family, X, feature_names, lazy: bool, integer: bool) -> None:
+    """Finite, non-negative (whole) counts. Lazily, when the quick test passes, only inf is
+    left to check (in the statistics or scores); otherwise NaN and inf are named first."""
+    if lazy and plain_counts(X, integer):
+        return
+    family.check_finite(X, feature_names)
+    check_non_negative(X, type(family).__name__, feature_names, integer=integer)
 
 
 def nan_to_zero(X):
@@ -83,12 +99,12 @@ class Multinomial(Family):
     """
 
     name = "multinomial"
+    finite_shows_in_result = True
     class_keys = ("n_counts",)
     integer_counts = False
 
-    def prepare(self, X, feature_names=None):
-        check_finite(X, type(self).__name__, feature_names, allow_nan=self.missing == "ignore")
-        check_non_negative(X, type(self).__name__, feature_names, integer=self.integer_counts)
+    def prepare(self, X, feature_names=None, lazy=False):
+        check_counts(self, X, feature_names, lazy, self.integer_counts)
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:

@@ -6,7 +6,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._validation import check_finite
 from ..exceptions import ParameterError
 from ._base import (
     Family,
@@ -20,7 +19,7 @@ from ._base import (
     split_inf,
     sum_shifted_lgamma,
 )
-from .multinomial import check_non_negative
+from .multinomial import check_counts
 
 
 class Poisson(Family):
@@ -48,6 +47,7 @@ class Poisson(Family):
     """
 
     name = "poisson"
+    finite_shows_in_result = True
     class_keys = ("n_sum", "n_observed")
 
     def __init__(self, alpha=1.0, beta: float = 1.0, estimate="posterior_mean",
@@ -58,9 +58,8 @@ class Poisson(Family):
     def get_params(self) -> dict:
         return {**super().get_params(), "beta": self.beta}
 
-    def prepare(self, X, feature_names=None):
-        check_finite(X, "Poisson", feature_names, allow_nan=self.missing == "ignore")
-        check_non_negative(X, "Poisson", feature_names, integer=True)
+    def prepare(self, X, feature_names=None, lazy=False):
+        check_counts(self, X, feature_names, lazy, integer=True)
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:
