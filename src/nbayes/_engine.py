@@ -215,10 +215,15 @@ def _single_threaded_blas():
 def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
                   blocks: Sequence, feature_names, normalised: bool, budget: int | None,
                   out: np.ndarray):
-    """Fill ``out`` (n_samples, n_classes) with log P(x, y) chunk by chunk; yield each chunk's
-    rows once it is filled."""
+    """Score ``out`` (n_samples, n_classes) chunk by chunk: yield ``(rows, jll)``, with jll
+    the chunk's log P(x, y) of shape (rows, n_classes), for the caller to finish in place.
+
+    jll is ``out[rows]`` itself, or (when the families score class by class) a class-major
+    temporary that :func:`_store` copies into ``out[rows]``: reductions over the classes of
+    each row run several times faster in that layout than over narrow rows.
+    """
     n = blocks[0].shape[0]
-    with_prior = uses_class_prior(families, log_prior.shape[0])
+    base = log_prior if uses_class_prior(families, log_prior.shape[0]) else 0.0
     row_bytes = _row_bytes(blocks, per_stored_value=4) + 8 * log_prior.shape[0]
     with _single_threaded_blas():
         for rows in row_chunks(n, row_bytes, budget):
@@ -227,15 +232,25 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
             with rows_from(rows.start):
                 part = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
                                lazy=True)
-                jll = out[rows]
-                jll[:] = log_prior if with_prior else 0.0
+                jll = None
                 for i, (fam, p, X) in enumerate(zip(families, params, part)):
                     scores = fam.joint_log_likelihood(p, X)
                     fam.check_result(X, scores, feature_names and feature_names[i])
-                    jll += scores
+                    if jll is None:
+                        class_major = scores.flags.f_contiguous and not scores.flags.c_contiguous
+                        jll = scores if class_major else out[rows]
+                        np.add(scores, base, out=jll)
+                    else:
+                        jll += scores
                     if normalised:
                         jll += fam.log_normalizer(p, X)[:, None]
-            yield rows
+            yield rows, jll
+
+
+def _store(out: np.ndarray, rows: slice, jll: np.ndarray) -> None:
+    """Put a finished chunk from :func:`_score_chunks` into ``out`` unless it is there."""
+    if not np.shares_memory(jll, out):
+        out[rows] = jll
 
 
 def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
@@ -247,9 +262,9 @@ def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior
     factorials) are left out: posteriors do not need them.
     """
     out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
-    for _rows in _score_chunks(families, params, log_prior, blocks, feature_names,
-                               normalised, budget, out):
-        pass
+    for rows, jll in _score_chunks(families, params, log_prior, blocks, feature_names,
+                                   normalised, budget, out):
+        _store(out, rows, jll)
     return out
 
 
@@ -258,15 +273,16 @@ def posterior(families: Sequence[Family], params: Sequence, log_prior: np.ndarra
               budget: int | None = None) -> np.ndarray:
     """P(y | x) (or its log) for every row and class, shape (n_samples, n_classes).
 
-    Each chunk of joint log-likelihoods is normalised in place while it is still in cache, so
+    Each chunk of joint log-likelihoods is normalised while it is still in cache, so
     prediction makes one (n_samples, n_classes) array. Rows that every class rules out get
     the uniform posterior and one RuntimeWarning (see :func:`log_posterior`).
     """
     out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
     impossible = 0
-    for rows in _score_chunks(families, params, log_prior, blocks, feature_names, False,
-                              budget, out):
-        impossible += _normalise_rows(out[rows], log)
+    for rows, jll in _score_chunks(families, params, log_prior, blocks, feature_names, False,
+                                   budget, out):
+        impossible += _normalise_rows(jll, log)
+        _store(out, rows, jll)
     _warn_impossible(impossible, stacklevel=5)  # the user's predict call
     return out
 

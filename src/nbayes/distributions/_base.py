@@ -306,7 +306,11 @@ class Family:
         raise NotImplementedError
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        """Class-dependent part of log P(x | y) for every class, shape (n_samples, n_classes)."""
+        """Class-dependent part of log P(x | y) for every class, shape (n_samples, n_classes).
+
+        A new array the caller may overwrite; it may be class-major (Fortran order), which
+        the engine keeps while it normalises each row.
+        """
         raise NotImplementedError
 
     def log_normalizer(self, params: Params, X) -> np.ndarray:
@@ -503,6 +507,12 @@ def split_inf(log_w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         return log_w, None
     neg_inf = np.isneginf(log_w)
     return np.where(neg_inf, 0.0, log_w), neg_inf.astype(np.float64)
+
+
+def dot_classes(W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """``X @ W.T`` for dense X, computed as ``(W @ X.T).T``: a class-major (Fortran-order)
+    result, the layout the engine normalises fastest."""
+    return (W @ X.T).T
 
 
 def dot_t(X, W: np.ndarray) -> np.ndarray:

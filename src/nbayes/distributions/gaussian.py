@@ -15,7 +15,7 @@ from ._base import (
     Stats,
     class_sums,
     describe_cell,
-    dot_t,
+    dot_classes,
     maximise_log_scalar,
     subtract_nonnegative,
 )
@@ -423,10 +423,10 @@ class Gaussian(Family):
         Xc = np.subtract(X, params["center"], dtype=np.float64)
         if nan is not None:
             Xc[nan] = 0.0
-        quad = dot_t(Xc, -2.0 * mc * prec)
+        quad = dot_classes(-2.0 * mc * prec, Xc)
         np.square(Xc, out=Xc)
-        quad += dot_t(Xc, prec)
-        quad += const.sum(axis=1) if nan is None else (~nan) @ const.T
+        quad += dot_classes(prec, Xc)
+        quad += const.sum(axis=1) if nan is None else dot_classes(const, ~nan)
         quad *= -0.5
         return quad
 
