@@ -313,6 +313,12 @@ class Family:
         """
         raise NotImplementedError
 
+    def scoring_params(self, params: Params) -> Params:
+        """``params`` plus whatever scoring derives from them, made once per prediction call
+        instead of once per row chunk (transposed weight tables, say: a sparse product copies
+        a transposed view on every call). :meth:`joint_log_likelihood` accepts either."""
+        return params
+
     def log_normalizer(self, params: Params, X) -> np.ndarray:
         """Class-independent part of log P(x | y), shape (n_samples,); zero for most families."""
         return np.zeros(X.shape[0])
@@ -513,6 +519,16 @@ def dot_classes(W: np.ndarray, X: np.ndarray) -> np.ndarray:
     """``X @ W.T`` for dense X, computed as ``(W @ X.T).T``: a class-major (Fortran-order)
     result, the layout the engine normalises fastest."""
     return (W @ X.T).T
+
+
+def transposed(W: np.ndarray | None) -> np.ndarray | None:
+    """``W.T`` as a contiguous array (None stays None), for :func:`dot`."""
+    return None if W is None else np.ascontiguousarray(W.T)
+
+
+def dot(X, W_t: np.ndarray) -> np.ndarray:
+    """``X @ W_t`` as a dense float64 array for dense or sparse X (see :func:`transposed`)."""
+    return np.asarray(X @ W_t, dtype=np.float64)
 
 
 def dot_t(X, W: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from ._base import (
     Params,
     Stats,
     class_sums,
+    dot,
     dot_t,
     log_normalise,
     pseudo_count,
@@ -20,6 +21,7 @@ from ._base import (
     split_inf,
     subtract_nonnegative,
     sum_shifted_lgamma,
+    transposed,
 )
 
 
@@ -149,20 +151,28 @@ class Bernoulli(Family):
         with np.errstate(invalid="ignore"):
             return params["log_p"] - params["log_1mp"], params["log_1mp"].sum(axis=1)
 
+    def scoring_params(self, params: Params) -> Params:
+        log_p, hit_p = split_inf(params["log_p"])
+        log_q, hit_q = split_inf(params["log_1mp"])
+        return {**params, "slopes_t": transposed(log_p - log_q), "log_q": log_q,
+                "hit_p_t": transposed(hit_p), "hit_q": hit_q, "hit_q_t": transposed(hit_q)}
+
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log p_j + (o_j - x_j) log q_j, o_j = 1 where x_j is observed: two products.
+        if "slopes_t" not in params:
+            params = self.scoring_params(params)
         nan = self._missing(X)
         if nan is not None:
             X = np.where(nan, 0.0, X)
-        log_p, hit_p = split_inf(params["log_p"])
-        log_q, hit_q = split_inf(params["log_1mp"])
-        jll = dot_t(X, log_p - log_q)
+        log_q, hit_q = params["log_q"], params["hit_q"]
+        jll = dot(X, params["slopes_t"])
         jll += log_q.sum(axis=1) if nan is None else dot_t(~nan, log_q)
         hits = np.zeros_like(jll)
-        if hit_p is not None:
-            hits += dot_t(X, hit_p)
+        if params["hit_p_t"] is not None:
+            hits += dot(X, params["hit_p_t"])
         if hit_q is not None:
-            hits += (hit_q.sum(axis=1) if nan is None else dot_t(~nan, hit_q)) - dot_t(X, hit_q)
+            hits += (hit_q.sum(axis=1) if nan is None else dot_t(~nan, hit_q)) - dot(
+                X, params["hit_q_t"])
         jll[hits > 0] = -np.inf
         return jll
 

@@ -13,13 +13,14 @@ from ._base import (
     Params,
     Stats,
     class_sums,
-    dot_t,
+    dot,
     log_normalise,
     missing_mask,
     pseudo_count,
     safe_ratio,
     split_inf,
     sum_shifted_lgamma,
+    transposed,
 )
 
 
@@ -141,12 +142,17 @@ class Multinomial(Family):
         log_theta = params["log_theta"]
         return log_theta, np.zeros(log_theta.shape[0])
 
-    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        X = self._zero_missing(X)
+    def scoring_params(self, params: Params) -> Params:
         log_w, hit = split_inf(params["log_theta"])
-        jll = dot_t(X, log_w)
-        if hit is not None:
-            jll[dot_t(X, hit) > 0] = -np.inf
+        return {**params, "weights_t": transposed(log_w), "impossible_t": transposed(hit)}
+
+    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        if "weights_t" not in params:
+            params = self.scoring_params(params)
+        X = self._zero_missing(X)
+        jll = dot(X, params["weights_t"])
+        if params["impossible_t"] is not None:
+            jll[dot(X, params["impossible_t"]) > 0] = -np.inf
         return jll
 
     def log_normalizer(self, params: Params, X) -> np.ndarray:

@@ -13,11 +13,13 @@ from ._base import (
     Params,
     Stats,
     class_sums,
+    dot,
     dot_t,
     pseudo_count,
     safe_ratio,
     split_inf,
     sum_shifted_lgamma,
+    transposed,
 )
 from .multinomial import check_counts
 
@@ -114,15 +116,21 @@ class Poisson(Family):
         # x log lambda - lambda - log x!: the factorial is the same for every class.
         return params["log_rate"], -params["rate"].sum(axis=1)
 
+    def scoring_params(self, params: Params) -> Params:
+        log_w, zero = split_inf(params["log_rate"])
+        return {**params, "weights_t": transposed(log_w), "impossible_t": transposed(zero),
+                "rate_total": params["rate"].sum(axis=1)}
+
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log lambda_j - lambda_j; a zero rate makes any positive count impossible.
+        if "weights_t" not in params:
+            params = self.scoring_params(params)
         nan = self._missing(X)
         X0 = self._zero_missing(X)
-        log_w, zero = split_inf(params["log_rate"])
-        jll = dot_t(X0, log_w)
-        jll -= params["rate"].sum(axis=1) if nan is None else dot_t(~nan, params["rate"])
-        if zero is not None:
-            jll[dot_t(X0, zero) > 0] = -np.inf
+        jll = dot(X0, params["weights_t"])
+        jll -= params["rate_total"] if nan is None else dot_t(~nan, params["rate"])
+        if params["impossible_t"] is not None:
+            jll[dot(X0, params["impossible_t"]) > 0] = -np.inf
         return jll
 
     def log_normalizer(self, params, X) -> np.ndarray:
