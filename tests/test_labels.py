@@ -39,3 +39,27 @@ def test_integer_labels_match_scikit_learn(y):
 def test_continuous_labels_are_still_refused():
     with pytest.raises(ValueError, match="Unknown label type"):
         nbayes.GaussianNB().fit(np.ones((3, 1)), [0.5, 1.5, 2.25])
+
+
+def test_string_label_codes_match_pandas_with_unsorted_classes_and_unknowns():
+    import pandas as pd
+
+    from nbayes.estimators._base import label_codes
+
+    rng = np.random.default_rng(0)
+    classes = np.array(["spam", "ham", "eggs", "a", "zz"])  # order after enlarging classes
+    y = rng.choice(np.array(["spam", "ham", "eggs", "a", "zz", "unknown", "", "zzz"]), 500)
+    codes, first_unknown = label_codes(y, classes)
+    want = pd.Index(classes).get_indexer(y)
+    np.testing.assert_array_equal(codes, want)
+    assert first_unknown == int(np.flatnonzero(want < 0)[0])
+    codes, first_unknown = label_codes(y[np.isin(y, classes)], classes)
+    assert first_unknown is None and codes.min() >= 0
+
+
+def test_partial_fit_adds_string_classes_and_codes_them_in_their_order():
+    X = np.array([[1, 0], [0, 1], [1, 1], [2, 0]])
+    model = nbayes.MultinomialNB().partial_fit(X[:2], ["spam", "ham"], classes=["spam", "ham"])
+    model.partial_fit(X[2:], ["eggs", "spam"], classes=["spam", "ham", "eggs"])
+    assert model.classes_.tolist() == ["ham", "spam", "eggs"]
+    np.testing.assert_array_equal(model.class_count_, [1, 2, 1])

@@ -74,7 +74,17 @@ def fit_classes(y: np.ndarray) -> np.ndarray:
 
 def label_codes(y, classes) -> tuple[np.ndarray, int | None]:
     """Index of each label in ``classes``, and the first row whose label is not there (or None)."""
-    codes = pd.Index(classes).get_indexer(y)
+    classes, y = np.asarray(classes), np.asarray(y)
+    if classes.dtype.kind in "US" and y.dtype.kind in "US" and classes.size:
+        # Binary search in the sorted classes: pandas would build an index of Arrow strings,
+        # which for a few classes costs more than the search (partial_fit does this on every
+        # batch). Numbers and objects go to pandas' hash table, faster for long y.
+        order = np.argsort(classes, kind="stable")
+        ranked = classes[order]
+        pos = np.minimum(np.searchsorted(ranked, y), classes.size - 1)
+        codes = np.where(ranked[pos] == y, order[pos], -1)
+    else:
+        codes = pd.Index(classes).get_indexer(y)
     unknown = np.flatnonzero(codes < 0)
     return codes, (int(unknown[0]) if unknown.size else None)
 
@@ -172,7 +182,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self.classes_ = classes
             return 0
         old = self.classes_
-        known = pd.Index(classes).get_indexer(old)
+        known, _ = label_codes(old, classes)
         if (known < 0).any():
             missing = old[known < 0]
             raise ParameterError(
