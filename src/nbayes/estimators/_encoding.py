@@ -1,8 +1,8 @@
 """Tables in, numeric blocks out: DataFrame conversion, family inference and category codes.
 
 A category vocabulary is kept per column group as three flat arrays -- the values, the column
-(within the group) each value belongs to, and its code -- so encoding a whole group is a
-handful of vectorised hash look-ups, with no loop over columns or rows. Vocabularies only
+(within the group) each value belongs to, and its code -- so encoding a column is one hash
+factorisation plus a look-up of its few distinct values, with no loop over rows. Vocabularies only
 grow: values are appended with the next free code of their column, so codes learned earlier
 never change and statistics accumulated with them stay valid.
 """
@@ -107,68 +107,73 @@ class Vocabulary:
         mine = self.column == j
         return self.values[mine][np.argsort(self.code[mine], kind="stable")]
 
-    def encode(self, values: np.ndarray, learn: bool, missing_as_category: bool):
-        """Codes of an (n, d) object array; extends the vocabulary when ``learn``.
+    def encode(self, values, learn: bool, missing_as_category: bool):
+        """Codes of an (n, d) table (array or DataFrame); extends the vocabulary when ``learn``.
 
         Returns ``(codes, first_unseen)``: int64 codes of shape (n, d) with -1 for missing
         (0 under ``missing_as_category``) and UNSEEN_CODE for values outside the vocabulary,
-        and the flat index of the first unseen cell (None when there is none).
+        and the flat (row-major) index of the first unseen cell (None when there is none).
+        Columns are factorised one at a time, straight from a DataFrame's own storage (Arrow
+        strings stay Arrow), so temporaries stay at one column: a whole-group object array
+        would cost a pointer and a Python object per cell.
         """
         n, d = values.shape
-        flat = values.ravel()
-        # One factorisation of every cell of the group: NaN, None, pd.NA and NaT become -1.
-        # Sorting a learning batch's values makes a first fit's codes follow the values'
-        # order (as scikit-learn's OrdinalEncoder does); later batches append.
+        codes = np.empty((n, d), dtype=np.int64)
+        first_unseen = None
+        for j in range(d):  # bounded by the group's width
+            column = values.iloc[:, j] if isinstance(values, pd.DataFrame) else values[:, j]
+            cell, unseen = self._encode_column(j, column, learn, missing_as_category)
+            cell[unseen] = UNSEEN_CODE
+            codes[:, j] = cell
+            if unseen.any():
+                flat = int(np.argmax(unseen)) * d + j
+                first_unseen = flat if first_unseen is None else min(first_unseen, flat)
+        return codes, first_unseen
+
+    def _encode_column(self, j: int, column, learn: bool, missing_as_category: bool):
+        """Codes of one column (missing: MISSING_CODE or 0, unseen: marked) and the unseen
+        mask. Sorting a learning batch's values makes a first fit's codes follow the values'
+        order (as scikit-learn's OrdinalEncoder does); later batches append."""
         try:
-            cell_value, uniques = pd.factorize(flat, sort=learn)
+            cell_value, uniques = pd.factorize(column, sort=learn)
         except TypeError:  # values that cannot be ordered: keep first-appearance order
             try:
-                cell_value, uniques = pd.factorize(flat)
+                cell_value, uniques = pd.factorize(column)
             except TypeError as exc:
                 raise DataError(
                     f"Category values must be hashable (strings, numbers, booleans); {exc}. "
                     "Convert the column, e.g. df[col].astype(str)."
                 ) from None
-        n_uniques = max(len(uniques), 1)
-        col = np.tile(np.arange(d, dtype=np.int64), n)
+        # NaN, None, pd.NA and NaT factorise to -1.
         missing = cell_value < 0
-        cell_key = np.where(missing, -1, col * n_uniques + cell_value)
-        pos, entry_code = self._lookup(uniques, n_uniques, cell_key)
-        unseen = (pos < 0) & ~missing
-        if learn and unseen.any():
-            self._append(flat, cell_key, col, unseen)
-            pos, entry_code = self._lookup(uniques, n_uniques, cell_key)
-            unseen = (pos < 0) & ~missing
-        codes = entry_code[pos] if entry_code.size else np.zeros(pos.size, dtype=np.int64)
-        codes[unseen] = UNSEEN_CODE
-        codes[missing] = 0 if missing_as_category else MISSING_CODE
-        first_unseen = int(np.argmax(unseen)) if unseen.any() else None
-        return codes.reshape(n, d), first_unseen
+        code_of = self._codes_of(j, uniques)
+        if learn and (code_of < 0).any():
+            self._append(j, uniques, code_of < 0)
+            code_of = self._codes_of(j, uniques)
+        # Missing cells (-1) read the last entry here and are overwritten below.
+        cell = code_of[cell_value] if code_of.size else np.full(len(column), -1, np.int64)
+        unseen = (cell < 0) & ~missing
+        cell[missing] = 0 if missing_as_category else MISSING_CODE
+        return cell, unseen
 
-    def _lookup(self, uniques, n_uniques: int, cell_key: np.ndarray):
-        """Position of each cell's (column, value) key among the vocabulary entries present
-        in this batch (-1: not in the vocabulary), and those entries' codes."""
-        entry_value = pd.Index(uniques).get_indexer(self.values) if self.values.size else \
-            np.empty(0, dtype=np.intp)
-        present = entry_value >= 0
-        entry_key = self.column[present] * n_uniques + entry_value[present]
-        return pd.Index(entry_key).get_indexer(cell_key), self.code[present]
+    def _codes_of(self, j: int, uniques) -> np.ndarray:
+        """Code in column ``j`` of each value of ``uniques`` (-1: not in the vocabulary)."""
+        mine = np.flatnonzero(self.column == j)
+        out = np.full(len(uniques), -1, dtype=np.int64)
+        if mine.size and len(uniques):
+            where = pd.Index(uniques).get_indexer(self.values[mine])
+            found = where >= 0
+            out[where[found]] = self.code[mine[found]]
+        return out
 
-    def _append(self, flat, cell_key, col, unseen) -> None:
-        """Add the values of the unseen cells, sorted within each column, with fresh codes."""
-        idx = np.flatnonzero(unseen)
-        new = ~pd.Series(cell_key[idx]).duplicated().to_numpy()
-        # The first cell of each new key gives its value, so a column keeps its own value
-        # type even where values of other columns compare equal to it (1 and True).
-        first = idx[new]
-        first = first[np.argsort(cell_key[first], kind="stable")]  # by column, then value
-        new_col = col[first]
-        # Codes continue after the column's current ones: rank within the column, offset.
-        rank = np.arange(new_col.size) - np.searchsorted(new_col, new_col, side="left")
-        new_code = self.n_categories()[new_col] + rank
-        self.values = np.concatenate([self.values, flat[first].astype(object)])
-        self.column = np.concatenate([self.column, new_col])
-        self.code = np.concatenate([self.code, new_code])
+    def _append(self, j: int, uniques, new: np.ndarray) -> None:
+        """Add the ``new`` values of ``uniques`` to column ``j`` with fresh codes, in the
+        order of ``uniques``."""
+        added = np.asarray(uniques[np.flatnonzero(new)], dtype=object)
+        first = self.n_categories()[j]
+        self.values = np.concatenate([self.values, added])
+        self.column = np.concatenate([self.column, np.full(added.size, j, dtype=np.int64)])
+        self.code = np.concatenate([self.code, first + np.arange(added.size, dtype=np.int64)])
 
     def linear_names(self, column_names, n_categories: np.ndarray) -> list[str]:
         """``"column=value"`` for every (column, code) of a flat categorical layout with

@@ -449,16 +449,15 @@ class MixedNB(BaseNB):
         return blocks
 
     def _encode(self, part: pd.DataFrame, pos, vocab: Vocabulary, learning: bool):
-        values = part.to_numpy(dtype=object)
-        codes, unseen = vocab.encode(values, learning, self.missing == "category")
+        codes, unseen = vocab.encode(part, learning, self.missing == "category")
         unlearning = getattr(self, "_accumulating", False) and not learning
         if unseen is not None and (self.unseen == "error" or unlearning):
-            row, j = divmod(unseen, values.shape[1])
+            row, j = divmod(unseen, part.shape[1])
             why = ("so these rows cannot have been learned and cannot be unlearned"
                    if unlearning else "partial_fit with it, or pass unseen='smooth' (prior "
                    "mass of an unobserved category) or 'ignore' (drop the factor)")
             raise DataError(
-                f"{self._label(pos[j]).capitalize()} has the category {show(values[row, j])} "
+                f"{self._label(pos[j]).capitalize()} has the category {show(part.iat[row, j])} "
                 f"at row {row}, which no training batch contained; {why}."
             )
         return codes
