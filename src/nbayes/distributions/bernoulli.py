@@ -78,8 +78,9 @@ class Bernoulli(Family):
                 X.data = (X.data > self.binarize).astype(np.float64)
                 X.eliminate_zeros()
                 return X
-            nan = np.isnan(X) if X.dtype.kind == "f" else None
-            out = (X > self.binarize).astype(np.float64)
+            # 0/1 floats written straight by the comparison, without a boolean temporary.
+            out = np.greater(X, self.binarize, out=np.empty(X.shape))
+            nan = self._missing(X)  # NaN compares False; where missing is allowed, keep it
             if nan is not None and nan.any():
                 out[nan] = np.nan
             return out
