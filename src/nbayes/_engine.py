@@ -250,7 +250,7 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
 
 def _store(out: np.ndarray, rows: slice, jll: np.ndarray) -> None:
     """Put a finished chunk from :func:`_score_chunks` into ``out`` unless it is there."""
-    if not np.shares_memory(jll, out):
+    if jll.base is not out:
         out[rows] = jll
 
 
