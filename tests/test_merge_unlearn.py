@@ -223,3 +223,51 @@ def test_models_loaded_from_files_merge_and_unlearn(cls, tmp_path):
     nbayes.save(merged, tmp_path / "merged.nbayes")
     back = nbayes.load(tmp_path / "merged.nbayes").unlearn(X[120:], y[120:])
     assert_same_model(back, cls().fit(X[:120], y[:120]), rtol=1e-9, atol=1e-9)
+
+
+# -- partial_fit derives parameters on first use ----------------------------------------------
+
+@pytest.mark.parametrize("make", [nbayes.MultinomialNB, nbayes.BernoulliNB, nbayes.GaussianNB,
+                                  nbayes.CategoricalNB, nbayes.PoissonNB, nbayes.ComplementNB])
+def test_partial_fit_defers_the_parameters_until_they_are_used(make):
+    import pickle
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(300, 5)).astype(float)
+    y = rng.integers(0, 3, size=300)
+    model = make()
+    for part in np.array_split(np.arange(300), 4):
+        model.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    # Later batches only add statistics; nothing derived from them is kept stale.
+    assert "params_" not in vars(model) and "class_log_prior_" not in vars(model)
+    copy = pickle.loads(pickle.dumps(model))
+    full = make().fit(X, y)
+    np.testing.assert_allclose(model.predict_log_proba(X), full.predict_log_proba(X),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(copy.predict_log_proba(X), full.predict_log_proba(X),
+                               rtol=1e-10, atol=1e-12)
+    for name in full._derived:
+        a, b = getattr(model, name), getattr(full, name)
+        if isinstance(b, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-10, err_msg=name)
+
+
+def test_string_categories_stay_current_through_deferred_partial_fits():
+    model = nbayes.CategoricalNB()
+    model.partial_fit([["red"], ["blue"]], [0, 1], classes=[0, 1])
+    model.partial_fit([["green"], ["red"]], [1, 0])
+    assert "params_" not in vars(model)  # reading the vocabulary did not finalize
+    assert model.categories_[0].tolist() == ["blue", "red", "green"]
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing_'"):
+        _ = model.no_such_thing_
+
+
+def test_an_error_found_when_deferred_parameters_are_derived_leaves_nothing_stale():
+    X = np.array([[1.0, 2.0], [2.0, 3.0], [2.0, 5.0], [3.0, 4.0]])
+    model = nbayes.GaussianNB(var_smoothing=0).partial_fit(X, [0, 0, 1, 1], classes=[0, 1])
+    model.partial_fit([[7.0, 7.0]], [2], classes=[0, 1, 2])  # class 2: one row, no spread
+    for _ in range(2):  # the error stays: no half-derived parameters are left behind
+        with pytest.raises(ParameterError, match="zero variance"):
+            model.predict(X)
+    model.partial_fit([[8.0, 9.0]], [2])  # class 2 gets a spread: derivable again
+    assert model.predict(X).shape == (4,)

@@ -238,7 +238,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 self.stats_ = engine.add_classes(self.families_, self.stats_, added)
         stats = self._accumulate(X, self._encode_labels(y, weights))
         self.stats_ = stats if first else engine.merge(self.families_, self.stats_, stats)
-        self._finalize()
+        if first:
+            self._finalize()
+        else:
+            self._defer_finalize()
         return self
 
     def _accumulate(self, X, labels: Labels) -> dict:
@@ -326,10 +329,40 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return None if names is None else [list(names)]
 
     def _finalize(self) -> None:
-        self.params_ = engine.finalize(self.families_, self.stats_)
+        """Derive the parameters and the published attributes from the statistics."""
+        # What can fail (a zero variance, a bad class prior) runs before anything is set.
+        params = engine.finalize(self.families_, self.stats_)
+        log_prior = self._log_prior(self.stats_["class_count"])
+        before = dict(self.__dict__)
+        self.params_, self.class_log_prior_ = params, log_prior
         self.class_count_ = self.stats_["class_count"]
-        self.class_log_prior_ = self._log_prior(self.class_count_)
         self._publish()
+        # Everything set here is derived from the statistics, and may be dropped.
+        self._derived = tuple(sorted(k for k, v in self.__dict__.items()
+                                     if k not in before or before[k] is not v))
+        self._stale = False
+
+    def _defer_finalize(self) -> None:
+        """Drop the derived attributes; the first access finalizes again (``__getattr__``).
+
+        A stream of ``partial_fit`` calls then costs the statistics of each batch only: the
+        parameters (a logarithm per class and feature, which on a large vocabulary costs more
+        than the batch) are derived once, when they are used.
+        """
+        for name in self._derived:
+            self.__dict__.pop(name, None)
+        self._stale = True
+
+    def __getattr__(self, name: str):
+        # Reached only when ordinary lookup fails: a derived attribute after a partial_fit,
+        # or a property of the class that raised AttributeError (raise that error again).
+        state = self.__dict__
+        if state.get("_stale") and name in state.get("_derived", ()):
+            self._finalize()
+            return state[name]
+        if hasattr(type(self), name):
+            return object.__getattribute__(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- model files (see nbayes.io) ---------------------------------------------------------
     def _group_widths(self) -> list[int]:

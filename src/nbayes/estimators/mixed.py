@@ -514,7 +514,6 @@ class MixedNB(BaseNB):
             split = np.cumsum(np.bincount(vocab.column, minlength=len(pos)))[:-1]
             for p, values in zip(pos, np.split(vocab.values[order], split)):
                 self.categories_[self._columns[p]] = values
-        self.__dict__.pop("_summary", None)
 
     # -- explanations (hooks of BaseNB.explain / top_features / linear form) ---------------------
     def _block_columns(self) -> list[np.ndarray]:

@@ -531,7 +531,9 @@ class CategoricalNB(_DiscreteNB):
         if reset:
             self.categories_ = None if _is_numeric(X) else []
             self._vocab = None
-        if getattr(self, "categories_", None) is None:
+        # Codes or values: known from the vocabulary once there is one (categories_ is
+        # derived, so reading it could finalize a model that partial_fit left stale).
+        if getattr(self, "_vocab", None) is None and (not reset or self.categories_ is None):
             if self.missing == "category":
                 raise ParameterError(
                     "missing='category' needs category values (strings, objects); got numeric "
