@@ -241,6 +241,7 @@ def test_partial_fit_defers_the_parameters_until_they_are_used(make):
     # Later batches only add statistics; nothing derived from them is kept stale.
     assert "params_" not in vars(model) and "class_log_prior_" not in vars(model)
     copy = pickle.loads(pickle.dumps(model))
+    assert "params_" in vars(copy)  # pickles carry a ready model
     full = make().fit(X, y)
     np.testing.assert_allclose(model.predict_log_proba(X), full.predict_log_proba(X),
                                rtol=1e-10, atol=1e-12)

@@ -353,6 +353,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self.__dict__.pop(name, None)
         self._stale = True
 
+    def __getstate__(self):
+        # A pickle (joblib, Dask tasks) carries a ready model: derived once here, not once
+        # per copy that is unpickled.
+        if self.__dict__.get("_stale"):
+            self._finalize()
+        return super().__getstate__()
+
     def __getattr__(self, name: str):
         # Reached only when ordinary lookup fails: a derived attribute after a partial_fit,
         # or a property of the class that raised AttributeError (raise that error again).
