@@ -272,3 +272,12 @@ def test_an_error_found_when_deferred_parameters_are_derived_leaves_nothing_stal
             model.predict(X)
     model.partial_fit([[8.0, 9.0]], [2])  # class 2 gets a spread: derivable again
     assert model.predict(X).shape == (4,)
+
+
+def test_counts_stay_current_after_a_failed_unlearn_and_a_deferred_partial_fit():
+    X = np.array([[1.0], [2.0], [3.0], [5.0], [7.0]])
+    model = GaussianNB(var_smoothing=0).partial_fit(X, [0, 0, 0, 1, 1], classes=[0, 1])
+    with pytest.raises(ParameterError, match="zero variance"):
+        model.unlearn(X[1:3], [0, 0])  # one row would be left: refused, finalized as it was
+    model.partial_fit([[9.0]], [1])
+    np.testing.assert_array_equal(model.class_count_, [3, 3])

@@ -337,9 +337,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self.params_, self.class_log_prior_ = params, log_prior
         self.class_count_ = self.stats_["class_count"]
         self._publish()
-        # Everything set here is derived from the statistics, and may be dropped.
-        self._derived = tuple(sorted(k for k, v in self.__dict__.items()
-                                     if k not in before or before[k] is not v))
+        # Everything ever set here is derived from the statistics, and may be dropped.
+        changed = {k for k, v in self.__dict__.items() if k not in before or before[k] is not v}
+        self._derived = tuple(sorted(changed.union(before.get("_derived", ()))))
         self._stale = False
 
     def _defer_finalize(self) -> None:
