@@ -224,7 +224,7 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
     """
     n = blocks[0].shape[0]
     base = log_prior if uses_class_prior(families, log_prior.shape[0]) else 0.0
-    params = [fam.scoring_params(p) for fam, p in zip(families, params)]
+    params = [fam.ready(p) for fam, p in zip(families, params)]
     row_bytes = _row_bytes(blocks, per_stored_value=4) + 8 * log_prior.shape[0]
     with _single_threaded_blas():
         for rows in row_chunks(n, row_bytes, budget):

@@ -314,10 +314,16 @@ class Family:
         raise NotImplementedError
 
     def scoring_params(self, params: Params) -> Params:
-        """``params`` plus whatever scoring derives from them, made once per prediction call
-        instead of once per row chunk (transposed weight tables, say: a sparse product copies
-        a transposed view on every call). :meth:`joint_log_likelihood` accepts either."""
+        """``params`` plus whatever scoring derives from them (transposed weight tables, say:
+        a sparse product copies a transposed view on every call). Use :meth:`ready`."""
         return params
+
+    def ready(self, params: Params) -> Params:
+        """``params`` with :meth:`scoring_params` added once: the engine calls this once per
+        prediction call, and :meth:`joint_log_likelihood` again, which then costs nothing."""
+        if params.get("scoring_ready") is True:
+            return params
+        return {**self.scoring_params(params), "scoring_ready": True}
 
     def log_normalizer(self, params: Params, X) -> np.ndarray:
         """Class-independent part of log P(x | y), shape (n_samples,); zero for most families."""

@@ -160,8 +160,7 @@ class Bernoulli(Family):
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log p_j + (o_j - x_j) log q_j, o_j = 1 where x_j is observed: two products.
-        if "slopes_t" not in params:
-            params = self.scoring_params(params)
+        params = self.ready(params)
         nan = self._missing(X)
         if nan is not None:
             X = np.where(nan, 0.0, X)

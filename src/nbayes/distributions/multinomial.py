@@ -147,8 +147,7 @@ class Multinomial(Family):
         return {**params, "weights_t": transposed(log_w), "impossible_t": transposed(hit)}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        if "weights_t" not in params:
-            params = self.scoring_params(params)
+        params = self.ready(params)
         X = self._zero_missing(X)
         jll = dot(X, params["weights_t"])
         if params["impossible_t"] is not None:

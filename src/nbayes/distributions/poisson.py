@@ -123,8 +123,7 @@ class Poisson(Family):
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log lambda_j - lambda_j; a zero rate makes any positive count impossible.
-        if "weights_t" not in params:
-            params = self.scoring_params(params)
+        params = self.ready(params)
         nan = self._missing(X)
         X0 = self._zero_missing(X)
         jll = dot(X0, params["weights_t"])

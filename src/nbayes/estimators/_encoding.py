@@ -107,6 +107,12 @@ class Vocabulary:
         mine = self.column == j
         return self.values[mine][np.argsort(self.code[mine], kind="stable")]
 
+    def by_column(self) -> list[np.ndarray]:
+        """Values of every column in code order (object arrays), one sort for all columns."""
+        order = np.lexsort((self.code, self.column))
+        split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
+        return np.split(self.values[order], split)
+
     def encode(self, values, learn: bool, missing_as_category: bool):
         """Codes of an (n, d) table (array or DataFrame); extends the vocabulary when ``learn``.
 

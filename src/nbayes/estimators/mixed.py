@@ -339,18 +339,23 @@ class MixedNB(BaseNB):
                     f"Found array with 0 {what} (shape={df.shape}) while a minimum of 1 is "
                     "required by MixedNB."
                 )
-        if pd.Index(df.columns).has_duplicates:
-            dup = pd.Index(df.columns)[pd.Index(df.columns).duplicated()][0]
+        self._set_columns(df.columns, from_table)
+        self._resolve_groups(df)
+        return df
+
+    def _set_columns(self, columns, from_table: bool) -> None:
+        """Remember the fitted columns; string names of a table become feature_names_in_."""
+        columns = pd.Index(columns)
+        if columns.has_duplicates:
+            dup = columns[columns.duplicated()][0]
             raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
-        self._columns = list(df.columns)
+        self._columns = list(columns)
         self._from_table = from_table
-        self.n_features_in_ = df.shape[1]
+        self.n_features_in_ = len(columns)
         if from_table and all(isinstance(c, str) for c in self._columns):
             self.feature_names_in_ = np.asarray(self._columns, dtype=object)
         else:
             self.__dict__.pop("feature_names_in_", None)
-        self._resolve_groups(df)
-        return df
 
     def _start_from_survey(self, meta: pd.DataFrame, n_rows: int, n_unique: dict,
                            categories: dict) -> None:
@@ -363,14 +368,7 @@ class MixedNB(BaseNB):
         all the rows would make them; nbayes.dask gathers the summary in a first pass.
         """
         self._check_params()
-        if pd.Index(meta.columns).has_duplicates:
-            dup = pd.Index(meta.columns)[pd.Index(meta.columns).duplicated()][0]
-            raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
-        self._columns = list(meta.columns)
-        self._from_table = True
-        self.n_features_in_ = meta.shape[1]
-        if all(isinstance(c, str) for c in self._columns):
-            self.feature_names_in_ = np.asarray(self._columns, dtype=object)
+        self._set_columns(meta.columns, from_table=True)
         self._resolve_groups(meta, survey=(n_rows, n_unique))
         for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
             if vocab is None:
@@ -510,9 +508,7 @@ class MixedNB(BaseNB):
         for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
             if vocab is None:
                 continue
-            order = np.lexsort((vocab.code, vocab.column))
-            split = np.cumsum(np.bincount(vocab.column, minlength=len(pos)))[:-1]
-            for p, values in zip(pos, np.split(vocab.values[order], split)):
+            for p, values in zip(pos, vocab.by_column()):
                 self.categories_[self._columns[p]] = values
 
     # -- explanations (hooks of BaseNB.explain / top_features / linear form) ---------------------

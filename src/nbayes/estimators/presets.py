@@ -531,9 +531,8 @@ class CategoricalNB(_DiscreteNB):
         if reset:
             self.categories_ = None if _is_numeric(X) else []
             self._vocab = None
-        # Codes or values: known from the vocabulary once there is one (categories_ is
-        # derived, so reading it could finalize a model that partial_fit left stale).
-        if getattr(self, "_vocab", None) is None and (not reset or self.categories_ is None):
+        # Codes or values: decided by the first batch, then by whether it made a vocabulary.
+        if _is_numeric(X) if reset else getattr(self, "_vocab", None) is None:
             if self.missing == "category":
                 raise ParameterError(
                     "missing='category' needs category values (strings, objects); got numeric "
@@ -646,9 +645,7 @@ class CategoricalNB(_DiscreteNB):
         self._publish_alpha()
         v = getattr(self, "_vocab", None)
         if v is not None:
-            order = np.lexsort((v.code, v.column))
-            split = np.cumsum(np.bincount(v.column, minlength=v.n_columns))[:-1]
-            self.categories_ = np.split(v.values[order], split)
+            self.categories_ = v.by_column()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
