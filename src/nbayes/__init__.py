@@ -24,6 +24,7 @@ from .exceptions import (
     ParameterError,
     UnknownLabelError,
 )
+from ._threads import get_threads, set_threads, threads
 from .io import load, save
 
 __version__ = "0.1.0"
@@ -44,7 +45,10 @@ __all__ = [
     "TextNB",
     "UnknownLabelError",
     "__version__",
+    "get_threads",
     "load",
     "merge",
     "save",
+    "set_threads",
+    "threads",
 ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ._threads import map_chunks
 from ._validation import rows_from
 from .distributions import Family, Labels
 from .distributions._base import compressed_view, row_chunks, subtract_nonnegative
@@ -85,16 +86,19 @@ def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
     Rows are processed in chunks whose temporaries fit ``budget`` bytes, and the chunk
     statistics merged, so memory stays bounded whatever the batch size.
     """
-    out = None
-    n = len(labels)
-    for rows in row_chunks(n, _row_bytes(blocks, per_stored_value=8), budget):
+    def chunk_stats(rows: slice) -> ModelStats:
         part_labels = labels[rows]
         with rows_from(rows.start):
             part_blocks = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
                                   lazy=True)
             groups = [f.accumulate(X, part_labels) for f, X in zip(families, part_blocks)]
             check_results(families, part_blocks, groups, feature_names)
-        stats = {"class_count": part_labels.class_weight, "groups": groups}
+        return {"class_count": part_labels.class_weight, "groups": groups}
+
+    out = None
+    chunks = row_chunks(len(labels), _row_bytes(blocks, per_stored_value=8), budget)
+    for stats in map_chunks(chunk_stats, chunks):
+        # Merged in chunk order whatever the threads: the same sums as a serial pass.
         out = stats if out is None else merge(families, out, stats)
     if out is None:  # no rows at all
         out = zeros(families, labels.n_classes, [X.shape[1] for X in blocks])
@@ -214,38 +218,42 @@ def _single_threaded_blas():
 
 def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
                   blocks: Sequence, feature_names, normalised: bool, budget: int | None,
-                  out: np.ndarray):
-    """Score ``out`` (n_samples, n_classes) chunk by chunk: yield ``(rows, jll)``, with jll
-    the chunk's log P(x, y) of shape (rows, n_classes), for the caller to finish in place.
+                  out: np.ndarray, finish):
+    """Score ``out`` (n_samples, n_classes) chunk by chunk on the worker threads; yield
+    ``finish(rows, jll)`` per chunk, in order, with jll the chunk's log P(x, y) of shape
+    (rows, n_classes) for ``finish`` to complete in place and store with :func:`_store`.
 
     jll is ``out[rows]`` itself, or (when the families score class by class) a class-major
-    temporary that :func:`_store` copies into ``out[rows]``: reductions over the classes of
-    each row run several times faster in that layout than over narrow rows.
+    temporary: reductions over the classes of each row run several times faster in that
+    layout than over narrow rows.
     """
     n = blocks[0].shape[0]
     base = log_prior if uses_class_prior(families, log_prior.shape[0]) else 0.0
     params = [fam.ready(p) for fam, p in zip(families, params)]
     row_bytes = _row_bytes(blocks, per_stored_value=4) + 8 * log_prior.shape[0]
+
+    def score(rows: slice):
+        # Scoring runs inside the row context too: families name rows of the user's data
+        # when they reject a value only the parameters can judge (an unseen category).
+        with rows_from(rows.start):
+            part = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
+                           lazy=True)
+            jll = None
+            for i, (fam, p, X) in enumerate(zip(families, params, part)):
+                scores = fam.joint_log_likelihood(p, X)
+                fam.check_result(X, scores, feature_names and feature_names[i])
+                if jll is None:
+                    class_major = scores.flags.f_contiguous and not scores.flags.c_contiguous
+                    jll = scores if class_major else out[rows]
+                    np.add(scores, base, out=jll)
+                else:
+                    jll += scores
+                if normalised:
+                    jll += fam.log_normalizer(p, X)[:, None]
+        return finish(rows, jll)
+
     with _single_threaded_blas():
-        for rows in row_chunks(n, row_bytes, budget):
-            # Scoring runs inside the row context too: families name rows of the user's data
-            # when they reject a value only the parameters can judge (an unseen category).
-            with rows_from(rows.start):
-                part = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
-                               lazy=True)
-                jll = None
-                for i, (fam, p, X) in enumerate(zip(families, params, part)):
-                    scores = fam.joint_log_likelihood(p, X)
-                    fam.check_result(X, scores, feature_names and feature_names[i])
-                    if jll is None:
-                        class_major = scores.flags.f_contiguous and not scores.flags.c_contiguous
-                        jll = scores if class_major else out[rows]
-                        np.add(scores, base, out=jll)
-                    else:
-                        jll += scores
-                    if normalised:
-                        jll += fam.log_normalizer(p, X)[:, None]
-            yield rows, jll
+        yield from map_chunks(score, row_chunks(n, row_bytes, budget))
 
 
 def _store(out: np.ndarray, rows: slice, jll: np.ndarray) -> None:
@@ -263,9 +271,13 @@ def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior
     factorials) are left out: posteriors do not need them.
     """
     out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
-    for rows, jll in _score_chunks(families, params, log_prior, blocks, feature_names,
-                                   normalised, budget, out):
+
+    def finish(rows, jll):
         _store(out, rows, jll)
+
+    for _ in _score_chunks(families, params, log_prior, blocks, feature_names, normalised,
+                           budget, out, finish):
+        pass
     return out
 
 
@@ -279,11 +291,14 @@ def posterior(families: Sequence[Family], params: Sequence, log_prior: np.ndarra
     the uniform posterior and one RuntimeWarning (see :func:`log_posterior`).
     """
     out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
-    impossible = 0
-    for rows, jll in _score_chunks(families, params, log_prior, blocks, feature_names, False,
-                                   budget, out):
-        impossible += _normalise_rows(jll, log)
+
+    def finish(rows, jll) -> int:
+        impossible = _normalise_rows(jll, log)
         _store(out, rows, jll)
+        return impossible
+
+    impossible = sum(_score_chunks(families, params, log_prior, blocks, feature_names, False,
+                                   budget, out, finish))
     _warn_impossible(impossible, stacklevel=5)  # the user's predict call
     return out
 
@@ -346,9 +361,8 @@ def log_posterior(jll: np.ndarray, budget: int | None = None) -> np.ndarray:
     A row that every class gives probability zero (possible with MLE estimates) has no defined
     posterior; it gets the uniform distribution and a RuntimeWarning, never NaN.
     """
-    n_impossible = 0
-    for rows in row_chunks(jll.shape[0], 8 * 4 * max(jll.shape[1], 1), budget):
-        n_impossible += _normalise_rows(jll[rows], log=True)
+    chunks = row_chunks(jll.shape[0], 8 * 4 * max(jll.shape[1], 1), budget)
+    n_impossible = sum(map_chunks(lambda rows: _normalise_rows(jll[rows], log=True), chunks))
     _warn_impossible(n_impossible, stacklevel=3)
     return jll
 

@@ -56,6 +56,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from . import _engine as engine
+from ._threads import threads
 from ._validation import rows_from
 from .distributions import Labels
 from .estimators._base import BaseNB, check_sample_weight, label_codes
@@ -196,7 +197,9 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
                         f"not among classes {classes.tolist()!r}. Pass every label in "
                         "`classes`, or leave it out to find the labels in the data."
                     )
-            stats = shell._accumulate(X, Labels(codes, weights, len(classes)))
+            # Dask runs partitions side by side already: one thread each, not a pool each.
+            with threads(1):
+                stats = shell._accumulate(X, Labels(codes, weights, len(classes)))
     except NBayesError as exc:
         raise type(exc)(f"In {where}: {exc}") from exc
     return classes, stats
@@ -543,7 +546,8 @@ def _apply(X, model: BaseNB, method: str):
         n_classes = len(model.classes_)
         return (np.empty(0, dtype=model.classes_.dtype) if method == "predict"
                 else np.empty((0, n_classes)))
-    return getattr(model, method)(X)
+    with threads(1):  # one block per Dask thread already
+        return getattr(model, method)(X)
 
 
 def _apply_frame(df, model: BaseNB, method: str):
