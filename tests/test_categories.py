@@ -201,3 +201,26 @@ def test_categorical_nb_values_survive_save_load_and_merge(tmp_path):
                                              "category values"):
         nbayes.merge(CategoricalNB().fit(np.zeros((3, 2), int), [0, 1, 2]),
                      CategoricalNB().fit(X[:3], [0, 1, 2]))
+
+
+@pytest.mark.parametrize("top", [3, 70_000])
+def test_category_counts_are_exact_for_narrow_and_wide_code_ranges(top):
+    # Unit-weight batches count every feature with room for the batch's largest code, unless
+    # that room would dwarf the batch (one column of codes up to 70,000): both layouts must
+    # give the same per-feature counts and category numbers as counting cell by cell.
+    from nbayes.distributions import Categorical, Labels
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 4, size=(500, 4))
+    X[:, 1] = rng.integers(0, 2, size=500)  # a feature with fewer categories than the rest
+    X[:, 2] = rng.integers(0, top, size=500)
+    codes = rng.integers(0, 3, size=500)
+    stats = Categorical().accumulate(X, Labels(codes, np.ones(500), 3))
+    n_cat = X.max(axis=0) + 1
+    np.testing.assert_array_equal(stats["n_categories"], n_cat)
+    expected = np.zeros((3, int(n_cat.sum())))
+    start = np.concatenate([[0], np.cumsum(n_cat)[:-1]])
+    for i in range(500):
+        for j in range(4):
+            expected[codes[i], start[j] + X[i, j]] += 1
+    np.testing.assert_array_equal(stats["n_counts"], expected)

@@ -183,17 +183,23 @@ class Categorical(Family):
         """The usual case of :meth:`accumulate`: every cell observed, every weight 1.
 
         One unweighted bincount over in-place offset codes, with no masks and no weight
-        array; about three passes over the batch.
+        array. Every feature gets room for the largest code of the whole batch (one fast
+        pass, where per-column maxima cost four), and the unused room is cut from the counts
+        afterwards; a batch whose codes vary widely in range keeps exact per-column room.
         """
-        n_classes = labels.n_classes
-        n_cat = X.max(axis=0, initial=0) + 1
-        off = offsets_of(n_cat)
-        total = int(n_cat.sum())
-        idx = np.add(X, off, dtype=np.int64)
-        idx += (labels.codes * total)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=n_classes * total)
-        return {"n_counts": counts.reshape(n_classes, total).astype(np.float64),
-                "n_categories": n_cat}
+        n_classes, d = labels.n_classes, X.shape[1]
+        stride = int(X.max(initial=0)) + 1
+        if n_classes * d * stride > max(4 * X.size, 2**16):
+            n_cat = X.max(axis=0, initial=0) + 1
+            return {"n_counts": _bincount_codes(X, labels, offsets_of(n_cat), int(n_cat.sum())),
+                    "n_categories": n_cat}
+        counts = _bincount_codes(X, labels, np.arange(d) * stride, d * stride)
+        counts = counts.reshape(n_classes, d, stride)
+        # Each feature's categories run up to its largest observed code (at least one).
+        seen = counts.any(axis=0)
+        n_cat = np.where(seen.any(axis=1), stride - np.argmax(seen[:, ::-1], axis=1), 1)
+        kept = np.arange(stride)[None, :] < n_cat[:, None]
+        return {"n_counts": counts[:, kept], "n_categories": n_cat.astype(np.int64)}
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         n_cat = np.maximum(a["n_categories"], b["n_categories"])
@@ -396,6 +402,16 @@ class Categorical(Family):
         if unseen is not None and self.unseen == "smooth":
             t = np.where(unseen[:, None, :], params["log_unseen"][None], t)
         return t
+
+
+def _bincount_codes(X: np.ndarray, labels: Labels, offsets: np.ndarray,
+                    per_class: int) -> np.ndarray:
+    """Counts of each (class, feature, code) as float64 (n_classes, per_class), the feature's
+    codes starting at ``offsets``: one bincount over keys built in place (two passes)."""
+    idx = np.add(X, offsets, dtype=np.int64)
+    idx += (labels.codes * per_class)[:, None]
+    counts = np.bincount(idx.ravel(), minlength=labels.n_classes * per_class)
+    return counts.reshape(labels.n_classes, per_class).astype(np.float64)
 
 
 def _segment_sums(counts: np.ndarray, n_cat: np.ndarray) -> np.ndarray:
