@@ -229,3 +229,23 @@ def test_gaussian_zero_variance_without_floor_is_an_error():
     X = np.array([[1.0, 2.0], [1.0, 3.0], [1.0, 5.0], [3.0, 4.0]])
     with pytest.raises(ParameterError, match=r"zero variance and var_smoothing=0"):
         nbayes.GaussianNB(var_smoothing=0).fit(X, Y)
+
+
+@pytest.mark.parametrize("value", [2.5, -1.0, np.nan])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_whole_count_check_sees_every_block(value, sparse, monkeypatch):
+    # The whole-number check of Poisson counts runs block by block (in cache); a bad value in
+    # the last, partial block must still be found, and named.
+    import scipy.sparse as sp
+
+    import nbayes.distributions.multinomial as multinomial
+
+    monkeypatch.setattr(multinomial, "WHOLE_CHECK_BLOCK", 8)
+    X = np.arange(1, 61, dtype=float).reshape(20, 3)
+    assert multinomial.plain_counts(X, integer=True)
+    bad = X.copy()
+    bad[19, 2] = value
+    assert not multinomial.plain_counts(sp.csr_matrix(bad) if sparse else bad, integer=True)
+    what = "finite values" if np.isnan(value) else "non-negative integer counts"
+    with pytest.raises(DataError, match=rf"[Cc]olumn index 2 must hold {what}.* at row 19"):
+        nbayes.PoissonNB().fit(sp.csr_matrix(bad) if sparse else bad, np.arange(20) % 2)

@@ -31,9 +31,30 @@ def plain_counts(X, integer: bool = False) -> bool:
     vals = X.data if sp.issparse(X) else X
     if vals.size == 0:
         return True
+    if integer and vals.dtype.kind not in "iub":
+        return _whole_and_non_negative(vals.ravel(order="K"))
     with np.errstate(invalid="ignore"):
-        return bool(vals.min() >= 0) and (
-            not integer or vals.dtype.kind in "iub" or np.array_equal(np.trunc(vals), vals))
+        return bool(vals.min() >= 0)
+
+
+#: Values per block of the whole-number check: a block, its truncation and their comparison
+#: stay in a core's L2 cache, so the values are read from memory once instead of three times.
+WHOLE_CHECK_BLOCK = 2**17
+
+
+def _whole_and_non_negative(flat: np.ndarray) -> bool:
+    size = min(flat.size, WHOLE_CHECK_BLOCK)
+    truncated, equal = np.empty(size), np.empty(size, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for start in range(0, flat.size, WHOLE_CHECK_BLOCK):
+            block = flat[start:start + WHOLE_CHECK_BLOCK]
+            n = block.size
+            if not block.min() >= 0:
+                return False
+            np.trunc(block, out=truncated[:n])
+            if not np.equal(truncated[:n], block, out=equal[:n]).all():
+                return False
+    return True
 
 
 def check_non_negative(X, family: str, feature_names=None, integer: bool = False) -> None:
