@@ -63,3 +63,24 @@ def test_partial_fit_adds_string_classes_and_codes_them_in_their_order():
     model.partial_fit(X[2:], ["eggs", "spam"], classes=["spam", "ham", "eggs"])
     assert model.classes_.tolist() == ["ham", "spam", "eggs"]
     np.testing.assert_array_equal(model.class_count_, [1, 2, 1])
+
+
+@pytest.mark.parametrize("y", LABELS[:7], ids=lambda y: f"{y.dtype}-{y.size}")
+def test_integer_label_codes_equal_pandas_for_every_dtype(y):
+    # Integer labels inside the classes' range are coded from a lookup table; labels outside
+    # it (or an unknown one inside it) must be found as pandas finds them.
+    import pandas as pd
+
+    from nbayes.estimators._base import label_codes
+
+    classes = np.unique(y)
+    for labels in (y, np.concatenate([y, y[:1]]), classes[::-1]):
+        codes, row = label_codes(labels, classes)
+        np.testing.assert_array_equal(codes, pd.Index(classes).get_indexer(labels))
+        assert row is None
+    if classes.size > 1 and classes[0] < classes[-1] - 1:
+        gap = np.array([classes[0] + 1], dtype=y.dtype)  # inside the range, not a class
+        if gap[0] not in classes:
+            assert label_codes(np.concatenate([y, gap]), classes)[1] == y.size
+    codes, row = label_codes(np.array([0, 5, 7]), np.array([5, 7]))
+    assert codes.tolist() == [-1, 0, 1] and row == 0

@@ -83,10 +83,25 @@ def label_codes(y, classes) -> tuple[np.ndarray, int | None]:
         ranked = classes[order]
         pos = np.minimum(np.searchsorted(ranked, y), classes.size - 1)
         codes = np.where(ranked[pos] == y, order[pos], -1)
+    elif classes.dtype.kind in "iu" and y.dtype.kind in "iu" and classes.size:
+        codes = _integer_codes(y, classes)
     else:
         codes = pd.Index(classes).get_indexer(y)
     unknown = np.flatnonzero(codes < 0)
     return codes, (int(unknown[0]) if unknown.size else None)
+
+
+def _integer_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """:func:`label_codes` of integer labels: a lookup table over the classes' range when
+    every label falls inside it (two fast passes to check), else pandas' hash table."""
+    low, high = int(classes.min()), int(classes.max())
+    if y.size and high - low <= 2 * y.size and high < 2**63 and int(y.min()) >= low \
+            and int(y.max()) <= high:
+        table = np.full(high - low + 1, -1, dtype=np.intp)
+        table[classes.astype(np.int64) - low] = np.arange(classes.size)
+        # Inside [low, high] the difference is exact in int64 whatever y's own width.
+        return table.take(y.astype(np.int64, copy=False) - low)
+    return pd.Index(classes).get_indexer(y)
 
 
 class BaseNB(ClassifierMixin, BaseEstimator):
