@@ -224,3 +224,16 @@ def test_category_counts_are_exact_for_narrow_and_wide_code_ranges(top):
         for j in range(4):
             expected[codes[i], start[j] + X[i, j]] += 1
     np.testing.assert_array_equal(stats["n_counts"], expected)
+
+
+def test_one_hot_features_are_the_callers_to_modify():
+    # Scoring shares one read-only vector of ones between one-hot chunks; the matrix handed
+    # to the user must be an ordinary one that scipy (and the user) may change in place.
+    X = np.array([[0, 1], [1, 2], [1, 0]])
+    model = CategoricalNB().fit(X, [0, 1, 1])
+    fam, params = model.families_[0], model.params_[0]
+    onehot = fam.linear_features(params, X)
+    onehot.data *= 2.0
+    onehot.sort_indices()
+    assert onehot.sum() == 2.0 * X.size
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)

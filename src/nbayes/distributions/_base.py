@@ -527,6 +527,20 @@ def dot_classes(W: np.ndarray, X: np.ndarray) -> np.ndarray:
     return (W @ X.T).T
 
 
+_ONES = np.ones(0)
+
+
+def ones(n: int) -> np.ndarray:
+    """A read-only float64 vector of ``n`` ones, the data of one-hot matrices, shared between
+    calls (and threads) so that each chunk does not write a fresh one."""
+    global _ONES
+    if _ONES.size < n:
+        fresh = np.ones(max(n, 2 * _ONES.size))
+        fresh.flags.writeable = False
+        _ONES = fresh
+    return _ONES[:n]
+
+
 def transposed(W: np.ndarray | None) -> np.ndarray | None:
     """``W.T`` as a contiguous array (None stays None), for :func:`dot`."""
     return None if W is None else np.ascontiguousarray(W.T)

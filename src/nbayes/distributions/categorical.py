@@ -15,6 +15,10 @@ from .._validation import check_finite, column_label, raise_at, row_offset, show
 from ..exceptions import DataError, ParameterError
 from ._base import (
     Family,
+    compressed_view,
+    dot,
+    ones,
+    transposed,
     Labels,
     Params,
     Stats,
@@ -316,19 +320,23 @@ class Categorical(Family):
         """Sparse (n_samples, sum K_j) indicator of each row's known categories; missing
         cells, and unseen ones unless ``unseen="error"`` rejects them, are dropped (the
         linear form of :meth:`linear_features`; "smooth" mass is added by the scorers)."""
-        return self._onehot_unseen(params, X)[0]
+        onehot = self._onehot_unseen(params, X)[0]
+        onehot.data = onehot.data.copy()  # the user's own, not the shared read-only ones
+        return onehot
 
     def _onehot_unseen(self, params: Params, X):
-        """:meth:`_onehot` plus the unseen-cell mask (None when there is none)."""
+        """:meth:`_onehot` plus the unseen-cell mask (None when there is none); its data is a
+        shared read-only vector of ones, for scoring."""
         n_cat = params["n_categories"]
         off = offsets_of(n_cat)
         codes = X.toarray() if sp.issparse(X) else X
         n, total = codes.shape[0], int(n_cat.sum())
         # 32-bit indices when they fit, so scipy takes the arrays as they are.
         index = np.int32 if max(total, codes.size) < np.iinfo(np.int32).max else np.int64
-        # Column maxima find unseen codes in one pass without an n x d temporary.
+        # Maxima find unseen codes without an n x d temporary: the whole chunk's first (one
+        # fast pass), per column only when some code reaches the smallest category count.
         unseen = None
-        if codes.size and np.any(codes.max(axis=0) >= n_cat):
+        if codes.size and codes.max() >= n_cat.min() and np.any(codes.max(axis=0) >= n_cat):
             known, unseen = self._split(params, codes)
         else:
             known = codes >= 0 if self.missing == "ignore" else None  # else prepare() saw none
@@ -338,19 +346,26 @@ class Categorical(Family):
         else:
             cols = (np.where(known, codes, 0) + off[None, :])[known].astype(index)
             indptr = np.concatenate([[0], np.cumsum(known.sum(axis=1))]).astype(index)
-        return sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, total)), unseen
+        # Every column index is a known category by now: scipy's checks are not needed.
+        return compressed_view(sp.csr_matrix, ones(cols.size), cols, indptr, (n, total)), unseen
 
     def _unseen_ok_sparse(self, params: Params) -> bool:
         return self.unseen != "smooth" or not np.isneginf(params["log_unseen"]).any()
+
+    def scoring_params(self, params: Params) -> Params:
+        # The finite weights and the -inf cells (zero counts under the MLE) as contiguous
+        # (categories, classes) tables, the layout of the one-hot product.
+        log_w, hit = split_inf(params["log_theta"])
+        return {**params, "log_w_t": transposed(log_w), "hit_t": transposed(hit)}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         if sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
                 and self._unseen_ok_sparse(params):
             return self._sparse_jll(params, X)
+        params = self.ready(params)
         onehot, unseen = self._onehot_unseen(params, X)
-        log_w, hit = split_inf(params["log_theta"])
-        jll = np.asarray(onehot @ log_w.T)
-        hits = None if hit is None else np.asarray(onehot @ hit.T)
+        jll = dot(onehot, params["log_w_t"])
+        hits = None if params["hit_t"] is None else dot(onehot, params["hit_t"])
         if unseen is not None and self.unseen == "smooth":
             log_u, hit_u = split_inf(params["log_unseen"])
             u = unseen.astype(np.float64)
