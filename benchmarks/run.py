@@ -238,7 +238,8 @@ def environment_markdown(report: dict) -> str:
         f"- machine: {env['machine']}; load average at the start "
         f"{env['load_average_start'][0]:.1f}, at the end {load[0]:.1f} (shared machine)",
         f"- Python {env['python']}, numpy {env['numpy']}, scipy {env['scipy']}, "
-        f"scikit-learn {env['sklearn']}, nbayes {env['nbayes']} ({env['nbayes_commit']})",
+        f"scikit-learn {env['sklearn']}, nbayes {env['nbayes']} ({env['nbayes_commit']}, "
+        f"{env.get('nbayes_threads', 1)} thread(s) for its row chunks)",
         f"- BLAS: {', '.join(blas) or 'unknown'}; OPENBLAS_CORETYPE="
         f"{env['openblas_env']['OPENBLAS_CORETYPE']}, OPENBLAS_L2_SIZE="
         f"{env['openblas_env']['OPENBLAS_L2_SIZE']}",
@@ -277,6 +278,7 @@ def environment() -> dict:
         "python": platform.python_version(),
         "numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__,
         "nbayes": getattr(nbayes, "__version__", "?"), "nbayes_commit": commit,
+        "nbayes_threads": nbayes.get_threads(),
         "threadpools": blas,
         "openblas_env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")},
         "load_average_start": os.getloadavg(),
@@ -305,6 +307,9 @@ def main(argv=None) -> dict:
                              "../shared/data or /work/shared/data)")
     parser.add_argument("--no-real", action="store_true", help="skip the real datasets")
     parser.add_argument("--no-memory", action="store_true", help="skip peak-memory runs")
+    parser.add_argument("--threads", type=int,
+                        help="threads nbayes may use (default: every core, nbayes' own "
+                             "default); scikit-learn's naive Bayes runs on one")
     parser.add_argument("--json", type=Path, help="write the full report as JSON here")
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
     parser.add_argument("--from-json", type=Path,
@@ -337,6 +342,10 @@ def main(argv=None) -> dict:
         log(f"real datasets not found at {args.data_dir}; skipping {', '.join(skipped)}")
         cases = [c for c in cases if c.name not in skipped]
 
+    if args.threads is not None:
+        import nbayes
+
+        nbayes.set_threads(args.threads)
     report = {"environment": environment(), "scale": scale, "repeat": repeat,
               "command": "python -m benchmarks " + " ".join(argv if argv is not None
                                                            else sys.argv[1:]),

@@ -11,11 +11,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_benchmark_harness_quick_mode_writes_a_report(tmp_path):
     out = tmp_path / "report.json"
     cmd = [sys.executable, "-m", "benchmarks", "--quick", "--scale", "0.0005", "--no-real",
-           "--cases", "gauss-1M-50-k2,categorical", "--json", str(out)]
+           "--cases", "gauss-1M-50-k2,categorical", "--threads", "2", "--json", str(out)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
                           check=False)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
+    assert report["environment"]["nbayes_threads"] == 2
     names = [case["case"] for case in report["cases"]]
     assert names == ["gauss-1M-50-k2", "categorical-1M-50-k20"]
     for case in report["cases"]:
