@@ -121,3 +121,29 @@ def test_bad_thread_counts_are_refused(bad, monkeypatch):
     monkeypatch.setenv(_threads.ENV_VAR, str(bad))
     with pytest.raises(ParameterError, match="NBAYES_NUM_THREADS must be a positive"):
         nbayes.get_threads()
+
+
+def _predict_in_child(model, X, queue):
+    with nbayes.threads(2):
+        queue.put(model.predict_proba(X).sum())
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_forked_child_makes_its_own_threads(small_chunks):
+    # A child forked after the parent used its pool inherits the pool object but none of its
+    # threads: work queued there would wait forever.
+    import multiprocessing
+
+    model, X, y = make_case("gaussian", n=3000, d=6)
+    with nbayes.threads(2):
+        model.fit(X, y).predict_proba(X)  # the parent's pool exists now
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_predict_in_child, args=(model, X, queue))
+    child.start()
+    child.join(timeout=60)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the forked child hung on the parent's thread pool"
+    assert queue.get(timeout=5) == pytest.approx(3000.0)

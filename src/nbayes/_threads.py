@@ -26,6 +26,7 @@ _N_THREADS: contextvars.ContextVar[int | None] = contextvars.ContextVar("nbayes_
                                                                         default=None)
 _PROCESS_THREADS: int | None = None  # set_threads: for every thread of the process
 _POOL: ThreadPoolExecutor | None = None
+_POOL_PID = 0  # the process that made _POOL: a forked child inherits the object, not the threads
 
 
 def _available_cpus() -> int:
@@ -97,10 +98,11 @@ def threads(n: int | None):
 def _pool() -> ThreadPoolExecutor:
     # One pool for the process, as large as any call may ask; a call uses at most its own
     # thread count of it by keeping that many chunks in flight.
-    global _POOL
-    if _POOL is None:
+    global _POOL, _POOL_PID
+    if _POOL is None or _POOL_PID != os.getpid():
         _POOL = ThreadPoolExecutor(max_workers=max(_available_cpus(), 2),
                                    thread_name_prefix="nbayes")
+        _POOL_PID = os.getpid()
     return _POOL
 
 
