@@ -411,24 +411,33 @@ class Gaussian(Family):
                 return self._student_jll(params, X)
             return self._normal_jll(params, X)
 
-    def _normal_jll(self, params: Params, X) -> np.ndarray:
+    def scoring_params(self, params: Params) -> Params:
+        if "dof" in params:
+            return params
         # -1/2 sum_j [log 2 pi v + (x - m)^2 / v] expanded into two matrix products over all
-        # classes: xc^2 @ (1/v).T - 2 xc @ (mc/v).T, with xc = x - c and mc = m - c. Centring
-        # on the overall mean c first keeps large offsets from cancelling. The temporaries are
-        # contiguous and filled in place (ufuncs on strided views run several times slower).
-        nan = self._missing(X)
+        # classes: xc^2 @ (-1/2v).T + xc @ (mc/v).T + const, with xc = x - c and mc = m - c.
+        # Centring on the overall mean c first keeps large offsets from cancelling.
         prec = 1.0 / params["var"]
         mc = params["mean"] - params["center"]
-        const = mc**2 * prec + np.log(params["var"]) + LOG_2PI
+        const = -0.5 * (mc**2 * prec + np.log(params["var"]) + LOG_2PI)
+        return {**params, "w_linear": mc * prec, "w_square": -0.5 * prec, "w_const": const,
+                "const": const.sum(axis=1)}
+
+    def _normal_jll(self, params: Params, X) -> np.ndarray:
+        # The temporaries are contiguous and filled in place (ufuncs on strided views run
+        # several times slower). numpy's products release the GIL, so chunks score side by
+        # side on the worker threads (scipy's BLAS wrappers, which could add the second
+        # product into the first, hold it: measured slower with two threads).
+        params = self.ready(params)
+        nan = self._missing(X)
         Xc = np.subtract(X, params["center"], dtype=np.float64)
         if nan is not None:
             Xc[nan] = 0.0
-        quad = dot_classes(-2.0 * mc * prec, Xc)
+        jll = dot_classes(params["w_linear"], Xc)
         np.square(Xc, out=Xc)
-        quad += dot_classes(prec, Xc)
-        quad += const.sum(axis=1) if nan is None else dot_classes(const, ~nan)
-        quad *= -0.5
-        return quad
+        jll += dot_classes(params["w_square"], Xc)
+        jll += params["const"] if nan is None else dot_classes(params["w_const"], ~nan)
+        return jll
 
     @staticmethod
     def _student_log_const(params: Params) -> np.ndarray:
