@@ -75,3 +75,26 @@ def test_one_pass_moments_fall_back_per_column_where_they_would_cancel():
         # Means are exact up to rounding of the data's scale (values up to 2e4 here).
         np.testing.assert_allclose(moments["mean"][c], mean, rtol=1e-14, atol=1e-10)
         np.testing.assert_allclose(moments["m2"][c], m2, rtol=1e-10, atol=1e-20)
+
+
+@pytest.mark.parametrize("offset", [0.0, 50.0, 1e6])
+def test_one_pass_sums_stay_exact_when_later_rows_move_away(offset):
+    # The one-pass sums are shifted by the batch's first row. A class that only appears later
+    # may lie far from it: the sums reveal the cancellation and those columns are summed
+    # again exactly, so the moments match a weighted two-pass whatever the offset.
+    rng = np.random.default_rng(4)
+    n = 3000
+    y = rng.integers(0, 3, size=n)
+    y[:500] = rng.integers(0, 2, size=500)  # class 2 only further on
+    w = rng.uniform(0.5, 2.0, size=n)
+    X = rng.normal(size=(n, 4))
+    X[y == 2, 1] += offset                   # far from zero, ordinary spread
+    X[y == 2, 3] = offset                    # far from zero, no spread at all
+    moments = nbayes.GaussianNB().fit(X, y, sample_weight=w).stats_["groups"][0]
+    for c in range(3):
+        rows, wc = X[y == c], w[y == c]
+        mean = np.average(rows, axis=0, weights=wc)
+        m2 = ((rows - mean) ** 2 * wc[:, None]).sum(axis=0)
+        np.testing.assert_allclose(moments["mean"][c], mean, rtol=1e-12, atol=1e-12)
+        # Column 3 of class 2 has no spread: its M2 is rounding either way.
+        np.testing.assert_allclose(moments["m2"][c], m2, rtol=1e-10, atol=1e-9)
