@@ -55,6 +55,17 @@ def test_far_apart_classes_keep_precision():
                                direct + np.log(0.5), rtol=1e-6)
 
 
+def assert_moments_equal_two_pass(X, y, w, mean_rtol, mean_atol, m2_atol):
+    """GaussianNB's weighted class moments against a direct weighted two-pass computation."""
+    moments = nbayes.GaussianNB().fit(X, y, sample_weight=w).stats_["groups"][0]
+    for c in np.unique(y):
+        rows, wc = X[y == c], w[y == c]
+        mean = np.average(rows, axis=0, weights=wc)
+        m2 = ((rows - mean) ** 2 * wc[:, None]).sum(axis=0)
+        np.testing.assert_allclose(moments["mean"][c], mean, rtol=mean_rtol, atol=mean_atol)
+        np.testing.assert_allclose(moments["m2"][c], m2, rtol=1e-10, atol=m2_atol)
+
+
 def test_one_pass_moments_fall_back_per_column_where_they_would_cancel():
     # Columns 0-1: classes far apart relative to their spread (one-pass sums would cancel);
     # column 2: constant within each class; columns 3-4: ordinary. Weighted rows throughout.
@@ -67,14 +78,8 @@ def test_one_pass_moments_fall_back_per_column_where_they_would_cancel():
         7.0 * y,
         rng.normal(size=(n, 2)) + 1e6,
     ])
-    moments = nbayes.GaussianNB().fit(X, y, sample_weight=w).stats_["groups"][0]
-    for c in range(3):
-        rows, wc = X[y == c], w[y == c]
-        mean = np.average(rows, axis=0, weights=wc)
-        m2 = ((rows - mean) ** 2 * wc[:, None]).sum(axis=0)
-        # Means are exact up to rounding of the data's scale (values up to 2e4 here).
-        np.testing.assert_allclose(moments["mean"][c], mean, rtol=1e-14, atol=1e-10)
-        np.testing.assert_allclose(moments["m2"][c], m2, rtol=1e-10, atol=1e-20)
+    # Means are exact up to rounding of the data's scale (values up to 2e4 here).
+    assert_moments_equal_two_pass(X, y, w, mean_rtol=1e-14, mean_atol=1e-10, m2_atol=1e-20)
 
 
 @pytest.mark.parametrize("offset", [0.0, 50.0, 1e6])
@@ -90,11 +95,5 @@ def test_one_pass_sums_stay_exact_when_later_rows_move_away(offset):
     X = rng.normal(size=(n, 4))
     X[y == 2, 1] += offset                   # far from zero, ordinary spread
     X[y == 2, 3] = offset                    # far from zero, no spread at all
-    moments = nbayes.GaussianNB().fit(X, y, sample_weight=w).stats_["groups"][0]
-    for c in range(3):
-        rows, wc = X[y == c], w[y == c]
-        mean = np.average(rows, axis=0, weights=wc)
-        m2 = ((rows - mean) ** 2 * wc[:, None]).sum(axis=0)
-        np.testing.assert_allclose(moments["mean"][c], mean, rtol=1e-12, atol=1e-12)
-        # Column 3 of class 2 has no spread: its M2 is rounding either way.
-        np.testing.assert_allclose(moments["m2"][c], m2, rtol=1e-10, atol=1e-9)
+    # Column 3 of class 2 has no spread: its M2 is rounding either way.
+    assert_moments_equal_two_pass(X, y, w, mean_rtol=1e-12, mean_atol=1e-12, m2_atol=1e-9)
