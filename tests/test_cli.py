@@ -470,3 +470,26 @@ def test_free_text_detection():
     messages = pd.Series([f"see you at {i} pm ok" for i in range(60)])
     assert looks_like_text(emails) and looks_like_text(messages)
     assert not looks_like_text(places) and not looks_like_text(pd.Series(["a", "b"] * 9))
+
+
+def test_threads_option_sets_the_engine_threads(capsys, spambase, tmp_path, monkeypatch):
+    import nbayes
+    from nbayes import _engine
+
+    seen = []
+    accumulate = _engine.accumulate
+
+    def spy(*args, **kwargs):
+        seen.append(nbayes.get_threads())
+        return accumulate(*args, **kwargs)
+
+    monkeypatch.setattr(_engine, "accumulate", spy)
+    model = tmp_path / "m.nbayes"
+    status, _, err = run(capsys, "train", spambase, "--no-header", "--target", "57",
+                         "--model", "gaussian", "-o", model, "--threads", "1")
+    assert status == 0, err
+    assert seen and set(seen) == {1}
+    assert nbayes.get_threads() >= 1  # the option holds for the command only
+    status, _, err = run(capsys, "train", spambase, "--no-header", "--target", "57",
+                         "-o", model, "--threads", "0")
+    assert status == 2 and "--threads: must be at least 1" in err

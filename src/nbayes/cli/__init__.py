@@ -14,6 +14,7 @@ import sys
 import traceback
 from importlib import import_module
 
+from .._threads import threads
 from ..exceptions import NBayesError, NotFittedError, ParameterError
 from ._common import CLIError, UsageError
 from ._tables import ReadOptions
@@ -75,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bars or notes (bars also stay off when piped)")
     g.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    g.add_argument("--threads", type=_positive, metavar="N",
+                   help="threads for fitting and scoring row chunks (default: "
+                        "$NBAYES_NUM_THREADS, or every core)")
     reading = argparse.ArgumentParser(add_help=False)
     r = reading.add_argument_group("reading DATA")
     r.add_argument("--format", choices=("csv", "tsv", "parquet", "jsonl"),
@@ -130,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return args._run(args)
+        with threads(getattr(args, "threads", None)):
+            return args._run(args)
     except KeyboardInterrupt:
         print("nbayes: interrupted", file=sys.stderr)
         return 130
