@@ -147,3 +147,25 @@ def test_a_forked_child_makes_its_own_threads(small_chunks):
         child.kill()
     assert not alive, "the forked child hung on the parent's thread pool"
     assert queue.get(timeout=5) == pytest.approx(3000.0)
+
+
+def test_engine_calls_nested_in_a_chunk_stay_on_its_worker():
+    # Work that itself maps over chunks (a model scored inside another's chunk) must not wait
+    # for tasks queued behind it on the same pool: with every worker waiting, none would run.
+    def inner(i):
+        return i * 10
+
+    def outer(i):
+        return sum(_threads.map_chunks(inner, range(i, i + 3)))
+
+    result = []
+
+    def run():
+        with nbayes.threads(2):
+            result.extend(_threads.map_chunks(outer, range(6)))
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    runner.join(timeout=30)
+    assert not runner.is_alive(), "nested chunk maps deadlocked on the worker pool"
+    assert result == [30 * i + 30 for i in range(6)]

@@ -112,7 +112,8 @@ def map_chunks(work: Callable, chunks: Iterable) -> Iterator:
     With one thread (or one chunk) this is a plain loop on the calling thread. Otherwise at
     most ``get_threads()`` chunks are in flight, which bounds memory to that many chunks'
     temporaries. Each chunk runs in a copy of the caller's context, so context settings
-    (row offsets in error messages, numpy's errstate) hold inside the workers.
+    (row offsets in error messages, numpy's errstate) hold inside the workers; engine calls
+    nested in a chunk's work run on that worker alone.
     """
     n_threads = get_threads()
     chunks = iter(chunks)
@@ -131,7 +132,7 @@ def map_chunks(work: Callable, chunks: Iterable) -> Iterator:
     pending: deque = deque()
 
     def submit(chunk):
-        pending.append(pool.submit(contextvars.copy_context().run, work, chunk))
+        pending.append(pool.submit(contextvars.copy_context().run, _in_worker, work, chunk))
 
     submit(first)
     submit(second)
@@ -145,3 +146,10 @@ def map_chunks(work: Callable, chunks: Iterable) -> Iterator:
     finally:
         for future in pending:  # an error or an abandoned generator: drop what is queued
             future.cancel()
+
+
+def _in_worker(work: Callable, chunk):
+    # The task's own context copy: engine calls nested in a chunk's work stay on its worker
+    # (waiting there for tasks queued behind it on the same pool could wait forever).
+    _N_THREADS.set(1)
+    return work(chunk)
