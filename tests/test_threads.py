@@ -5,10 +5,10 @@ import threading
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _cases import CASES, make_case
 
 import nbayes
 import nbayes.distributions._base as base
-from _cases import CASES, make_case
 from nbayes import _threads
 from nbayes.exceptions import DataError, ParameterError
 

@@ -5,6 +5,7 @@ Estimators follow scikit-learn's API; every model is built from additive suffici
 Importing nbayes loads only numpy, scipy, scikit-learn and pandas.
 """
 
+from ._threads import get_threads, set_threads, threads
 from .estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -24,7 +25,6 @@ from .exceptions import (
     ParameterError,
     UnknownLabelError,
 )
-from ._threads import get_threads, set_threads, threads
 from .io import load, save
 
 __version__ = "0.1.0"

@@ -15,19 +15,19 @@ from .._validation import check_finite, column_label, raise_at, row_offset, show
 from ..exceptions import DataError, ParameterError
 from ._base import (
     Family,
-    compressed_view,
-    dot,
-    ones,
-    transposed,
     Labels,
     Params,
     Stats,
+    compressed_view,
+    dot,
     log_normalise,
+    ones,
     pseudo_count,
     safe_ratio,
     split_inf,
     subtract_nonnegative,
     sum_shifted_lgamma,
+    transposed,
 )
 
 #: Code of a missing cell (as in pandas' Categorical codes).
