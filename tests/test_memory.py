@@ -43,7 +43,7 @@ def test_mixed_predict_on_string_columns_stays_near_the_table_size():
     size = int(df.memory_usage(deep=True).sum())
     tracemalloc.start()
     try:
-        # One thread: each worker thread holds one more chunk of temporaries (16 MB at most),
+        # One thread: each worker thread holds one more chunk of temporaries (about 16 MB),
         # as large as the encoding this test is about on a table of this size.
         with nbayes.threads(1):
             model.predict_proba(df)

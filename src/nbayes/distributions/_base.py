@@ -551,6 +551,21 @@ def dot(X, W_t: np.ndarray) -> np.ndarray:
     return np.asarray(X @ W_t, dtype=np.float64)
 
 
+def linear_tables(log_w: np.ndarray) -> dict[str, np.ndarray | None]:
+    """Scoring tables of a log-weight table that may hold -inf (a zero probability): its
+    finite part and its -inf cells, each transposed and contiguous, for :func:`log_linear`."""
+    finite, impossible = split_inf(log_w)
+    return {"weights_t": transposed(finite), "impossible_t": transposed(impossible)}
+
+
+def log_linear(X, tables: Params) -> np.ndarray:
+    """``X @ log_w.T`` from :func:`linear_tables`: -inf where X meets a zero probability."""
+    jll = dot(X, tables["weights_t"])
+    if tables["impossible_t"] is not None:
+        jll[dot(X, tables["impossible_t"]) > 0] = -np.inf
+    return jll
+
+
 def dot_t(X, W: np.ndarray) -> np.ndarray:
     """``X @ W.T`` as a dense float64 array for dense or sparse X."""
     out = X @ W.T

@@ -20,6 +20,7 @@ from ._base import (
     Stats,
     compressed_view,
     dot,
+    linear_tables,
     log_normalise,
     ones,
     pseudo_count,
@@ -27,7 +28,6 @@ from ._base import (
     split_inf,
     subtract_nonnegative,
     sum_shifted_lgamma,
-    transposed,
 )
 
 #: Code of a missing cell (as in pandas' Categorical codes).
@@ -355,8 +355,7 @@ class Categorical(Family):
     def scoring_params(self, params: Params) -> Params:
         # The finite weights and the -inf cells (zero counts under the MLE) as contiguous
         # (categories, classes) tables, the layout of the one-hot product.
-        log_w, hit = split_inf(params["log_theta"])
-        return {**params, "log_w_t": transposed(log_w), "hit_t": transposed(hit)}
+        return {**params, **linear_tables(params["log_theta"])}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         if sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
@@ -364,8 +363,8 @@ class Categorical(Family):
             return self._sparse_jll(params, X)
         params = self.ready(params)
         onehot, unseen = self._onehot_unseen(params, X)
-        jll = dot(onehot, params["log_w_t"])
-        hits = None if params["hit_t"] is None else dot(onehot, params["hit_t"])
+        jll = dot(onehot, params["weights_t"])
+        hits = None if params["impossible_t"] is None else dot(onehot, params["impossible_t"])
         if unseen is not None and self.unseen == "smooth":
             log_u, hit_u = split_inf(params["log_unseen"])
             u = unseen.astype(np.float64)

@@ -13,14 +13,13 @@ from ._base import (
     Params,
     Stats,
     class_sums,
-    dot,
+    linear_tables,
+    log_linear,
     log_normalise,
     missing_mask,
     pseudo_count,
     safe_ratio,
-    split_inf,
     sum_shifted_lgamma,
-    transposed,
 )
 
 
@@ -164,16 +163,12 @@ class Multinomial(Family):
         return log_theta, np.zeros(log_theta.shape[0])
 
     def scoring_params(self, params: Params) -> Params:
-        log_w, hit = split_inf(params["log_theta"])
-        return {**params, "weights_t": transposed(log_w), "impossible_t": transposed(hit)}
+        return {**params, **linear_tables(params["log_theta"])}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         params = self.ready(params)
         X = self._zero_missing(X)
-        jll = dot(X, params["weights_t"])
-        if params["impossible_t"] is not None:
-            jll[dot(X, params["impossible_t"]) > 0] = -np.inf
-        return jll
+        return log_linear(X, params)
 
     def log_normalizer(self, params: Params, X) -> np.ndarray:
         X = self._zero_missing(X)

@@ -13,13 +13,12 @@ from ._base import (
     Params,
     Stats,
     class_sums,
-    dot,
     dot_t,
+    linear_tables,
+    log_linear,
     pseudo_count,
     safe_ratio,
-    split_inf,
     sum_shifted_lgamma,
-    transposed,
 )
 from .multinomial import check_counts
 
@@ -117,8 +116,7 @@ class Poisson(Family):
         return params["log_rate"], -params["rate"].sum(axis=1)
 
     def scoring_params(self, params: Params) -> Params:
-        log_w, zero = split_inf(params["log_rate"])
-        return {**params, "weights_t": transposed(log_w), "impossible_t": transposed(zero),
+        return {**params, **linear_tables(params["log_rate"]),
                 "rate_total": params["rate"].sum(axis=1)}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
@@ -126,10 +124,8 @@ class Poisson(Family):
         params = self.ready(params)
         nan = self._missing(X)
         X0 = self._zero_missing(X)
-        jll = dot(X0, params["weights_t"])
+        jll = log_linear(X0, params)  # -inf stays -inf below: the rates are finite
         jll -= params["rate_total"] if nan is None else dot_t(~nan, params["rate"])
-        if params["impossible_t"] is not None:
-            jll[dot(X0, params["impossible_t"]) > 0] = -np.inf
         return jll
 
     def log_normalizer(self, params, X) -> np.ndarray:
