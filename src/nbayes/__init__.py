@@ -5,6 +5,7 @@ Estimators follow scikit-learn's API; every model is built from additive suffici
 Importing nbayes loads only numpy, scipy, scikit-learn and pandas.
 """
 
+from ._accel import compiled_kernels
 from ._threads import get_threads, set_threads, threads
 from .estimators import (
     BernoulliNB,
@@ -45,6 +46,7 @@ __all__ = [
     "TextNB",
     "UnknownLabelError",
     "__version__",
+    "compiled_kernels",
     "get_threads",
     "load",
     "merge",

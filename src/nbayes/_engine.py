@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from ._accel import kernels
 from ._threads import map_chunks
 from ._validation import rows_from
 from .distributions import Family, Labels
@@ -307,8 +308,11 @@ def _normalise_rows(jll: np.ndarray, log: bool) -> int:
     """Turn joint log-likelihoods into posteriors in place; return the impossible-row count.
 
     Subtracting the row maximum first makes exp safe (the log-sum-exp trick); probabilities
-    need no log and no second exp.
+    need no log and no second exp. The compiled loop does all of it row by row.
     """
+    compiled = kernels()
+    if compiled is not None and jll.flags.c_contiguous:
+        return compiled.normalise_rows(jll, log)
     top = _row_max(jll)
     impossible = ~np.isfinite(top)
     n_impossible = int(impossible.sum())

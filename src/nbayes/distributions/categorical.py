@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._accel import kernels
 from .._validation import check_finite, column_label, raise_at, row_offset, show
 from ..exceptions import DataError, ParameterError
 from ._base import (
@@ -166,6 +167,9 @@ class Categorical(Family):
                                  minlength=n_classes * total).reshape(n_classes, total)
             counts[:, off] = labels.class_weight[:, None] - _segment_sums(counts, n_cat)
             return {"n_counts": counts, "n_categories": n_cat}
+        compiled = kernels()
+        if compiled is not None:
+            return _compiled_counts(compiled, X, labels)
         if self.missing == "error" and np.all(labels.weights == 1.0):
             return self._count_codes(X, labels)
         # Rows of zero weight add no categories either: zero weight must equal a dropped row.
@@ -353,15 +357,25 @@ class Categorical(Family):
         return self.unseen != "smooth" or not np.isneginf(params["log_unseen"]).any()
 
     def scoring_params(self, params: Params) -> Params:
-        # The finite weights and the -inf cells (zero counts under the MLE) as contiguous
-        # (categories, classes) tables, the layout of the one-hot product.
-        return {**params, **linear_tables(params["log_theta"])}
+        # For the one-hot product: the finite weights and the -inf cells (zero counts under
+        # the MLE) as contiguous (categories, classes) tables. For the compiled loop, which
+        # adds one row of log theta per cell (-inf adds as it is): the table transposed and
+        # the row each feature's unseen codes add.
+        unseen = params["log_unseen"].T if self.unseen == "smooth" else \
+            np.zeros((params["n_categories"].size, params["log_theta"].shape[0]))
+        return {**params, **linear_tables(params["log_theta"]),
+                "log_theta_t": np.ascontiguousarray(params["log_theta"].T),
+                "unseen_t": np.ascontiguousarray(unseen),
+                "offsets": offsets_of(params["n_categories"])}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         if sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
                 and self._unseen_ok_sparse(params):
             return self._sparse_jll(params, X)
         params = self.ready(params)
+        compiled = kernels()
+        if compiled is not None:
+            return self._compiled_jll(compiled, params, X)
         onehot, unseen = self._onehot_unseen(params, X)
         jll = dot(onehot, params["weights_t"])
         hits = None if params["impossible_t"] is None else dot(onehot, params["impossible_t"])
@@ -373,6 +387,18 @@ class Categorical(Family):
                 hits = u @ hit_u.T + (0.0 if hits is None else hits)
         if hits is not None:
             jll[hits > 0] = -np.inf
+        return jll
+
+    def _compiled_jll(self, compiled, params: Params, X) -> np.ndarray:
+        """:meth:`joint_log_likelihood` of dense codes in one compiled pass: each cell adds its
+        category's row of log theta (missing cells nothing, unseen ones ``unseen_t``)."""
+        codes = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.int64)
+        n_cat = params["n_categories"]
+        if self.unseen == "error" and codes.size and codes.max() >= n_cat.min():
+            self._split(params, codes)  # raises, naming the first unseen cell
+        jll = np.empty((codes.shape[0], params["log_theta_t"].shape[1]))
+        compiled.categorical_scores(codes, params["offsets"], n_cat, params["log_theta_t"],
+                                    params["unseen_t"], jll)
         return jll
 
     def _sparse_jll(self, params: Params, X) -> np.ndarray:
@@ -416,6 +442,20 @@ class Categorical(Family):
         if unseen is not None and self.unseen == "smooth":
             t = np.where(unseen[:, None, :], params["log_unseen"][None], t)
         return t
+
+
+def _compiled_counts(compiled, X: np.ndarray, labels: Labels) -> Stats:
+    """:meth:`Categorical.accumulate` of dense codes in two compiled passes: each column's
+    largest code over the rows of positive weight, then the weighted counts. Missing cells
+    (negative codes) count nowhere, as in the numpy code."""
+    codes = np.ascontiguousarray(X, dtype=np.int64)
+    weights = np.ascontiguousarray(labels.weights)
+    n_cat = np.maximum(compiled.column_max_codes(codes, weights), 0) + 1
+    per_class = int(n_cat.sum())
+    counts = np.zeros(labels.n_classes * per_class)
+    compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights, offsets_of(n_cat),
+                         per_class, counts)
+    return {"n_counts": counts.reshape(labels.n_classes, per_class), "n_categories": n_cat}
 
 
 def _bincount_codes(X: np.ndarray, labels: Labels, offsets: np.ndarray,

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from .._accel import kernels
 from ..exceptions import DataError, ParameterError
 from ._base import (
     SUBTRACT_RTOL,
@@ -208,17 +209,24 @@ class Gaussian(Family):
     def _moments(self, X, labels: Labels) -> Stats:
         # NaN counts as missing only where missing values are allowed: only then look for it.
         nan = self._missing(X)
-        X = np.asarray(X, dtype=np.float64)
         if nan is not None or X.shape[0] == 0:
-            return self._two_pass(X, labels, nan)
+            return self._two_pass(np.asarray(X, dtype=np.float64), labels, nan)
         # One pass: sums of deviations from the batch's first row and of their squares. The
         # shift keeps a large common offset out of the sums; what remains is cancellation
         # where a class mean lies far (many spreads) from that row, which the sums reveal.
-        shift = X[0].copy()
-        dev = np.subtract(X, shift)
-        sum_dev = class_sums(dev, labels)
-        np.square(dev, out=dev)
-        sum_sq = class_sums(dev, labels)
+        shift = X[0].astype(np.float64)
+        compiled = kernels()
+        if compiled is not None and X.flags.c_contiguous and X.dtype in (np.float32, np.float64):
+            sum_dev = np.zeros((labels.n_classes, X.shape[1]))
+            sum_sq = np.zeros_like(sum_dev)
+            compiled.class_moment_sums(X, np.ascontiguousarray(labels.codes),
+                                       np.ascontiguousarray(labels.weights), shift, sum_dev,
+                                       sum_sq)
+        else:
+            dev = np.subtract(X, shift, dtype=np.float64)
+            sum_dev = class_sums(dev, labels)
+            np.square(dev, out=dev)
+            sum_sq = class_sums(dev, labels)
         weight = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             mean_dev = np.where(weight > 0, sum_dev / weight, 0.0)
@@ -227,7 +235,7 @@ class Gaussian(Family):
         stats = {"n_weight": weight, "mean": mean, "m2": np.maximum(m2, 0.0)}
         inexact = np.flatnonzero(np.any(sum_sq > ONE_PASS_MAX_RATIO * m2, axis=0))
         if inexact.size:
-            exact = self._two_pass(X[:, inexact], labels, None)
+            exact = self._two_pass(np.asarray(X[:, inexact], dtype=np.float64), labels, None)
             stats["mean"][:, inexact] = exact["mean"]
             stats["m2"][:, inexact] = exact["m2"]
         return stats
