@@ -10,7 +10,6 @@ and the test suite checks that both give the same results.
 The callers validate shapes, dtypes and contiguity; these loops trust them.
 """
 
-from libc.math cimport exp, log, INFINITY
 from libc.stdint cimport int64_t
 
 import numpy as np
@@ -20,62 +19,66 @@ ctypedef fused real:
     double
 
 
-cdef inline void _sum_rows(double *out, const double **rows, Py_ssize_t n_rows,
-                           Py_ssize_t first, Py_ssize_t width) noexcept nogil:
-    # out[k] = sum_r rows[r][first + k] for k < width. Called with a literal width, so the
-    # compiler unrolls the class loop and keeps the sums in registers.
-    cdef double acc[8]
-    cdef Py_ssize_t r, k
-    for k in range(width):
-        acc[k] = 0.0
-    for r in range(n_rows):
-        for k in range(width):
-            acc[k] += rows[r][first + k]
-    for k in range(width):
-        out[first + k] = acc[k]
+cdef extern from "_kernels_simd.h" nogil:
+    void nb_categorical_scores(
+        const int64_t *codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t *offsets,
+        const int64_t *n_categories, const double *table, const double *unseen_table,
+        const double *nothing, Py_ssize_t n_pairs, const Py_ssize_t *pair_a,
+        const Py_ssize_t *pair_b, const Py_ssize_t *pair_offsets, const double *pair_table,
+        Py_ssize_t n_singles, const Py_ssize_t *singles, Py_ssize_t n_classes, double *out,
+        const double **rows)
+    Py_ssize_t nb_normalise_rows(double *jll, Py_ssize_t n, Py_ssize_t n_classes,
+                                 int log_space)
+    int nb_has_avx2()
+    int nb_force_baseline
 
 
-def categorical_scores(const int64_t[:, ::1] codes, const Py_ssize_t[::1] offsets,
-                       const int64_t[::1] n_categories, const double[:, ::1] table,
-                       const double[:, ::1] unseen_table, double[:, ::1] out):
-    """out[i] = sum_j table[offsets[j] + codes[i, j]] over the classes, for codes (n, d),
-    table (sum K_j, n_classes) and out (n, n_classes).
+def simd_variant(force_baseline=None):
+    """Which copy of the loops runs: "avx2" or "baseline". ``force_baseline`` (for tests)
+    switches to the baseline copy (True) or back (False), for the whole process."""
+    global nb_force_baseline
+    if force_baseline is not None:
+        nb_force_baseline = 1 if force_baseline else 0
+    return "avx2" if nb_has_avx2() else "baseline"
 
-    A negative code (missing) adds nothing; a code >= n_categories[j] adds unseen_table[j]
-    (zeros to drop the factor, the prior mass for "smooth"). Adding -inf needs no special
-    case: the table holds no +inf, so no NaN can arise.
+
+cdef inline const Py_ssize_t *_first(const Py_ssize_t[::1] a) noexcept nogil:
+    return &a[0] if a.shape[0] else NULL
+
+
+def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] out):
+    """out[i] = sum over j of the table row of code codes[i, j], for codes (n, d) and out
+    (n, n_classes), with ``tables`` from :func:`nbayes.distributions.categorical.
+    compiled_tables`.
+
+    A negative code (missing) adds nothing; a code >= n_categories[j] adds unseen_t[j] (zeros
+    to drop the factor, the prior mass for "smooth"). Adding -inf needs no special case: the
+    tables hold no +inf, so no NaN can arise.
     """
     cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], n_classes = out.shape[1]
-    cdef Py_ssize_t i, j, k
-    cdef int64_t c
+    cdef const Py_ssize_t[::1] offsets = tables["offsets"]
+    cdef const int64_t[::1] n_categories = tables["n_categories"]
+    cdef const double[:, ::1] table = tables["log_theta_t"]
+    cdef const double[:, ::1] unseen_table = tables["unseen_t"]
+    cdef const Py_ssize_t[::1] pair_a = tables["pair_a"]
+    cdef const Py_ssize_t[::1] pair_b = tables["pair_b"]
+    cdef const Py_ssize_t[::1] pair_offsets = tables["pair_offsets"]
+    cdef const double[:, ::1] pair_table = tables["pair_table"]
+    cdef const Py_ssize_t[::1] singles = tables["singles"]
+    if n == 0 or d == 0:
+        out[:, :] = 0.0
+        return
     nothing_array = np.zeros(n_classes)
     cdef const double[::1] nothing = nothing_array
-    rows_array = np.empty(max(d, 1), dtype=np.uintp)
-    cdef size_t[::1] rows_memory = rows_array
-    cdef const double **rows = <const double **> &rows_memory[0]
+    rows_array = np.empty(d, dtype=np.uintp)
+    cdef size_t[::1] rows = rows_array
+    cdef const double *first_pair_row = &pair_table[0, 0] if pair_table.shape[0] else NULL
     with nogil:
-        for i in range(n):
-            # The table row each feature adds, then the sums class block by class block.
-            for j in range(d):
-                c = codes[i, j]
-                if c < 0:
-                    rows[j] = &nothing[0]
-                elif c >= n_categories[j]:
-                    rows[j] = &unseen_table[j, 0]
-                else:
-                    rows[j] = &table[offsets[j] + c, 0]
-            k = 0
-            while k + 8 <= n_classes:
-                _sum_rows(&out[i, 0], rows, d, k, 8)
-                k += 8
-            if k + 4 <= n_classes:
-                _sum_rows(&out[i, 0], rows, d, k, 4)
-                k += 4
-            if k + 2 <= n_classes:
-                _sum_rows(&out[i, 0], rows, d, k, 2)
-                k += 2
-            if k < n_classes:
-                _sum_rows(&out[i, 0], rows, d, k, 1)
+        nb_categorical_scores(&codes[0, 0], n, d, &offsets[0], &n_categories[0], &table[0, 0],
+                              &unseen_table[0, 0], &nothing[0], pair_a.shape[0],
+                              _first(pair_a), _first(pair_b), _first(pair_offsets),
+                              first_pair_row, singles.shape[0], _first(singles), n_classes,
+                              &out[0, 0], <const double **> &rows[0])
 
 
 def column_max_codes(const int64_t[:, ::1] codes, const double[::1] weights):
@@ -138,34 +141,9 @@ def normalise_rows(double[:, ::1] jll, bint log_space):
 
     One pass per row while it sits in cache: maximum, exp of the shifted scores, their sum.
     """
-    cdef Py_ssize_t n = jll.shape[0], n_classes = jll.shape[1], i, k
     cdef Py_ssize_t impossible = 0
-    cdef double top, total, scale
-    cdef double *row
+    if jll.shape[0] == 0:
+        return 0
     with nogil:
-        for i in range(n):
-            row = &jll[i, 0]
-            top = -INFINITY
-            for k in range(n_classes):
-                if row[k] > top:
-                    top = row[k]
-            if not (top > -INFINITY and top < INFINITY):
-                impossible += 1
-                for k in range(n_classes):
-                    row[k] = 0.0
-                top = 0.0
-            total = 0.0
-            if log_space:
-                for k in range(n_classes):
-                    row[k] -= top
-                    total += exp(row[k])
-                scale = log(total)
-                for k in range(n_classes):
-                    row[k] -= scale
-            else:
-                for k in range(n_classes):
-                    row[k] = exp(row[k] - top)
-                    total += row[k]
-                for k in range(n_classes):
-                    row[k] /= total
+        impossible = nb_normalise_rows(&jll[0, 0], jll.shape[0], jll.shape[1], log_space)
     return impossible

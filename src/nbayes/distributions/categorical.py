@@ -357,16 +357,12 @@ class Categorical(Family):
         return self.unseen != "smooth" or not np.isneginf(params["log_unseen"]).any()
 
     def scoring_params(self, params: Params) -> Params:
-        # For the one-hot product: the finite weights and the -inf cells (zero counts under
-        # the MLE) as contiguous (categories, classes) tables. For the compiled loop, which
-        # adds one row of log theta per cell (-inf adds as it is): the table transposed and
-        # the row each feature's unseen codes add.
-        unseen = params["log_unseen"].T if self.unseen == "smooth" else \
-            np.zeros((params["n_categories"].size, params["log_theta"].shape[0]))
+        # The finite weights and the -inf cells (zero counts under the MLE) as contiguous
+        # (categories, classes) tables for the one-hot product; the compiled loop's tables.
+        unseen = params["log_unseen"] if self.unseen == "smooth" else None
         return {**params, **linear_tables(params["log_theta"]),
-                "log_theta_t": np.ascontiguousarray(params["log_theta"].T),
-                "unseen_t": np.ascontiguousarray(unseen),
-                "offsets": offsets_of(params["n_categories"])}
+                "compiled": compiled_tables(params["log_theta"], params["n_categories"],
+                                            unseen)}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         if sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
@@ -396,9 +392,8 @@ class Categorical(Family):
         n_cat = params["n_categories"]
         if self.unseen == "error" and codes.size and codes.max() >= n_cat.min():
             self._split(params, codes)  # raises, naming the first unseen cell
-        jll = np.empty((codes.shape[0], params["log_theta_t"].shape[1]))
-        compiled.categorical_scores(codes, params["offsets"], n_cat, params["log_theta_t"],
-                                    params["unseen_t"], jll)
+        jll = np.empty((codes.shape[0], params["log_theta"].shape[0]))
+        compiled.categorical_scores(codes, params["compiled"], jll)
         return jll
 
     def _sparse_jll(self, params: Params, X) -> np.ndarray:
@@ -442,6 +437,46 @@ class Categorical(Family):
         if unseen is not None and self.unseen == "smooth":
             t = np.where(unseen[:, None, :], params["log_unseen"][None], t)
         return t
+
+
+#: Features with at most this many categories are scored in pairs by the compiled loop: one
+#: row of a pair table (the two features' log theta summed) per pair of cells.
+PAIR_MAX_CATEGORIES = 32
+#: Room for pair tables, per model. Within it the tables stay in cache; a pair of cells then
+#: costs about what one cell costs (measured: 0.14 s against 0.25 s for 1M rows of 50
+#: features with 10 categories, 20 classes).
+PAIR_TABLE_BYTES = 4 * 2**20
+
+
+def compiled_tables(log_theta: np.ndarray, n_categories: np.ndarray,
+                    log_unseen: np.ndarray | None) -> Params:
+    """Tables of the compiled scoring loop: log theta as (categories, classes) rows, the row
+    unseen codes add (``log_unseen`` for "smooth", else zeros), and pair tables for
+    consecutive small features (see :data:`PAIR_MAX_CATEGORIES`)."""
+    n_classes, d = log_theta.shape[0], n_categories.size
+    n_cat = np.ascontiguousarray(n_categories, dtype=np.int64)
+    off = offsets_of(n_cat)
+    table = np.ascontiguousarray(log_theta.T)
+    small = np.flatnonzero(n_cat <= PAIR_MAX_CATEGORIES)
+    pair_a, pair_b, pair_rows, used = [], [], [], 0
+    for a, b in zip(small[0::2], small[1::2]):
+        size = int(n_cat[a] * n_cat[b])
+        if (used + size) * n_classes * 8 > PAIR_TABLE_BYTES:
+            break
+        pair_a.append(a)
+        pair_b.append(b)
+        pair_rows.append((table[off[a]:off[a] + n_cat[a], None, :]
+                          + table[None, off[b]:off[b] + n_cat[b], :]).reshape(size, n_classes))
+        used += size
+    singles = np.setdiff1d(np.arange(d), np.concatenate([pair_a, pair_b]).astype(np.intp))
+    unseen = np.zeros((d, n_classes)) if log_unseen is None else log_unseen.T
+    return {"offsets": off, "n_categories": n_cat, "log_theta_t": table,
+            "unseen_t": np.ascontiguousarray(unseen),
+            "pair_a": np.array(pair_a, dtype=np.intp), "pair_b": np.array(pair_b, dtype=np.intp),
+            "pair_offsets": offsets_of(np.array([len(r) for r in pair_rows], dtype=np.intp)),
+            "pair_table": np.concatenate(pair_rows) if pair_rows
+            else np.zeros((0, n_classes)),
+            "singles": singles.astype(np.intp)}
 
 
 def _compiled_counts(compiled, X: np.ndarray, labels: Labels) -> Stats:

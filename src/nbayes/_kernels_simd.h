@@ -1,0 +1,107 @@
+/* The loops of _kernels_loops.h compiled twice on x86-64 -- for the baseline instruction set
+ * and for AVX2 with FMA -- and picked when called by what the CPU supports. Elsewhere they
+ * are compiled once, for the target. One build then runs fast on every x86-64 machine. */
+#ifndef NB_KERNELS_SIMD_H
+#define NB_KERNELS_SIMD_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NB_INLINE static inline __attribute__((always_inline))
+#else
+#define NB_INLINE static inline
+#endif
+
+/* 2^k for an integer-valued k in [-1022, 1023], written straight into the exponent bits. */
+NB_INLINE double nb_pow2(double k)
+{
+    double t = k + 6755399441055744.0; /* k now sits in the low mantissa bits */
+    uint64_t bits;
+    memcpy(&bits, &t, 8);
+    bits = (bits - UINT64_C(0x4338000000000000) + 1023) << 52;
+    memcpy(&t, &bits, 8);
+    return t;
+}
+
+/* out[k] = sum_r rows[r][first + k] for k < width; called with a literal width, so the
+ * class loop unrolls and its sums stay in registers. */
+NB_INLINE void nb_sum_rows(double *out, const double **rows, ptrdiff_t n_rows,
+                               ptrdiff_t first, const int width)
+{
+    double acc[8] = {0.0};
+    for (ptrdiff_t r = 0; r < n_rows; r++) {
+        const double *src = rows[r] + first;
+        for (int k = 0; k < width; k++)
+            acc[k] += src[k];
+    }
+    for (int k = 0; k < width; k++)
+        out[k] = acc[k];
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NB_DISPATCH 1
+#define NB_TARGET __attribute__((target("avx2,fma")))
+#define NB_NAME(f) nb_##f##_avx2
+#include "_kernels_loops.h"
+#undef NB_TARGET
+#undef NB_NAME
+#endif
+
+#define NB_TARGET
+#define NB_NAME(f) nb_##f##_base
+#include "_kernels_loops.h"
+#undef NB_TARGET
+#undef NB_NAME
+
+/* Set by the tests to run the baseline loops on a machine that has AVX2. */
+static int nb_force_baseline = 0;
+
+static inline int nb_has_avx2(void)
+{
+#ifdef NB_DISPATCH
+    static int known = -1;
+    if (nb_force_baseline)
+        return 0;
+    if (known < 0)
+        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return known;
+#else
+    return 0;
+#endif
+}
+
+static void nb_categorical_scores(
+    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets,
+    const int64_t *n_categories, const double *table, const double *unseen_table,
+    const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
+    const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
+    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, double *out,
+    const double **rows)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2()) {
+        nb_categorical_scores_avx2(codes, n, d, offsets, n_categories, table, unseen_table,
+                                   nothing, n_pairs, pair_a, pair_b, pair_offsets,
+                                   pair_table, n_singles, singles, n_classes, out, rows);
+        return;
+    }
+#endif
+    nb_categorical_scores_base(codes, n, d, offsets, n_categories, table, unseen_table,
+                               nothing, n_pairs, pair_a, pair_b, pair_offsets, pair_table,
+                               n_singles, singles, n_classes, out, rows);
+}
+
+static ptrdiff_t nb_normalise_rows(double *jll, ptrdiff_t n, ptrdiff_t n_classes,
+                                   int log_space)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2())
+        return nb_normalise_rows_avx2(jll, n, n_classes, log_space);
+#endif
+    return nb_normalise_rows_base(jll, n, n_classes, log_space);
+}
+
+#endif

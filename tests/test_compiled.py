@@ -1,0 +1,219 @@
+"""The compiled loops (nbayes._kernels) give what the numpy code gives.
+
+Every estimator path that has a compiled loop is run twice, once as installed and once under
+``numpy_only()``, and the results compared: counts exactly, sums and probabilities to a few
+units in the last place (the loops add in another order). CI sets NBAYES_REQUIRE_COMPILED=1,
+so there the loops must have been built.
+"""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import nbayes
+from nbayes import CategoricalNB, DataError, GaussianNB
+from nbayes._accel import _compiled, numpy_only
+from nbayes.distributions import Categorical, Labels
+
+needs_compiled = pytest.mark.skipif(
+    _compiled is None, reason="nbayes._kernels is not built (no C compiler at install)")
+
+
+def test_compiled_kernels_built_where_required(monkeypatch):
+    monkeypatch.delenv("NBAYES_COMPILED", raising=False)
+    built = _compiled is not None
+    if os.environ.get("NBAYES_REQUIRE_COMPILED") == "1":
+        assert built, "nbayes._kernels was not built: pip install -e . needs a C compiler"
+    if not built:
+        pytest.skip("nbayes._kernels is not built (no C compiler at install)")
+    assert nbayes.compiled_kernels()
+    with numpy_only():
+        assert not nbayes.compiled_kernels()
+
+
+def test_environment_switches_them_off(monkeypatch):
+    monkeypatch.setenv("NBAYES_COMPILED", "0")
+    assert not nbayes.compiled_kernels()
+
+
+@pytest.fixture(params=["as_built", "baseline"], autouse=True)
+def simd_variant(request):
+    """Every test runs with the loops the CPU picks and with the baseline x86-64 copy."""
+    if _compiled is None:
+        yield None
+        return
+    _compiled.simd_variant(force_baseline=request.param == "baseline")
+    try:
+        yield _compiled.simd_variant()
+    finally:
+        _compiled.simd_variant(force_baseline=False)
+
+
+def both_ways(run):
+    """``run()`` with the compiled loops (as installed) and with the numpy code."""
+    compiled = run()
+    with numpy_only():
+        plain = run()
+    return compiled, plain
+
+
+def assert_same_model(a, b):
+    for pa, pb in zip(a.params_, b.params_):
+        for key in pa:
+            np.testing.assert_allclose(pa[key], pb[key], rtol=1e-13, atol=0, err_msg=key)
+    np.testing.assert_array_equal(a.class_count_, b.class_count_)
+
+
+def codes_with_categories(rng, n, n_categories):
+    return np.column_stack([rng.integers(0, k, n) for k in n_categories])
+
+
+# Category counts that make pairs, odd features out, and features too large to pair.
+CATEGORY_SETS = [[10] * 7, [2, 3, 40, 5, 1, 33, 7, 12], [50], [4, 4]]
+
+
+@needs_compiled
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 5, 8, 9, 20])
+@pytest.mark.parametrize("n_categories", CATEGORY_SETS)
+def test_categorical_same_fit_and_posteriors(n_classes, n_categories):
+    rng = np.random.default_rng(n_classes * 100 + len(n_categories))
+    X = codes_with_categories(rng, 600, n_categories)
+    y = rng.integers(0, n_classes, 600)
+    y[:n_classes] = np.arange(n_classes)
+
+    def run():
+        model = CategoricalNB().fit(X, y)
+        return (model, model.predict_proba(X), model.predict_log_proba(X),
+                model.predict_joint_log_proba(X))
+
+    (fast, *compiled), (plain, *numpy) = both_ways(run)
+    assert_same_model(fast, plain)
+    for c, p in zip(compiled, numpy):
+        np.testing.assert_allclose(c, p, rtol=1e-12, atol=1e-300)
+
+
+@needs_compiled
+@pytest.mark.parametrize("unseen", ["ignore", "smooth"])
+def test_categorical_weights_missing_and_unseen(unseen):
+    rng = np.random.default_rng(7)
+    X = codes_with_categories(rng, 500, [3, 6, 2, 9, 4]).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 4, 500)
+    w = rng.choice([0.0, 0.5, 1.0, 3.0], 500)
+    X_new = codes_with_categories(rng, 300, [5, 8, 2, 12, 4]).astype(float)
+    X_new[rng.random(X_new.shape) < 0.1] = np.nan
+
+    def run():
+        model = CategoricalNB(missing="ignore", unseen=unseen).fit(X, y, sample_weight=w)
+        return model, model.predict_proba(X_new), model.predict_log_proba(X_new)
+
+    (fast, *compiled), (plain, *numpy) = both_ways(run)
+    assert_same_model(fast, plain)
+    for c, p in zip(compiled, numpy):
+        np.testing.assert_allclose(c, p, rtol=1e-12)
+
+
+@needs_compiled
+def test_categorical_zero_probabilities_and_impossible_rows():
+    # MLE tables hold -inf; a row that every class rules out becomes uniform, with a warning.
+    X = np.array([[0, 0], [1, 1], [0, 1]])
+    y = np.array([0, 1, 1])
+    X_new = np.array([[0, 0], [1, 0], [1, 1]])
+
+    def run():
+        model = CategoricalNB(estimate="mle").fit(X, y)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            proba = model.predict_proba(X_new)
+        return proba, model.predict_joint_log_proba(X_new), len(caught)
+
+    compiled, plain = both_ways(run)
+    np.testing.assert_array_equal(compiled[0], plain[0])
+    np.testing.assert_array_equal(compiled[1], plain[1])
+    assert compiled[2] == plain[2] == 1
+    np.testing.assert_array_equal(compiled[0][1], [0.5, 0.5])
+
+
+@needs_compiled
+def test_categorical_errors_name_the_same_cell():
+    X = np.array([[0, 1], [1, 0], [1, 1]])
+    model = CategoricalNB().fit(X, [0, 1, 1])
+    bad = np.array([[0, 1], [1, 1], [1, 4]])
+    messages = []
+    for context in (nbayes.threads(1), numpy_only()):
+        with context, pytest.raises(DataError, match="row 2") as info:
+            model.predict_proba(bad)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    with pytest.raises(DataError, match="negative"):
+        model.predict_proba(np.array([[0, -1]]))
+
+
+@needs_compiled
+@pytest.mark.parametrize("shape", [(0, 3), (4, 0)])
+def test_categorical_loop_on_empty_chunks(shape):
+    # The engine never sends these, but the loop must not read past empty arrays.
+    fam = Categorical()
+    params = fam.ready(fam.finalize(fam.accumulate(np.zeros((2, shape[1]), dtype=np.int64),
+                                                   Labels(np.array([0, 1]), np.ones(2), 2))))
+    jll = np.full((shape[0], 2), np.nan)
+    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll)
+    np.testing.assert_array_equal(jll, np.zeros((shape[0], 2)))
+
+
+@needs_compiled
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_classes", [2, 7])
+def test_gaussian_same_moments(dtype, n_classes):
+    rng = np.random.default_rng(3)
+    X = (rng.normal(size=(2000, 6)) * [1, 10, 0.1, 1, 5, 1] + [0, 100, -3, 1e4, 0, 7])
+    X = X.astype(dtype)
+    y = rng.integers(0, n_classes, 2000)
+    w = rng.choice([0.0, 1.0, 2.5], 2000)
+
+    def run():
+        model = GaussianNB().fit(X, y, sample_weight=w)
+        return model, model.predict_proba(X), model.predict_log_proba(X)
+
+    (fast, *compiled), (plain, *numpy) = both_ways(run)
+    for key in ("theta_", "var_"):
+        np.testing.assert_allclose(getattr(fast, key), getattr(plain, key), rtol=1e-10)
+    for c, p in zip(compiled, numpy):
+        np.testing.assert_allclose(c, p, rtol=1e-9, atol=1e-300)
+
+
+@needs_compiled
+def test_gaussian_far_offsets_still_exact():
+    # Class means ~1e9 spreads away from the first row: the one-pass sums lose digits, which
+    # the exactness check catches and sums again around the class means.
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1], 500)
+    X = rng.normal(size=(1000, 2)) + np.where(y[:, None] == 0, 0.0, 1e9)
+    model = GaussianNB(var_smoothing=0.0).fit(X, y)
+    for k in (0, 1):
+        np.testing.assert_allclose(model.var_[k], X[y == k].var(axis=0), rtol=1e-9)
+
+
+@needs_compiled
+def test_normalisation_matches_numpy_over_the_whole_exponent_range():
+    # Scores spread from 0 down past -745 (where exp underflows), subnormal results included.
+    rng = np.random.default_rng(11)
+    jll = -np.abs(rng.normal(scale=300, size=(5000, 13)))
+    jll[:, 0] = 0.0
+    jll[::7, 3] = -np.inf
+    jll[5, 5] = -744.9  # a subnormal probability
+    jll[9] = -np.inf    # every class rules the row out
+    expect = np.exp(jll - 0.0)
+    expect[9] = 1.0
+    expect /= expect.sum(axis=1, keepdims=True)
+    proba = jll.copy()
+    assert _compiled.normalise_rows(proba, False) == 1
+    np.testing.assert_allclose(proba, expect, rtol=1e-15, atol=1e-320)
+    assert proba[5, 5] > 0
+    log_proba = jll.copy()
+    _compiled.normalise_rows(log_proba, True)
+    shifted = np.where(np.isneginf(jll).all(axis=1, keepdims=True), 0.0, jll)
+    expect_log = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))  # top is 0
+    np.testing.assert_allclose(log_proba, expect_log, rtol=1e-15, atol=1e-13)
