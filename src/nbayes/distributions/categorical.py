@@ -191,23 +191,13 @@ class Categorical(Family):
         """The usual case of :meth:`accumulate`: every cell observed, every weight 1.
 
         One unweighted bincount over in-place offset codes, with no masks and no weight
-        array. Every feature gets room for the largest code of the whole batch (one fast
-        pass, where per-column maxima cost four), and the unused room is cut from the counts
-        afterwards; a batch whose codes vary widely in range keeps exact per-column room.
+        array, in the layout of :func:`_count_in_batch_layout`.
         """
-        n_classes, d = labels.n_classes, X.shape[1]
-        stride = int(X.max(initial=0)) + 1
-        if n_classes * d * stride > max(4 * X.size, 2**16):
-            n_cat = X.max(axis=0, initial=0) + 1
-            return {"n_counts": _bincount_codes(X, labels, offsets_of(n_cat), int(n_cat.sum())),
-                    "n_categories": n_cat}
-        counts = _bincount_codes(X, labels, np.arange(d) * stride, d * stride)
-        counts = counts.reshape(n_classes, d, stride)
-        # Each feature's categories run up to its largest observed code (at least one).
-        seen = counts.any(axis=0)
-        n_cat = np.where(seen.any(axis=1), stride - np.argmax(seen[:, ::-1], axis=1), 1)
-        kept = np.arange(stride)[None, :] < n_cat[:, None]
-        return {"n_counts": counts[:, kept], "n_categories": n_cat.astype(np.int64)}
+        def count(offsets, per_class):
+            return _bincount_codes(X, labels, offsets, per_class)
+
+        return _count_in_batch_layout(X, labels.n_classes, count,
+                                      lambda: X.max(axis=0, initial=0) + 1)
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         n_cat = np.maximum(a["n_categories"], b["n_categories"])
@@ -479,18 +469,46 @@ def compiled_tables(log_theta: np.ndarray, n_categories: np.ndarray,
             "singles": singles.astype(np.intp)}
 
 
+def _count_in_batch_layout(X: np.ndarray, n_classes: int, count, column_sizes) -> Stats:
+    """Statistics from ``count(offsets, per_class)``, which returns the (n_classes,
+    per_class) counts with each feature's codes starting at its offset.
+
+    Every feature gets room for the largest code of the whole batch (one fast pass, where
+    per-column maxima cost several) and the room no row of positive weight uses is cut from
+    the counts afterwards. A batch whose codes vary widely in range keeps exact per-column
+    room, sized by ``column_sizes()``.
+    """
+    d = X.shape[1]
+    stride = max(int(X.max(initial=0)), 0) + 1
+    if n_classes * d * stride > max(4 * X.size, 2**16):
+        n_cat = column_sizes()
+        return {"n_counts": count(offsets_of(n_cat), int(n_cat.sum())),
+                "n_categories": n_cat.astype(np.int64)}
+    counts = count(np.arange(d, dtype=np.intp) * stride, d * stride)
+    counts = counts.reshape(n_classes, d, stride)
+    # Each feature's categories run up to its largest observed code (at least one).
+    seen = counts.any(axis=0)
+    n_cat = np.where(seen.any(axis=1), stride - np.argmax(seen[:, ::-1], axis=1), 1)
+    kept = np.arange(stride)[None, :] < n_cat[:, None]
+    return {"n_counts": counts[:, kept], "n_categories": n_cat.astype(np.int64)}
+
+
 def _compiled_counts(compiled, X: np.ndarray, labels: Labels) -> Stats:
-    """:meth:`Categorical.accumulate` of dense codes in two compiled passes: each column's
-    largest code over the rows of positive weight, then the weighted counts. Missing cells
-    (negative codes) count nowhere, as in the numpy code."""
+    """:meth:`Categorical.accumulate` of dense codes by the compiled counting loop, in the
+    layout of :func:`_count_in_batch_layout`. Missing cells (negative codes) and rows of zero
+    weight count nowhere, as in the numpy code."""
     codes = np.ascontiguousarray(X, dtype=np.int64)
     weights = np.ascontiguousarray(labels.weights)
-    n_cat = np.maximum(compiled.column_max_codes(codes, weights), 0) + 1
-    per_class = int(n_cat.sum())
-    counts = np.zeros(labels.n_classes * per_class)
-    compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights, offsets_of(n_cat),
-                         per_class, counts)
-    return {"n_counts": counts.reshape(labels.n_classes, per_class), "n_categories": n_cat}
+
+    def count(offsets, per_class):
+        counts = np.zeros(labels.n_classes * per_class)
+        compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights, offsets,
+                             per_class, counts)
+        return counts.reshape(labels.n_classes, per_class)
+
+    return _count_in_batch_layout(
+        codes, labels.n_classes, count,
+        lambda: np.maximum(compiled.column_max_codes(codes, weights), 0) + 1)
 
 
 def _bincount_codes(X: np.ndarray, labels: Labels, offsets: np.ndarray,
