@@ -239,7 +239,8 @@ def environment_markdown(report: dict) -> str:
         f"{env['load_average_start'][0]:.1f}, at the end {load[0]:.1f} (shared machine)",
         f"- Python {env['python']}, numpy {env['numpy']}, scipy {env['scipy']}, "
         f"scikit-learn {env['sklearn']}, nbayes {env['nbayes']} ({env['nbayes_commit']}, "
-        f"{env.get('nbayes_threads', 1)} thread(s) for its row chunks)",
+        f"{env.get('nbayes_threads', 1)} thread(s) for its row chunks"
+        + (f"; {env['nbayes_loops']})" if env.get("nbayes_loops") else ")"),
         f"- BLAS: {', '.join(blas) or 'unknown'}; OPENBLAS_CORETYPE="
         f"{env['openblas_env']['OPENBLAS_CORETYPE']}, OPENBLAS_L2_SIZE="
         f"{env['openblas_env']['OPENBLAS_L2_SIZE']}",
@@ -254,6 +255,7 @@ def environment() -> dict:
     from threadpoolctl import threadpool_info
 
     import nbayes
+    from nbayes._accel import describe
 
     def cpu_model() -> str:
         try:
@@ -279,6 +281,7 @@ def environment() -> dict:
         "numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__,
         "nbayes": getattr(nbayes, "__version__", "?"), "nbayes_commit": commit,
         "nbayes_threads": nbayes.get_threads(),
+        "nbayes_loops": describe(),
         "threadpools": blas,
         "openblas_env": {k: os.environ.get(k) for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")},
         "load_average_start": os.getloadavg(),

@@ -425,7 +425,7 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, sms_split, tmp_pat
 
 def test_python_dash_m_and_version(capsys):
     status, out, _ = run(capsys, "--version")
-    assert status == 0 and out.startswith("nbayes ")
+    assert status == 0 and out.startswith("nbayes ") and "compiled loops" in out
     done = subprocess.run([sys.executable, "-m", "nbayes", "train"], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 2 and "nbayes: error:" in done.stderr

@@ -45,6 +45,15 @@ def kernels():
     return _compiled
 
 
+def describe() -> str:
+    """One line on which loops run here, for ``nbayes --version`` and benchmark reports."""
+    if _compiled is None:
+        return "compiled loops not built (numpy code only)"
+    if kernels() is None:
+        return "compiled loops switched off (numpy code only)"
+    return f"compiled loops: {_compiled.simd_variant()}"
+
+
 @contextmanager
 def numpy_only():
     """Context in which the engine and families run their numpy code (for tests and

@@ -20,7 +20,7 @@ ctypedef fused real:
 
 
 cdef extern from "_kernels_simd.h" nogil:
-    void nb_categorical_scores(
+    Py_ssize_t nb_categorical_scores(
         const int64_t *codes, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t *offsets,
         const int64_t *n_categories, const double *table, const double *unseen_table,
         const double *nothing, Py_ssize_t n_pairs, const Py_ssize_t *pair_a,
@@ -49,7 +49,7 @@ cdef inline const Py_ssize_t *_first(const Py_ssize_t[::1] a) noexcept nogil:
 def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] out):
     """out[i] = sum over j of the table row of code codes[i, j], for codes (n, d) and out
     (n, n_classes), with ``tables`` from :func:`nbayes.distributions.categorical.
-    compiled_tables`.
+    compiled_tables`; returns the number of unseen cells.
 
     A negative code (missing) adds nothing; a code >= n_categories[j] adds unseen_t[j] (zeros
     to drop the factor, the prior mass for "smooth"). Adding -inf needs no special case: the
@@ -65,20 +65,22 @@ def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] 
     cdef const Py_ssize_t[::1] pair_offsets = tables["pair_offsets"]
     cdef const double[:, ::1] pair_table = tables["pair_table"]
     cdef const Py_ssize_t[::1] singles = tables["singles"]
+    cdef Py_ssize_t n_unseen = 0
     if n == 0 or d == 0:
         out[:, :] = 0.0
-        return
+        return 0
     nothing_array = np.zeros(n_classes)
     cdef const double[::1] nothing = nothing_array
     rows_array = np.empty(d, dtype=np.uintp)
     cdef size_t[::1] rows = rows_array
     cdef const double *first_pair_row = &pair_table[0, 0] if pair_table.shape[0] else NULL
     with nogil:
-        nb_categorical_scores(&codes[0, 0], n, d, &offsets[0], &n_categories[0], &table[0, 0],
+        n_unseen = nb_categorical_scores(&codes[0, 0], n, d, &offsets[0], &n_categories[0], &table[0, 0],
                               &unseen_table[0, 0], &nothing[0], pair_a.shape[0],
                               _first(pair_a), _first(pair_b), _first(pair_offsets),
                               first_pair_row, singles.shape[0], _first(singles), n_classes,
                               &out[0, 0], <const double **> &rows[0])
+    return n_unseen
 
 
 def column_max_codes(const int64_t[:, ::1] codes, const double[::1] weights):

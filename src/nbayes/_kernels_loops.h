@@ -31,10 +31,11 @@ NB_TARGET NB_INLINE double NB_NAME(exp_nonpositive)(double x)
 }
 
 /* out[i] = the sum over row i's cells of their table rows (see categorical_scores in
- * _kernels.pyx). Cells of the feature pairs (pair_a[g], pair_b[g]) whose codes are both known
- * add one row of pair_table, which holds the two features' rows summed, so a row adds about
- * half as many rows; other cells add their own. `rows` is scratch room for d pointers. */
-NB_TARGET static void NB_NAME(categorical_scores)(
+ * _kernels.pyx); returns the number of unseen cells (codes >= n_categories). Cells of the
+ * feature pairs (pair_a[g], pair_b[g]) whose codes are both known add one row of pair_table,
+ * which holds the two features' rows summed, so a row adds about half as many rows; other
+ * cells add their own. `rows` is scratch room for d pointers. */
+NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
     const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets,
     const int64_t *n_categories, const double *table, const double *unseen_table,
     const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
@@ -45,6 +46,7 @@ NB_TARGET static void NB_NAME(categorical_scores)(
 #define NB_CELL_ROW(j, c) ((c) < 0 ? nothing \
                            : (c) >= n_categories[j] ? unseen_table + (j) * n_classes \
                            : table + (offsets[j] + (c)) * n_classes)
+    ptrdiff_t n_unseen = 0;
     for (ptrdiff_t i = 0; i < n; i++) {
         const int64_t *code = codes + i * d;
         ptrdiff_t n_rows = 0;
@@ -55,12 +57,16 @@ NB_TARGET static void NB_NAME(categorical_scores)(
                 rows[n_rows++] = pair_table
                     + (pair_offsets[g] + ca * n_categories[b] + cb) * n_classes;
             } else {
+                n_unseen += (ca >= n_categories[a]) + (cb >= n_categories[b]);
                 rows[n_rows++] = NB_CELL_ROW(a, ca);
                 rows[n_rows++] = NB_CELL_ROW(b, cb);
             }
         }
-        for (ptrdiff_t s = 0; s < n_singles; s++)
-            rows[n_rows++] = NB_CELL_ROW(singles[s], code[singles[s]]);
+        for (ptrdiff_t s = 0; s < n_singles; s++) {
+            int64_t c = code[singles[s]];
+            n_unseen += c >= n_categories[singles[s]];
+            rows[n_rows++] = NB_CELL_ROW(singles[s], c);
+        }
         /* Class blocks of literal width: the sums stay in registers. */
         double *row = out + i * n_classes;
         ptrdiff_t k = 0;
@@ -78,6 +84,7 @@ NB_TARGET static void NB_NAME(categorical_scores)(
             nb_sum_rows(row + k, rows, n_rows, k, 1);
     }
 #undef NB_CELL_ROW
+    return n_unseen;
 }
 
 /* Rows of joint log-likelihoods become posteriors (log_space: log posteriors) in place;

@@ -73,7 +73,7 @@ static inline int nb_has_avx2(void)
 #endif
 }
 
-static void nb_categorical_scores(
+static ptrdiff_t nb_categorical_scores(
     const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets,
     const int64_t *n_categories, const double *table, const double *unseen_table,
     const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
@@ -82,14 +82,13 @@ static void nb_categorical_scores(
     const double **rows)
 {
 #ifdef NB_DISPATCH
-    if (nb_has_avx2()) {
-        nb_categorical_scores_avx2(codes, n, d, offsets, n_categories, table, unseen_table,
-                                   nothing, n_pairs, pair_a, pair_b, pair_offsets,
-                                   pair_table, n_singles, singles, n_classes, out, rows);
-        return;
-    }
+    if (nb_has_avx2())
+        return nb_categorical_scores_avx2(codes, n, d, offsets, n_categories, table,
+                                          unseen_table, nothing, n_pairs, pair_a, pair_b,
+                                          pair_offsets, pair_table, n_singles, singles,
+                                          n_classes, out, rows);
 #endif
-    nb_categorical_scores_base(codes, n, d, offsets, n_categories, table, unseen_table,
+    return nb_categorical_scores_base(codes, n, d, offsets, n_categories, table, unseen_table,
                                nothing, n_pairs, pair_a, pair_b, pair_offsets, pair_table,
                                n_singles, singles, n_classes, out, rows);
 }

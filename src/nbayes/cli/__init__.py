@@ -70,6 +70,7 @@ def read_options(args) -> ReadOptions:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     from .. import __version__
+    from .._accel import describe
 
     general = argparse.ArgumentParser(add_help=False)
     g = general.add_argument_group("general options")
@@ -98,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="nbayes", description="Naive Bayes from the command line: train, "
                      "predict, evaluate, explain and inspect models over CSV/TSV, Parquet and "
                      "JSON-lines tables. Start with `nbayes demo`.")
-    parser.add_argument("--version", action="version", version=f"nbayes {__version__}")
+    parser.add_argument("--version", action="version",
+                        version=f"nbayes {__version__} ({describe()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = import_module(f".{name}", __name__)

@@ -377,13 +377,13 @@ class Categorical(Family):
 
     def _compiled_jll(self, compiled, params: Params, X) -> np.ndarray:
         """:meth:`joint_log_likelihood` of dense codes in one compiled pass: each cell adds its
-        category's row of log theta (missing cells nothing, unseen ones ``unseen_t``)."""
+        category's row of log theta (missing cells nothing, unseen ones ``unseen_t``); the
+        pass counts the unseen cells, which ``unseen="error"`` then rejects."""
         codes = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.int64)
-        n_cat = params["n_categories"]
-        if self.unseen == "error" and codes.size and codes.max() >= n_cat.min():
-            self._split(params, codes)  # raises, naming the first unseen cell
         jll = np.empty((codes.shape[0], params["log_theta"].shape[0]))
-        compiled.categorical_scores(codes, params["compiled"], jll)
+        if compiled.categorical_scores(codes, params["compiled"], jll) and \
+                self.unseen == "error":
+            self._split(params, codes)  # raises, naming the first unseen cell
         return jll
 
     def _sparse_jll(self, params: Params, X) -> np.ndarray:
