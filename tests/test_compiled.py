@@ -159,8 +159,9 @@ def test_categorical_loop_on_empty_chunks(shape):
     params = fam.ready(fam.finalize(fam.accumulate(np.zeros((2, shape[1]), dtype=np.int64),
                                                    Labels(np.array([0, 1]), np.ones(2), 2))))
     jll = np.full((shape[0], 2), np.nan)
-    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll)
-    np.testing.assert_array_equal(jll, np.zeros((shape[0], 2)))
+    base = np.array([-1.0, -2.0])
+    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll, base)
+    np.testing.assert_array_equal(jll, np.broadcast_to(base, (shape[0], 2)))
 
 
 @needs_compiled

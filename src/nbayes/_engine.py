@@ -241,14 +241,19 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
                            lazy=True)
             jll = None
             for i, (fam, p, X) in enumerate(zip(families, params, part)):
-                scores = fam.joint_log_likelihood(p, X)
-                fam.check_result(X, scores, feature_names and feature_names[i])
-                if jll is None:
-                    class_major = scores.flags.f_contiguous and not scores.flags.c_contiguous
-                    jll = scores if class_major else out[rows]
-                    np.add(scores, base, out=jll)
+                name = feature_names and feature_names[i]
+                if jll is None and fam.joint_log_likelihood_into(p, X, out[rows], base):
+                    jll = out[rows]
+                    fam.check_result(X, jll, name)
                 else:
-                    jll += scores
+                    scores = fam.joint_log_likelihood(p, X)
+                    fam.check_result(X, scores, name)
+                    if jll is None:
+                        class_major = scores.flags.f_contiguous and not scores.flags.c_contiguous
+                        jll = scores if class_major else out[rows]
+                        np.add(scores, base, out=jll)
+                    else:
+                        jll += scores
                 if normalised:
                     jll += fam.log_normalizer(p, X)[:, None]
         return finish(rows, jll)

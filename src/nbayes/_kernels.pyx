@@ -25,8 +25,8 @@ cdef extern from "_kernels_simd.h" nogil:
         const int64_t *n_categories, const double *table, const double *unseen_table,
         const double *nothing, Py_ssize_t n_pairs, const Py_ssize_t *pair_a,
         const Py_ssize_t *pair_b, const Py_ssize_t *pair_offsets, const double *pair_table,
-        Py_ssize_t n_singles, const Py_ssize_t *singles, Py_ssize_t n_classes, double *out,
-        const double **rows)
+        Py_ssize_t n_singles, const Py_ssize_t *singles, Py_ssize_t n_classes,
+        const double *init, double *out, const double **rows)
     Py_ssize_t nb_normalise_rows(double *jll, Py_ssize_t n, Py_ssize_t n_classes,
                                  int log_space)
     int nb_has_avx2()
@@ -46,10 +46,12 @@ cdef inline const Py_ssize_t *_first(const Py_ssize_t[::1] a) noexcept nogil:
     return &a[0] if a.shape[0] else NULL
 
 
-def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] out):
-    """out[i] = sum over j of the table row of code codes[i, j], for codes (n, d) and out
-    (n, n_classes), with ``tables`` from :func:`nbayes.distributions.categorical.
-    compiled_tables`; returns the number of unseen cells.
+def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] out,
+                       const double[::1] base):
+    """out[i] = base + sum over j of the table row of code codes[i, j], for codes (n, d),
+    out (n, n_classes) and base (n_classes,), with ``tables`` from
+    :func:`nbayes.distributions.categorical.compiled_tables`; returns the number of unseen
+    cells.
 
     A negative code (missing) adds nothing; a code >= n_categories[j] adds unseen_t[j] (zeros
     to drop the factor, the prior mass for "smooth"). Adding -inf needs no special case: the
@@ -66,8 +68,10 @@ def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] 
     cdef const double[:, ::1] pair_table = tables["pair_table"]
     cdef const Py_ssize_t[::1] singles = tables["singles"]
     cdef Py_ssize_t n_unseen = 0
-    if n == 0 or d == 0:
-        out[:, :] = 0.0
+    if n == 0:
+        return 0
+    if d == 0:
+        out[:, :] = base
         return 0
     nothing_array = np.zeros(n_classes)
     cdef const double[::1] nothing = nothing_array
@@ -79,7 +83,7 @@ def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] 
                               &unseen_table[0, 0], &nothing[0], pair_a.shape[0],
                               _first(pair_a), _first(pair_b), _first(pair_offsets),
                               first_pair_row, singles.shape[0], _first(singles), n_classes,
-                              &out[0, 0], <const double **> &rows[0])
+                              &base[0], &out[0, 0], <const double **> &rows[0])
     return n_unseen
 
 

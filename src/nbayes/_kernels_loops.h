@@ -30,7 +30,7 @@ NB_TARGET NB_INLINE double NB_NAME(exp_nonpositive)(double x)
     return p * nb_pow2(half) * nb_pow2(k - half);
 }
 
-/* out[i] = the sum over row i's cells of their table rows (see categorical_scores in
+/* out[i] = init + the sum over row i's cells of their table rows (see categorical_scores in
  * _kernels.pyx); returns the number of unseen cells (codes >= n_categories). Cells of the
  * feature pairs (pair_a[g], pair_b[g]) whose codes are both known add one row of pair_table,
  * which holds the two features' rows summed, so a row adds about half as many rows; other
@@ -40,8 +40,8 @@ NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
     const int64_t *n_categories, const double *table, const double *unseen_table,
     const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
     const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
-    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, double *out,
-    const double **rows)
+    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init,
+    double *out, const double **rows)
 {
 #define NB_CELL_ROW(j, c) ((c) < 0 ? nothing \
                            : (c) >= n_categories[j] ? unseen_table + (j) * n_classes \
@@ -71,17 +71,17 @@ NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
         double *row = out + i * n_classes;
         ptrdiff_t k = 0;
         for (; k + 8 <= n_classes; k += 8)
-            nb_sum_rows(row + k, rows, n_rows, k, 8);
+            nb_sum_rows(row + k, init + k, rows, n_rows, k, 8);
         if (k + 4 <= n_classes) {
-            nb_sum_rows(row + k, rows, n_rows, k, 4);
+            nb_sum_rows(row + k, init + k, rows, n_rows, k, 4);
             k += 4;
         }
         if (k + 2 <= n_classes) {
-            nb_sum_rows(row + k, rows, n_rows, k, 2);
+            nb_sum_rows(row + k, init + k, rows, n_rows, k, 2);
             k += 2;
         }
         if (k < n_classes)
-            nb_sum_rows(row + k, rows, n_rows, k, 1);
+            nb_sum_rows(row + k, init + k, rows, n_rows, k, 1);
     }
 #undef NB_CELL_ROW
     return n_unseen;

@@ -26,12 +26,14 @@ NB_INLINE double nb_pow2(double k)
     return t;
 }
 
-/* out[k] = sum_r rows[r][first + k] for k < width; called with a literal width, so the
- * class loop unrolls and its sums stay in registers. */
-NB_INLINE void nb_sum_rows(double *out, const double **rows, ptrdiff_t n_rows,
-                               ptrdiff_t first, const int width)
+/* out[k] = init[k] + sum_r rows[r][first + k] for k < width; called with a literal width,
+ * so the class loop unrolls and its sums stay in registers. */
+NB_INLINE void nb_sum_rows(double *out, const double *init, const double **rows,
+                           ptrdiff_t n_rows, ptrdiff_t first, const int width)
 {
-    double acc[8] = {0.0};
+    double acc[8];
+    for (int k = 0; k < width; k++)
+        acc[k] = init[k];
     for (ptrdiff_t r = 0; r < n_rows; r++) {
         const double *src = rows[r] + first;
         for (int k = 0; k < width; k++)
@@ -78,19 +80,19 @@ static ptrdiff_t nb_categorical_scores(
     const int64_t *n_categories, const double *table, const double *unseen_table,
     const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
     const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
-    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, double *out,
-    const double **rows)
+    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init,
+    double *out, const double **rows)
 {
 #ifdef NB_DISPATCH
     if (nb_has_avx2())
         return nb_categorical_scores_avx2(codes, n, d, offsets, n_categories, table,
                                           unseen_table, nothing, n_pairs, pair_a, pair_b,
                                           pair_offsets, pair_table, n_singles, singles,
-                                          n_classes, out, rows);
+                                          n_classes, init, out, rows);
 #endif
     return nb_categorical_scores_base(codes, n, d, offsets, n_categories, table, unseen_table,
                                nothing, n_pairs, pair_a, pair_b, pair_offsets, pair_table,
-                               n_singles, singles, n_classes, out, rows);
+                               n_singles, singles, n_classes, init, out, rows);
 }
 
 static ptrdiff_t nb_normalise_rows(double *jll, ptrdiff_t n, ptrdiff_t n_classes,

@@ -313,6 +313,17 @@ class Family:
         """
         raise NotImplementedError
 
+    def joint_log_likelihood_into(self, params: Params, X, out: np.ndarray, base) -> bool:
+        """Write ``base + joint_log_likelihood(params, X)`` into ``out`` and return True; or
+        return False, having written nothing, where the family has no faster way than
+        :meth:`joint_log_likelihood` (the default).
+
+        ``out`` is a C-contiguous (n_samples, n_classes) float64 array (the engine's output
+        rows), ``base`` a scalar or one value per class. Writing there directly saves a
+        temporary and a pass over it.
+        """
+        return False
+
     def scoring_params(self, params: Params) -> Params:
         """``params`` plus whatever scoring derives from them (transposed weight tables, say:
         a sparse product copies a transposed view on every call). Use :meth:`ready`."""

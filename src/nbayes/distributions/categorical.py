@@ -355,13 +355,14 @@ class Categorical(Family):
                                             unseen)}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        if sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
-                and self._unseen_ok_sparse(params):
+        if self._scores_sparse(params, X):
             return self._sparse_jll(params, X)
         params = self.ready(params)
         compiled = kernels()
         if compiled is not None:
-            return self._compiled_jll(compiled, params, X)
+            jll = np.empty((X.shape[0], params["log_theta"].shape[0]))
+            self._compiled_jll(compiled, params, X, jll, 0.0)
+            return jll
         onehot, unseen = self._onehot_unseen(params, X)
         jll = dot(onehot, params["weights_t"])
         hits = None if params["impossible_t"] is None else dot(onehot, params["impossible_t"])
@@ -375,16 +376,28 @@ class Categorical(Family):
             jll[hits > 0] = -np.inf
         return jll
 
-    def _compiled_jll(self, compiled, params: Params, X) -> np.ndarray:
-        """:meth:`joint_log_likelihood` of dense codes in one compiled pass: each cell adds its
-        category's row of log theta (missing cells nothing, unseen ones ``unseen_t``); the
-        pass counts the unseen cells, which ``unseen="error"`` then rejects."""
+    def joint_log_likelihood_into(self, params: Params, X, out: np.ndarray, base) -> bool:
+        compiled = kernels()
+        if compiled is None or self._scores_sparse(params, X):
+            return False
+        self._compiled_jll(compiled, self.ready(params), X, out, base)
+        return True
+
+    def _scores_sparse(self, params: Params, X) -> bool:
+        """Whether sparse X is scored without densifying it (see :meth:`_sparse_jll`)."""
+        return sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
+            and self._unseen_ok_sparse(params)
+
+    def _compiled_jll(self, compiled, params: Params, X, out: np.ndarray, base) -> None:
+        """``out = base + joint_log_likelihood(X)`` for dense codes in one compiled pass: each
+        cell adds its category's row of log theta (missing cells nothing, unseen ones
+        ``unseen_t``); the pass counts the unseen cells, which ``unseen="error"`` then
+        rejects."""
         codes = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.int64)
-        jll = np.empty((codes.shape[0], params["log_theta"].shape[0]))
-        if compiled.categorical_scores(codes, params["compiled"], jll) and \
+        base = np.ascontiguousarray(np.broadcast_to(base, out.shape[1:]), dtype=np.float64)
+        if compiled.categorical_scores(codes, params["compiled"], out, base) and \
                 self.unseen == "error":
             self._split(params, codes)  # raises, naming the first unseen cell
-        return jll
 
     def _sparse_jll(self, params: Params, X) -> np.ndarray:
         """Score sparse codes without densifying: every feature starts at category 0 and each
