@@ -160,7 +160,8 @@ def test_categorical_loop_on_empty_chunks(shape):
                                                    Labels(np.array([0, 1]), np.ones(2), 2))))
     jll = np.full((shape[0], 2), np.nan)
     base = np.array([-1.0, -2.0])
-    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll, base)
+    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll, base,
+                                 0)
     np.testing.assert_array_equal(jll, np.broadcast_to(base, (shape[0], 2)))
 
 
@@ -218,3 +219,31 @@ def test_normalisation_matches_numpy_over_the_whole_exponent_range():
     shifted = np.where(np.isneginf(jll).all(axis=1, keepdims=True), 0.0, jll)
     expect_log = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))  # top is 0
     np.testing.assert_allclose(log_proba, expect_log, rtol=1e-15, atol=1e-13)
+
+
+@needs_compiled
+@pytest.mark.parametrize("missing, bad_code", [("error", -1), ("ignore", -2)])
+def test_bad_codes_rejected_as_by_numpy(missing, bad_code):
+    # prepare() leaves integer codes to the compiled loops, which must reject what it would:
+    # the same error, naming the same row and column, at fit (even in a row of zero weight)
+    # and at predict, with the columns' names.
+    import pandas as pd
+
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.integers(0, 3, size=(5000, 4)), columns=["a", "b", "c", "d"])
+    y = rng.integers(0, 2, 5000)
+    w = np.ones(5000)
+    bad = X.copy()
+    bad.iloc[4321, 2] = bad_code
+    w[4321] = 0.0
+    model = CategoricalNB(missing=missing).fit(X, y)
+    messages = []
+    for context in (nbayes.threads(2), numpy_only()):
+        with context:
+            for run in (lambda: CategoricalNB(missing=missing).fit(bad, y, sample_weight=w),
+                        lambda: model.predict_proba(bad)):
+                with pytest.raises(DataError) as info:
+                    run()
+                messages.append(str(info.value))
+    assert messages[0] == messages[2] and messages[1] == messages[3]
+    assert "row 4321" in messages[0] and "'c'" in messages[0]

@@ -26,7 +26,8 @@ cdef extern from "_kernels_simd.h" nogil:
         const double *nothing, Py_ssize_t n_pairs, const Py_ssize_t *pair_a,
         const Py_ssize_t *pair_b, const Py_ssize_t *pair_offsets, const double *pair_table,
         Py_ssize_t n_singles, const Py_ssize_t *singles, Py_ssize_t n_classes,
-        const double *init, double *out, const double **rows)
+        const double *init, int64_t lowest, Py_ssize_t *n_below, double *out,
+        const double **rows)
     Py_ssize_t nb_normalise_rows(double *jll, Py_ssize_t n, Py_ssize_t n_classes,
                                  int log_space)
     int nb_has_avx2()
@@ -47,11 +48,12 @@ cdef inline const Py_ssize_t *_first(const Py_ssize_t[::1] a) noexcept nogil:
 
 
 def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] out,
-                       const double[::1] base):
+                       const double[::1] base, int64_t lowest):
     """out[i] = base + sum over j of the table row of code codes[i, j], for codes (n, d),
     out (n, n_classes) and base (n_classes,), with ``tables`` from
-    :func:`nbayes.distributions.categorical.compiled_tables`; returns the number of unseen
-    cells.
+    :func:`nbayes.distributions.categorical.compiled_tables`. Returns the number of unseen
+    cells and the number of codes below ``lowest`` (0, or -1 where missing cells are
+    allowed), which callers reject.
 
     A negative code (missing) adds nothing; a code >= n_categories[j] adds unseen_t[j] (zeros
     to drop the factor, the prior mass for "smooth"). Adding -inf needs no special case: the
@@ -67,12 +69,12 @@ def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] 
     cdef const Py_ssize_t[::1] pair_offsets = tables["pair_offsets"]
     cdef const double[:, ::1] pair_table = tables["pair_table"]
     cdef const Py_ssize_t[::1] singles = tables["singles"]
-    cdef Py_ssize_t n_unseen = 0
+    cdef Py_ssize_t n_unseen = 0, n_below = 0
     if n == 0:
-        return 0
+        return 0, 0
     if d == 0:
         out[:, :] = base
-        return 0
+        return 0, 0
     nothing_array = np.zeros(n_classes)
     cdef const double[::1] nothing = nothing_array
     rows_array = np.empty(d, dtype=np.uintp)
@@ -83,8 +85,9 @@ def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] 
                               &unseen_table[0, 0], &nothing[0], pair_a.shape[0],
                               _first(pair_a), _first(pair_b), _first(pair_offsets),
                               first_pair_row, singles.shape[0], _first(singles), n_classes,
-                              &base[0], &out[0, 0], <const double **> &rows[0])
-    return n_unseen
+                              &base[0], lowest, &n_below, &out[0, 0],
+                              <const double **> &rows[0])
+    return n_unseen, n_below
 
 
 def column_max_codes(const int64_t[:, ::1] codes, const double[::1] weights):
@@ -103,21 +106,26 @@ def column_max_codes(const int64_t[:, ::1] codes, const double[::1] weights):
 
 def count_codes(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,
                 const double[::1] weights, const Py_ssize_t[::1] offsets,
-                Py_ssize_t per_class, double[::1] counts):
-    """counts[classes[i] * per_class + offsets[j] + codes[i, j]] += weights[i], skipping
-    negative (missing) codes and rows of zero weight; weights are added in row order."""
+                Py_ssize_t per_class, double[::1] counts, int64_t lowest):
+    """counts[classes[i] * per_class + offsets[j] + codes[i, j]] += weights[i] in row order,
+    skipping negative (missing) codes and rows of zero weight; returns the number of codes
+    below ``lowest`` (0, or -1 where missing cells are allowed), which callers reject."""
     cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], i, j
+    cdef Py_ssize_t n_below = 0
+    cdef int64_t c
     cdef double w
     cdef double *cell
     with nogil:
         for i in range(n):
             w = weights[i]
-            if w == 0.0:
-                continue
             cell = &counts[classes[i] * per_class]
             for j in range(d):
-                if codes[i, j] >= 0:
-                    cell[offsets[j] + codes[i, j]] += w
+                c = codes[i, j]
+                if c < 0:
+                    n_below += c < lowest
+                elif w != 0.0:
+                    cell[offsets[j] + c] += w
+    return n_below
 
 
 def class_moment_sums(const real[:, ::1] X, const Py_ssize_t[::1] classes,

@@ -31,7 +31,8 @@ NB_TARGET NB_INLINE double NB_NAME(exp_nonpositive)(double x)
 }
 
 /* out[i] = init + the sum over row i's cells of their table rows (see categorical_scores in
- * _kernels.pyx); returns the number of unseen cells (codes >= n_categories). Cells of the
+ * _kernels.pyx); returns the number of unseen cells (codes >= n_categories) and adds the
+ * number of codes below `lowest` to *n_below. Cells of the
  * feature pairs (pair_a[g], pair_b[g]) whose codes are both known add one row of pair_table,
  * which holds the two features' rows summed, so a row adds about half as many rows; other
  * cells add their own. `rows` is scratch room for d pointers. */
@@ -41,12 +42,12 @@ NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
     const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
     const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
     ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init,
-    double *out, const double **rows)
+    int64_t lowest, ptrdiff_t *n_below, double *out, const double **rows)
 {
 #define NB_CELL_ROW(j, c) ((c) < 0 ? nothing \
                            : (c) >= n_categories[j] ? unseen_table + (j) * n_classes \
                            : table + (offsets[j] + (c)) * n_classes)
-    ptrdiff_t n_unseen = 0;
+    ptrdiff_t n_unseen = 0, below = 0;
     for (ptrdiff_t i = 0; i < n; i++) {
         const int64_t *code = codes + i * d;
         ptrdiff_t n_rows = 0;
@@ -58,6 +59,7 @@ NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
                     + (pair_offsets[g] + ca * n_categories[b] + cb) * n_classes;
             } else {
                 n_unseen += (ca >= n_categories[a]) + (cb >= n_categories[b]);
+                below += (ca < lowest) + (cb < lowest);
                 rows[n_rows++] = NB_CELL_ROW(a, ca);
                 rows[n_rows++] = NB_CELL_ROW(b, cb);
             }
@@ -65,6 +67,7 @@ NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
         for (ptrdiff_t s = 0; s < n_singles; s++) {
             int64_t c = code[singles[s]];
             n_unseen += c >= n_categories[singles[s]];
+            below += c < lowest;
             rows[n_rows++] = NB_CELL_ROW(singles[s], c);
         }
         /* Class blocks of literal width: the sums stay in registers. */
@@ -84,6 +87,7 @@ NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
             nb_sum_rows(row + k, init + k, rows, n_rows, k, 1);
     }
 #undef NB_CELL_ROW
+    *n_below += below;
     return n_unseen;
 }
 

@@ -81,18 +81,18 @@ static ptrdiff_t nb_categorical_scores(
     const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
     const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
     ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init,
-    double *out, const double **rows)
+    int64_t lowest, ptrdiff_t *n_below, double *out, const double **rows)
 {
 #ifdef NB_DISPATCH
     if (nb_has_avx2())
         return nb_categorical_scores_avx2(codes, n, d, offsets, n_categories, table,
                                           unseen_table, nothing, n_pairs, pair_a, pair_b,
                                           pair_offsets, pair_table, n_singles, singles,
-                                          n_classes, init, out, rows);
+                                          n_classes, init, lowest, n_below, out, rows);
 #endif
     return nb_categorical_scores_base(codes, n, d, offsets, n_categories, table, unseen_table,
                                nothing, n_pairs, pair_a, pair_b, pair_offsets, pair_table,
-                               n_singles, singles, n_classes, init, out, rows);
+                               n_singles, singles, n_classes, init, lowest, n_below, out, rows);
 }
 
 static ptrdiff_t nb_normalise_rows(double *jll, ptrdiff_t n, ptrdiff_t n_classes,

@@ -115,6 +115,8 @@ class Categorical(Family):
             vals = X.data
         else:
             vals = np.asarray(X)
+        if lazy and self._checked_by_loops(X):
+            return X
         if vals.dtype.kind in "iub":
             # The minimum settles the usual case in one pass without an n x d temporary;
             # -1 marks a missing cell (as in pandas codes) when missing values are ignored.
@@ -146,6 +148,28 @@ class Categorical(Family):
             codes[nan] = MISSING_CODE
         return codes
 
+    @staticmethod
+    def _checked_by_loops(X) -> bool:
+        """Whether the compiled loops will check these codes while they count or score them:
+        ``prepare(lazy=True)`` then leaves them unchecked (saving a pass), and a code below
+        the allowed range makes the result NaN, which :meth:`check_result` turns into the
+        error ``prepare`` gives."""
+        return kernels() is not None and isinstance(X, np.ndarray) and X.ndim == 2 \
+            and X.dtype == np.int64 and X.flags.c_contiguous
+
+    def check_result(self, X, result, feature_names=None) -> None:
+        values = result["n_counts"] if isinstance(result, dict) else result
+        # The compiled loops mark a batch with a code below the allowed range by filling its
+        # result with NaN, which no valid counts or scores hold: one element tells.
+        if values.size and np.isnan(values.flat[0]):
+            self.prepare(X, feature_names)  # raises, naming the first bad cell
+
+    @property
+    def _lowest_code(self) -> int:
+        """The smallest valid code in dense input: -1 (missing) where missing cells are
+        ignored, else 0."""
+        return MISSING_CODE if self.missing == "ignore" else 0
+
     def zeros(self, n_classes, n_features) -> Stats:
         return {"n_counts": np.zeros((n_classes, n_features)),
                 "n_categories": np.ones(n_features, dtype=np.int64)}
@@ -169,7 +193,7 @@ class Categorical(Family):
             return {"n_counts": counts, "n_categories": n_cat}
         compiled = kernels()
         if compiled is not None:
-            return _compiled_counts(compiled, X, labels)
+            return _compiled_counts(compiled, X, labels, self._lowest_code)
         if self.missing == "error" and np.all(labels.weights == 1.0):
             return self._count_codes(X, labels)
         # Rows of zero weight add no categories either: zero weight must equal a dropped row.
@@ -395,8 +419,11 @@ class Categorical(Family):
         rejects."""
         codes = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.int64)
         base = np.ascontiguousarray(np.broadcast_to(base, out.shape[1:]), dtype=np.float64)
-        if compiled.categorical_scores(codes, params["compiled"], out, base) and \
-                self.unseen == "error":
+        n_unseen, n_below = compiled.categorical_scores(codes, params["compiled"], out, base,
+                                                        self._lowest_code)
+        if n_below:
+            out.fill(np.nan)  # see check_result
+        elif n_unseen and self.unseen == "error":
             self._split(params, codes)  # raises, naming the first unseen cell
 
     def _sparse_jll(self, params: Params, X) -> np.ndarray:
@@ -506,17 +533,19 @@ def _count_in_batch_layout(X: np.ndarray, n_classes: int, count, column_sizes) -
     return {"n_counts": counts[:, kept], "n_categories": n_cat.astype(np.int64)}
 
 
-def _compiled_counts(compiled, X: np.ndarray, labels: Labels) -> Stats:
+def _compiled_counts(compiled, X: np.ndarray, labels: Labels, lowest: int) -> Stats:
     """:meth:`Categorical.accumulate` of dense codes by the compiled counting loop, in the
     layout of :func:`_count_in_batch_layout`. Missing cells (negative codes) and rows of zero
-    weight count nowhere, as in the numpy code."""
+    weight count nowhere, as in the numpy code; a code below ``lowest`` makes every count
+    NaN (see :meth:`Categorical.check_result`)."""
     codes = np.ascontiguousarray(X, dtype=np.int64)
     weights = np.ascontiguousarray(labels.weights)
 
     def count(offsets, per_class):
         counts = np.zeros(labels.n_classes * per_class)
-        compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights, offsets,
-                             per_class, counts)
+        if compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights, offsets,
+                                per_class, counts, lowest):
+            counts.fill(np.nan)
         return counts.reshape(labels.n_classes, per_class)
 
     return _count_in_batch_layout(
