@@ -81,12 +81,11 @@ def categorical_scores(const int64_t[:, ::1] codes, dict tables, double[:, ::1] 
     cdef size_t[::1] rows = rows_array
     cdef const double *first_pair_row = &pair_table[0, 0] if pair_table.shape[0] else NULL
     with nogil:
-        n_unseen = nb_categorical_scores(&codes[0, 0], n, d, &offsets[0], &n_categories[0], &table[0, 0],
-                              &unseen_table[0, 0], &nothing[0], pair_a.shape[0],
-                              _first(pair_a), _first(pair_b), _first(pair_offsets),
-                              first_pair_row, singles.shape[0], _first(singles), n_classes,
-                              &base[0], lowest, &n_below, &out[0, 0],
-                              <const double **> &rows[0])
+        n_unseen = nb_categorical_scores(
+            &codes[0, 0], n, d, &offsets[0], &n_categories[0], &table[0, 0],
+            &unseen_table[0, 0], &nothing[0], pair_a.shape[0], _first(pair_a), _first(pair_b),
+            _first(pair_offsets), first_pair_row, singles.shape[0], _first(singles),
+            n_classes, &base[0], lowest, &n_below, &out[0, 0], <const double **> &rows[0])
     return n_unseen, n_below
 
 

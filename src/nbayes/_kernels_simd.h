@@ -90,9 +90,10 @@ static ptrdiff_t nb_categorical_scores(
                                           pair_offsets, pair_table, n_singles, singles,
                                           n_classes, init, lowest, n_below, out, rows);
 #endif
-    return nb_categorical_scores_base(codes, n, d, offsets, n_categories, table, unseen_table,
-                               nothing, n_pairs, pair_a, pair_b, pair_offsets, pair_table,
-                               n_singles, singles, n_classes, init, lowest, n_below, out, rows);
+    return nb_categorical_scores_base(codes, n, d, offsets, n_categories, table,
+                                      unseen_table, nothing, n_pairs, pair_a, pair_b,
+                                      pair_offsets, pair_table, n_singles, singles,
+                                      n_classes, init, lowest, n_below, out, rows);
 }
 
 static ptrdiff_t nb_normalise_rows(double *jll, ptrdiff_t n, ptrdiff_t n_classes,
