@@ -48,8 +48,26 @@ OPS = ("fit", "partial_fit", "predict_proba")
 
 # -- measuring ---------------------------------------------------------------------------------
 
-def _clock(fn) -> float:
+#: Bytes touched before each timed call (see _settle_memory), at least and at most.
+SETTLE_BYTES = (64 * 2**20, 1 * 2**30)
+
+
+def _settle_memory(n_bytes: int) -> None:
+    """Allocate, touch and free ``n_bytes``, so that each timed call starts from the same
+    memory state whichever call ran before it.
+
+    On this VM, after a call that allocates and frees a lot (scikit-learn's CategoricalNB
+    partial_fit), the next 160 MB allocation took 0.39-0.43 s to touch instead of 0.026 s;
+    whichever library happened to run next paid it (measured with np.ones((1_000_000, 20))).
+    The alternation then billed it to one side: nbayes' predict_proba ran after
+    scikit-learn's partial_fit in two of three rounds.
+    """
+    np.ones(max(n_bytes, 8) // 8)
+
+
+def _clock(fn, settle_bytes: int = SETTLE_BYTES[0]) -> float:
     gc.collect()
+    _settle_memory(settle_bytes)
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
@@ -93,6 +111,7 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
     classes = np.unique(y)
     models = {"nbayes": pair.nbayes, "sklearn": pair.sklearn}
     fitted = {lib: make().fit(X, y) for lib, make in models.items()}  # also a warm-up
+    settle = int(np.clip(input_bytes(X), *SETTLE_BYTES))
 
     def op(lib: str, name: str):
         make = models[lib]
@@ -130,7 +149,7 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
                 continue
             order = list(models) if r % 2 == 0 else list(models)[::-1]
             for lib in order:
-                times[name][lib].append(_clock(op(lib, name)))
+                times[name][lib].append(_clock(op(lib, name), settle))
     out = {"estimator": pair.name, "sklearn_estimator": pair.sklearn.__name__,
            "note": pair.note, "times_s": times, "median_s": {}, "ratio": {}}
     for name in OPS:
