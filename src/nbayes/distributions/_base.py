@@ -19,6 +19,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .._accel import kernels
 from .._validation import check_finite, check_finite_from, column_label
 from ..exceptions import DataError, ParameterError
 
@@ -533,8 +534,11 @@ def split_inf(log_w: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def dot_classes(W: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """``X @ W.T`` for dense X, computed as ``(W @ X.T).T``: a class-major (Fortran-order)
-    result, the layout the engine normalises fastest."""
+    """``X @ W.T`` for dense X in the layout the engine normalises fastest: row-major where
+    the compiled loop normalises each row in cache, else class-major (Fortran order, as
+    ``(W @ X.T).T``), where numpy's reductions over the classes run on contiguous memory."""
+    if kernels() is not None:
+        return X @ W.T
     return (W @ X.T).T
 
 
