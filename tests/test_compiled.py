@@ -247,3 +247,24 @@ def test_bad_codes_rejected_as_by_numpy(missing, bad_code):
                 messages.append(str(info.value))
     assert messages[0] == messages[2] and messages[1] == messages[3]
     assert "row 4321" in messages[0] and "'c'" in messages[0]
+
+
+@needs_compiled
+@pytest.mark.parametrize("big_row", [0, 2500, 4999])
+def test_counting_layouts_agree(big_row):
+    # The counting loop first tries room for 16 codes per feature and recounts in the batch's
+    # own layout when a code does not fit (wherever it sits); a code seen only in a row of
+    # zero weight adds no category either way.
+    rng = np.random.default_rng(big_row)
+    X = rng.integers(0, 5, size=(5000, 3))
+    y = rng.integers(0, 3, 5000)
+    for weights in (np.ones(5000), np.where(np.arange(5000) == big_row, 0.0, 1.0)):
+        X_big = X.copy()
+        X_big[big_row, 1] = 40
+
+        def run(X_big=X_big, weights=weights):
+            return CategoricalNB().fit(X_big, y, sample_weight=weights)
+
+        fast, plain = both_ways(run)
+        assert_same_model(fast, plain)
+        np.testing.assert_array_equal(fast.n_categories_, plain.n_categories_)

@@ -105,10 +105,11 @@ def column_max_codes(const int64_t[:, ::1] codes, const double[::1] weights):
 
 def count_codes(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,
                 const double[::1] weights, const Py_ssize_t[::1] offsets,
-                Py_ssize_t per_class, double[::1] counts, int64_t lowest):
+                Py_ssize_t per_class, double[::1] counts, int64_t lowest, int64_t limit):
     """counts[classes[i] * per_class + offsets[j] + codes[i, j]] += weights[i] in row order,
-    skipping negative (missing) codes and rows of zero weight; returns the number of codes
-    below ``lowest`` (0, or -1 where missing cells are allowed), which callers reject."""
+    skipping negative (missing) codes and rows of zero weight. Returns the number of codes
+    below ``lowest`` (0, or -1 where missing cells are allowed), which callers reject; or -1,
+    at once, at the first counted code >= ``limit`` (it does not fit the layout)."""
     cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], i, j
     cdef Py_ssize_t n_below = 0
     cdef int64_t c
@@ -123,7 +124,12 @@ def count_codes(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,
                 if c < 0:
                     n_below += c < lowest
                 elif w != 0.0:
+                    if c >= limit:
+                        n_below = -1
+                        break
                     cell[offsets[j] + c] += w
+            if n_below < 0:
+                break
     return n_below
 
 

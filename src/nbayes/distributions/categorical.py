@@ -217,7 +217,7 @@ class Categorical(Family):
         One unweighted bincount over in-place offset codes, with no masks and no weight
         array, in the layout of :func:`_count_in_batch_layout`.
         """
-        def count(offsets, per_class):
+        def count(offsets, per_class, limit):
             return _bincount_codes(X, labels, offsets, per_class)
 
         return _count_in_batch_layout(X, labels.n_classes, count,
@@ -509,24 +509,42 @@ def compiled_tables(log_theta: np.ndarray, n_categories: np.ndarray,
             "singles": singles.astype(np.intp)}
 
 
-def _count_in_batch_layout(X: np.ndarray, n_classes: int, count, column_sizes) -> Stats:
-    """Statistics from ``count(offsets, per_class)``, which returns the (n_classes,
-    per_class) counts with each feature's codes starting at its offset.
+#: Room per feature the compiled counting loop tries first: most categorical features have
+#: fewer categories, and then no pass for the batch's largest code is needed.
+FIRST_STRIDE = 16
+
+
+def _count_in_batch_layout(X: np.ndarray, n_classes: int, count, column_sizes,
+                           first_stride: int | None = None) -> Stats:
+    """Statistics from ``count(offsets, per_class, limit)``, which returns the (n_classes,
+    per_class) counts with each feature's codes starting at its offset, or None where a code
+    reaches ``limit``.
 
     Every feature gets room for the largest code of the whole batch (one fast pass, where
-    per-column maxima cost several) and the room no row of positive weight uses is cut from
-    the counts afterwards. A batch whose codes vary widely in range keeps exact per-column
-    room, sized by ``column_sizes()``.
+    per-column maxima cost several; or ``first_stride`` if every code fits it) and the room
+    no row of positive weight uses is cut from the counts afterwards. A batch whose codes
+    vary widely in range keeps exact per-column room, sized by ``column_sizes()``.
     """
     d = X.shape[1]
+    room = max(4 * X.size, 2**16)  # count cells beyond this: per-column room instead
+    if first_stride and n_classes * d * first_stride <= room:
+        counts = count(np.arange(d, dtype=np.intp) * first_stride, d * first_stride,
+                       first_stride)
+        if counts is not None:
+            return _trimmed(counts, n_classes, d, first_stride)
     stride = max(int(X.max(initial=0)), 0) + 1
-    if n_classes * d * stride > max(4 * X.size, 2**16):
+    if n_classes * d * stride > room:
         n_cat = column_sizes()
-        return {"n_counts": count(offsets_of(n_cat), int(n_cat.sum())),
+        return {"n_counts": count(offsets_of(n_cat), int(n_cat.sum()), np.iinfo(np.int64).max),
                 "n_categories": n_cat.astype(np.int64)}
-    counts = count(np.arange(d, dtype=np.intp) * stride, d * stride)
+    return _trimmed(count(np.arange(d, dtype=np.intp) * stride, d * stride, stride),
+                    n_classes, d, stride)
+
+
+def _trimmed(counts: np.ndarray, n_classes: int, d: int, stride: int) -> Stats:
+    """Statistics from counts with room for ``stride`` codes per feature: each feature's
+    categories run up to its largest observed code (at least one)."""
     counts = counts.reshape(n_classes, d, stride)
-    # Each feature's categories run up to its largest observed code (at least one).
     seen = counts.any(axis=0)
     n_cat = np.where(seen.any(axis=1), stride - np.argmax(seen[:, ::-1], axis=1), 1)
     kept = np.arange(stride)[None, :] < n_cat[:, None]
@@ -541,16 +559,20 @@ def _compiled_counts(compiled, X: np.ndarray, labels: Labels, lowest: int) -> St
     codes = np.ascontiguousarray(X, dtype=np.int64)
     weights = np.ascontiguousarray(labels.weights)
 
-    def count(offsets, per_class):
+    def count(offsets, per_class, limit):
         counts = np.zeros(labels.n_classes * per_class)
-        if compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights, offsets,
-                                per_class, counts, lowest):
+        n_below = compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights,
+                                       offsets, per_class, counts, lowest, limit)
+        if n_below < 0:
+            return None
+        if n_below:
             counts.fill(np.nan)
         return counts.reshape(labels.n_classes, per_class)
 
     return _count_in_batch_layout(
         codes, labels.n_classes, count,
-        lambda: np.maximum(compiled.column_max_codes(codes, weights), 0) + 1)
+        lambda: np.maximum(compiled.column_max_codes(codes, weights), 0) + 1,
+        first_stride=FIRST_STRIDE)
 
 
 def _bincount_codes(X: np.ndarray, labels: Labels, offsets: np.ndarray,
