@@ -36,13 +36,7 @@ NB_TARGET NB_INLINE double NB_NAME(exp_nonpositive)(double x)
  * feature pairs (pair_a[g], pair_b[g]) whose codes are both known add one row of pair_table,
  * which holds the two features' rows summed, so a row adds about half as many rows; other
  * cells add their own. `rows` is scratch room for d pointers. */
-NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(
-    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets,
-    const int64_t *n_categories, const double *table, const double *unseen_table,
-    const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
-    const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
-    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init,
-    int64_t lowest, ptrdiff_t *n_below, double *out, const double **rows)
+NB_TARGET static ptrdiff_t NB_NAME(categorical_scores)(NB_CATEGORICAL_SCORES_PARAMS)
 {
 #define NB_CELL_ROW(j, c) ((c) < 0 ? nothing \
                            : (c) >= n_categories[j] ? unseen_table + (j) * n_classes \

@@ -43,6 +43,15 @@ NB_INLINE void nb_sum_rows(double *out, const double *init, const double **rows,
         out[k] = acc[k];
 }
 
+/* The parameters of categorical_scores, shared by its copies and the dispatcher. */
+#define NB_CATEGORICAL_SCORES_PARAMS \
+    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets, \
+    const int64_t *n_categories, const double *table, const double *unseen_table, \
+    const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a, \
+    const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table, \
+    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init, \
+    int64_t lowest, ptrdiff_t *n_below, double *out, const double **rows
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define NB_DISPATCH 1
 #define NB_TARGET __attribute__((target("avx2,fma")))
@@ -75,13 +84,7 @@ static inline int nb_has_avx2(void)
 #endif
 }
 
-static ptrdiff_t nb_categorical_scores(
-    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets,
-    const int64_t *n_categories, const double *table, const double *unseen_table,
-    const double *nothing, ptrdiff_t n_pairs, const ptrdiff_t *pair_a,
-    const ptrdiff_t *pair_b, const ptrdiff_t *pair_offsets, const double *pair_table,
-    ptrdiff_t n_singles, const ptrdiff_t *singles, ptrdiff_t n_classes, const double *init,
-    int64_t lowest, ptrdiff_t *n_below, double *out, const double **rows)
+static ptrdiff_t nb_categorical_scores(NB_CATEGORICAL_SCORES_PARAMS)
 {
 #ifdef NB_DISPATCH
     if (nb_has_avx2())
