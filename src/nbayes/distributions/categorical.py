@@ -372,18 +372,22 @@ class Categorical(Family):
 
     def scoring_params(self, params: Params) -> Params:
         # The finite weights and the -inf cells (zero counts under the MLE) as contiguous
-        # (categories, classes) tables for the one-hot product; the compiled loop's tables.
-        unseen = params["log_unseen"] if self.unseen == "smooth" else None
-        return {**params, **linear_tables(params["log_theta"]),
-                "compiled": compiled_tables(params["log_theta"], params["n_categories"],
-                                            unseen)}
+        # (categories, classes) tables for the one-hot product (small, and the fallback
+        # whatever runs later); the compiled loop's tables (pair tables up to a few MB) only
+        # where that loop runs.
+        ready = {**params, **linear_tables(params["log_theta"])}
+        if kernels() is not None:
+            unseen = params["log_unseen"] if self.unseen == "smooth" else None
+            ready["compiled"] = compiled_tables(params["log_theta"], params["n_categories"],
+                                                unseen)
+        return ready
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         if self._scores_sparse(params, X):
             return self._sparse_jll(params, X)
         params = self.ready(params)
         compiled = kernels()
-        if compiled is not None:
+        if compiled is not None and "compiled" in params:
             jll = np.empty((X.shape[0], params["log_theta"].shape[0]))
             self._compiled_jll(compiled, params, X, jll, 0.0)
             return jll
@@ -402,9 +406,10 @@ class Categorical(Family):
 
     def joint_log_likelihood_into(self, params: Params, X, out: np.ndarray, base) -> bool:
         compiled = kernels()
-        if compiled is None or self._scores_sparse(params, X):
+        params = self.ready(params)
+        if compiled is None or "compiled" not in params or self._scores_sparse(params, X):
             return False
-        self._compiled_jll(compiled, self.ready(params), X, out, base)
+        self._compiled_jll(compiled, params, X, out, base)
         return True
 
     def _scores_sparse(self, params: Params, X) -> bool:
