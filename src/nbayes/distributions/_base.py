@@ -562,8 +562,13 @@ def transposed(W: np.ndarray | None) -> np.ndarray | None:
 
 
 def dot(X, W_t: np.ndarray) -> np.ndarray:
-    """``X @ W_t`` as a dense float64 array for dense or sparse X (see :func:`transposed`)."""
-    return np.asarray(X @ W_t, dtype=np.float64)
+    """``X @ W_t`` as a dense float64 array for dense or sparse X (see :func:`transposed`).
+
+    A non-finite cell of X propagates into its row's scores, where the callers find it and name
+    it; some BLAS kernels (AVX-512 OpenBLAS) also raise the invalid flag on the way, which is not
+    the user's concern, so it is silenced here."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.asarray(X @ W_t, dtype=np.float64)
 
 
 def linear_tables(log_w: np.ndarray) -> dict[str, np.ndarray | None]:
