@@ -41,11 +41,13 @@ def block(seed: int, n: int = BLOCK_ROWS) -> pd.DataFrame:
     """One block of synthetic mixed-type rows; class-dependent so the model has work to do."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
-    frame = pd.DataFrame(rng.normal(size=(n, 12)) + 0.3 * y[:, None],
-                         columns=[f"x{i}" for i in range(12)])
+    frame = pd.DataFrame(
+        rng.normal(size=(n, 12)) + 0.3 * y[:, None], columns=[f"x{i}" for i in range(12)]
+    )
     for j in range(3):
-        frame[f"colour{j}"] = COLOURS[(rng.integers(0, 5, n) * (rng.random(n) < 0.7)
-                                       + y * (j + 1)) % 5]
+        frame[f"colour{j}"] = COLOURS[
+            (rng.integers(0, 5, n) * (rng.random(n) < 0.7) + y * (j + 1)) % 5
+        ]
     frame["visits"] = rng.poisson(2 + y)
     frame["label"] = CLASSES[y]
     return frame
@@ -99,13 +101,20 @@ def main(argv=None) -> int:
     parser.add_argument("--gb", type=float, default=2.0, help="size of the CSV (default 2)")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="where to write it")
     parser.add_argument("--model", default="auto", help="--model for nbayes train")
-    parser.add_argument("--exclude", help="--exclude for nbayes train (e.g. the colour columns "
-                        "for a numeric model)")
-    parser.add_argument("--text", action="store_true",
-                        help="a CSV of e-mails (Enron-Spam repeated) instead of mixed columns; "
-                             "trains a text model with its vocabulary pass")
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared"
-                                              / "data"), help="shared data (for --text)")
+    parser.add_argument(
+        "--exclude", help="--exclude for nbayes train (e.g. the colour columns for a numeric model)"
+    )
+    parser.add_argument(
+        "--text",
+        action="store_true",
+        help="a CSV of e-mails (Enron-Spam repeated) instead of mixed columns; "
+        "trains a text model with its vocabulary pass",
+    )
+    parser.add_argument(
+        "--data",
+        default=str(Path(__file__).resolve().parents[2] / "shared" / "data"),
+        help="shared data (for --text)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the big CSV")
     args = parser.parse_args(argv)
 
@@ -119,17 +128,30 @@ def main(argv=None) -> int:
             with open(big, "rb") as f:  # the first 20 MB (about 18,000 messages) as test
                 head = np.frombuffer(f.read(20 * 2**20), dtype=np.uint8)
             # Cut after the last newline outside quotes: e-mails span lines.
-            ends = np.flatnonzero((head == ord("\n"))
-                                  & (np.cumsum(head == ord('"')) % 2 == 0))
+            ends = np.flatnonzero((head == ord("\n")) & (np.cumsum(head == ord('"')) % 2 == 0))
             test.write_bytes(head[: ends[-1] + 1].tobytes())
         else:
             size, rows = write_big_csv(big, args.gb)
             block(seed=1000).to_csv(test, index=False, float_format="%.5g")
-        print(f"wrote {big}: {size / 1e9:.2f} GB, {rows:,} rows, in "
-              f"{time.perf_counter() - start:.0f} s")
-        command = ["/usr/bin/time", "-v", *nbayes, "train", str(big), "--target", "label",
-                   "--model", args.model, "-o", str(model), "--quiet",
-                   *(["--exclude", args.exclude] if args.exclude else [])]
+        print(
+            f"wrote {big}: {size / 1e9:.2f} GB, {rows:,} rows, in "
+            f"{time.perf_counter() - start:.0f} s"
+        )
+        command = [
+            "/usr/bin/time",
+            "-v",
+            *nbayes,
+            "train",
+            str(big),
+            "--target",
+            "label",
+            "--model",
+            args.model,
+            "-o",
+            str(model),
+            "--quiet",
+            *(["--exclude", args.exclude] if args.exclude else []),
+        ]
         print("$", " ".join(command))
         start = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -137,12 +159,18 @@ def main(argv=None) -> int:
         if done.returncode != 0:
             print(done.stdout, done.stderr, sep="\n")
             return done.returncode
-        print(f"trained in {seconds:.0f} s ({size / 1e6 / seconds:.0f} MB/s); peak memory "
-              f"(max RSS) {max_rss_mb(done.stderr):.0f} MB")
-        print(subprocess.run([*nbayes, "inspect", str(model)], capture_output=True, text=True,
-                             check=True).stdout)
-        report = subprocess.run([*nbayes, "evaluate", str(model), str(test)],
-                                capture_output=True, text=True, check=True).stdout
+        print(
+            f"trained in {seconds:.0f} s ({size / 1e6 / seconds:.0f} MB/s); peak memory "
+            f"(max RSS) {max_rss_mb(done.stderr):.0f} MB"
+        )
+        print(
+            subprocess.run(
+                [*nbayes, "inspect", str(model)], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        report = subprocess.run(
+            [*nbayes, "evaluate", str(model), str(test)], capture_output=True, text=True, check=True
+        ).stdout
         print("\n".join(report.splitlines()[:7]))
     finally:
         if not args.keep:

@@ -41,7 +41,7 @@ def enron_frame(tar_path: Path) -> pd.DataFrame:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     argv = argv[: argv.index("--")] if "--" in argv else argv
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
@@ -58,8 +58,20 @@ def main(argv=None) -> int:
     nbayes = [sys.executable, "-m", "nbayes"]
     model = folder / "enron.nbayes"
     for command in (
-        [*nbayes, "train", str(folder / "train.csv"), "--target", "label", "--text-column",
-         "text", "--encoding", "latin-1", "-o", str(model), *extra],
+        [
+            *nbayes,
+            "train",
+            str(folder / "train.csv"),
+            "--target",
+            "label",
+            "--text-column",
+            "text",
+            "--encoding",
+            "latin-1",
+            "-o",
+            str(model),
+            *extra,
+        ],
         [*nbayes, "evaluate", str(model), str(folder / "test.csv"), "--encoding", "latin-1"],
     ):
         print("$ nbayes", " ".join(command[3:]))

@@ -95,8 +95,9 @@ def write_csv(parquet: Path, folder: Path, n_files: int) -> int:
 TUNED_MALLOC = {"distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**30}
 
 
-def distributed_fit(source: str, workers: int, memory_limit: str, repeat: int, log,
-                    tune_malloc: bool = False) -> dict:
+def distributed_fit(
+    source: str, workers: int, memory_limit: str, repeat: int, log, tune_malloc: bool = False
+) -> dict:
     import dask
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
@@ -105,16 +106,27 @@ def distributed_fit(source: str, workers: int, memory_limit: str, repeat: int, l
     from nbayes import dask as nbdask
 
     features = [f"f{j}" for j in range(N_FEATURES)]
-    with dask.config.set(TUNED_MALLOC if tune_malloc else {}), \
-            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                         memory_limit=memory_limit, dashboard_address=":0",
-                         silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    with (
+        dask.config.set(TUNED_MALLOC if tune_malloc else {}),
+        LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory_limit,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         client.run(lambda: __import__("nbayes.dask"))  # imports are not part of the fit
         pids = client.run(os.getpid)
         times, busiest, total, model = [], [], [], None
         for r in range(repeat):
-            ddf = (dd.read_parquet(source) if source.endswith("parquet")
-                   else dd.read_csv(os.path.join(source, "*.csv")))
+            ddf = (
+                dd.read_parquet(source)
+                if source.endswith("parquet")
+                else dd.read_csv(os.path.join(source, "*.csv"))
+            )
             cpu_before = client.run(cpu_seconds)
             start = time.perf_counter()
             model = nbdask.fit(nbayes.GaussianNB(), ddf[features], ddf["label"])
@@ -124,17 +136,26 @@ def distributed_fit(source: str, workers: int, memory_limit: str, repeat: int, l
             used = [after - cpu_before[w] for w, after in client.run(cpu_seconds).items()]
             busiest.append(max(used))
             total.append(sum(used))
-            log(f"  {workers} worker(s), run {r + 1}: {times[-1]:.2f} s wall, worker CPU "
-                + " + ".join(f"{u:.1f}" for u in used) + " s")
+            log(
+                f"  {workers} worker(s), run {r + 1}: {times[-1]:.2f} s wall, worker CPU "
+                + " + ".join(f"{u:.1f}" for u in used)
+                + " s"
+            )
         peaks = client.run(peak_rss_bytes)
         # A worker over its memory limit is restarted by its nanny, with a new process id.
         restarted = set(client.run(os.getpid).values()) != set(pids.values())
-        return {"workers": workers, "partitions": int(ddf.npartitions), "seconds": times,
-                "median_s": statistics.median(times), "busiest_worker_cpu_s": busiest,
-                "median_busiest_cpu_s": statistics.median(busiest),
-                "median_total_cpu_s": statistics.median(total),
-                "worker_peak_rss": sorted(peaks.values()),
-                "worker_restarted": restarted, "model": model}
+        return {
+            "workers": workers,
+            "partitions": int(ddf.npartitions),
+            "seconds": times,
+            "median_s": statistics.median(times),
+            "busiest_worker_cpu_s": busiest,
+            "median_busiest_cpu_s": statistics.median(busiest),
+            "median_total_cpu_s": statistics.median(total),
+            "worker_peak_rss": sorted(peaks.values()),
+            "worker_restarted": restarted,
+            "model": model,
+        }
 
 
 def local_fit(parquet: Path, log) -> dict:
@@ -159,26 +180,43 @@ def local_fit(parquet: Path, log) -> dict:
 
 
 def same_model(a, b) -> bool:
-    return all(np.allclose(a.params_[0][k], b.params_[0][k], rtol=1e-10, atol=0)
-               for k in ("mean", "var")) and np.allclose(a.class_count_, b.class_count_)
+    return all(
+        np.allclose(a.params_[0][k], b.params_[0][k], rtol=1e-10, atol=0) for k in ("mean", "var")
+    ) and np.allclose(a.class_count_, b.class_count_)
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.dask_scale",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--gb", type=float, default=2.2,
-                        help="size of the float64 data in memory, in GB (default 2.2)")
-    parser.add_argument("--memory-limit", default="1GiB",
-                        help="memory limit of each Dask worker (default 1GiB)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.dask_scale", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--gb",
+        type=float,
+        default=2.2,
+        help="size of the float64 data in memory, in GB (default 2.2)",
+    )
+    parser.add_argument(
+        "--memory-limit", default="1GiB", help="memory limit of each Dask worker (default 1GiB)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per setting")
-    parser.add_argument("--csv-gb", type=float, default=0.0,
-                        help="also fit from CSV files holding this many GB of the data")
-    parser.add_argument("--local", action="store_true",
-                        help="also fit the data loaded into one process, for reference")
+    parser.add_argument(
+        "--csv-gb",
+        type=float,
+        default=0.0,
+        help="also fit from CSV files holding this many GB of the data",
+    )
+    parser.add_argument(
+        "--local",
+        action="store_true",
+        help="also fit the data loaded into one process, for reference",
+    )
     parser.add_argument("--workdir", default=None, help="where to write the data (temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
-    parser.add_argument("--tune-malloc", action="store_true",
-                        help="start workers with MALLOC_MMAP_THRESHOLD_=2^30 (see TUNED_MALLOC)")
+    parser.add_argument(
+        "--tune-malloc",
+        action="store_true",
+        help="start workers with MALLOC_MMAP_THRESHOLD_=2^30 (see TUNED_MALLOC)",
+    )
     parser.add_argument("--json", default=None, help="write the report here")
     args = parser.parse_args(argv)
 
@@ -187,38 +225,47 @@ def main(argv=None) -> dict:
 
     n_rows = int(args.gb * 1e9 / (8 * N_FEATURES))
     work = Path(tempfile.mkdtemp(prefix="nbayes-dask-bench-", dir=args.workdir))
-    report: dict = {"rows": n_rows, "features": N_FEATURES, "classes": N_CLASSES,
-                    "data_bytes_in_memory": n_rows * (8 * N_FEATURES + 1),
-                    "memory_limit_per_worker": args.memory_limit,
-                    "tune_malloc": args.tune_malloc,
-                    "cpu_count": os.cpu_count(), "load_average_before": os.getloadavg()}
+    report: dict = {
+        "rows": n_rows,
+        "features": N_FEATURES,
+        "classes": N_CLASSES,
+        "data_bytes_in_memory": n_rows * (8 * N_FEATURES + 1),
+        "memory_limit_per_worker": args.memory_limit,
+        "tune_malloc": args.tune_malloc,
+        "cpu_count": os.cpu_count(),
+        "load_average_before": os.getloadavg(),
+    }
     try:
         start = time.perf_counter()
         parquet = work / "parquet"
         # Written by a child process, so the client's peak memory is that of the fits alone.
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            report["parquet_bytes_on_disk"] = pool.submit(write_parquet, parquet,
-                                                          n_rows).result()
-        log(f"wrote {n_rows:,} rows, {report['parquet_bytes_on_disk'] / 1e9:.2f} GB of Parquet "
-            f"in {time.perf_counter() - start:.0f} s to {parquet}")
+            report["parquet_bytes_on_disk"] = pool.submit(write_parquet, parquet, n_rows).result()
+        log(
+            f"wrote {n_rows:,} rows, {report['parquet_bytes_on_disk'] / 1e9:.2f} GB of Parquet "
+            f"in {time.perf_counter() - start:.0f} s to {parquet}"
+        )
         runs = {}
         for workers in (1, 2):
-            runs[workers] = distributed_fit(str(parquet), workers, args.memory_limit,
-                                            args.repeat, log, args.tune_malloc)
-        report["parquet"] = {w: {k: v for k, v in r.items() if k != "model"}
-                             for w, r in runs.items()}
+            runs[workers] = distributed_fit(
+                str(parquet), workers, args.memory_limit, args.repeat, log, args.tune_malloc
+            )
+        report["parquet"] = {
+            w: {k: v for k, v in r.items() if k != "model"} for w, r in runs.items()
+        }
         report["speedup_2_vs_1"] = runs[1]["median_s"] / runs[2]["median_s"]
-        report["cpu_speedup_2_vs_1"] = (runs[1]["median_busiest_cpu_s"]
-                                        / runs[2]["median_busiest_cpu_s"])
+        report["cpu_speedup_2_vs_1"] = (
+            runs[1]["median_busiest_cpu_s"] / runs[2]["median_busiest_cpu_s"]
+        )
         report["models_equal"] = same_model(runs[1]["model"], runs[2]["model"])
         if args.csv_gb > 0:
             n_files = max(1, round(args.csv_gb * 1e9 / (8 * N_FEATURES * ROWS_PER_FILE)))
             with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-                report["csv_bytes_on_disk"] = pool.submit(write_csv, parquet, work / "csv",
-                                                          n_files).result()
+                report["csv_bytes_on_disk"] = pool.submit(
+                    write_csv, parquet, work / "csv", n_files
+                ).result()
             log(f"wrote {report['csv_bytes_on_disk'] / 1e9:.2f} GB of CSV")
-            csv = distributed_fit(str(work / "csv"), 1, args.memory_limit, 1, log,
-                                  args.tune_malloc)
+            csv = distributed_fit(str(work / "csv"), 1, args.memory_limit, 1, log, args.tune_malloc)
             report["csv"] = {k: v for k, v in csv.items() if k != "model"}
         report["client_peak_rss"] = peak_rss_bytes()  # before --local loads the data
         if args.local:
@@ -258,17 +305,24 @@ def summary(report: dict) -> str:
         runs = ", ".join(f"{t:.1f}" for t in r["seconds"])
         peaks = ", ".join(f"{p / 2**20:.0f} MiB" for p in r["worker_peak_rss"])
         restarted = " (a worker was restarted!)" if r["worker_restarted"] else ""
-        lines.append(f"| {source} | {r['workers']} | {r['partitions']} | "
-                     f"{r['median_s']:.1f} s | {runs} | {r['median_busiest_cpu_s']:.1f} / "
-                     f"{r['median_total_cpu_s']:.1f} | {peaks}{restarted} |")
-    lines += ["", f"speed-up 2 vs 1 workers: {report['speedup_2_vs_1']:.2f}x in wall time, "
-              f"{report['cpu_speedup_2_vs_1']:.2f}x in CPU time of the busiest worker; models "
-              "equal to "
-              f"1e-10: {report['models_equal']}; client peak RSS "
-              f"{report['client_peak_rss'] / 2**20:.0f} MiB"]
+        lines.append(
+            f"| {source} | {r['workers']} | {r['partitions']} | "
+            f"{r['median_s']:.1f} s | {runs} | {r['median_busiest_cpu_s']:.1f} / "
+            f"{r['median_total_cpu_s']:.1f} | {peaks}{restarted} |"
+        )
+    lines += [
+        "",
+        f"speed-up 2 vs 1 workers: {report['speedup_2_vs_1']:.2f}x in wall time, "
+        f"{report['cpu_speedup_2_vs_1']:.2f}x in CPU time of the busiest worker; models "
+        "equal to "
+        f"1e-10: {report['models_equal']}; client peak RSS "
+        f"{report['client_peak_rss'] / 2**20:.0f} MiB",
+    ]
     if "local" in report:
-        lines.append(f"in-memory fit in one process: {report['local']['seconds']:.1f} s "
-                     f"(equal: {report['models_equal_local']})")
+        lines.append(
+            f"in-memory fit in one process: {report['local']['seconds']:.1f} s "
+            f"(equal: {report['models_equal_local']})"
+        )
     return "\n".join(lines)
 
 

@@ -128,6 +128,7 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
                 # Ready to use: nbayes derives its parameters once after a stream of batches,
                 # scikit-learn on every call; one scored row puts both in the timing.
                 est.predict_proba(chunks[0][0][:1])
+
             return run
         return lambda: fitted[lib].predict_proba(X)
 
@@ -143,15 +144,22 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
                 # median of one is still a ratio measured in one process, and a full run stays
                 # within reach on a busy machine. Millisecond calls are repeated FAST_FACTOR
                 # times as often, so that noise does not decide their ratio.
-                runs[name] = 1 if first > SLOW_S else \
-                    repeat * FAST_FACTOR if first < FAST_S else repeat
+                runs[name] = (
+                    1 if first > SLOW_S else repeat * FAST_FACTOR if first < FAST_S else repeat
+                )
             if r >= runs[name]:
                 continue
             order = list(models) if r % 2 == 0 else list(models)[::-1]
             for lib in order:
                 times[name][lib].append(_clock(op(lib, name), settle))
-    out = {"estimator": pair.name, "sklearn_estimator": pair.sklearn.__name__,
-           "note": pair.note, "times_s": times, "median_s": {}, "ratio": {}}
+    out = {
+        "estimator": pair.name,
+        "sklearn_estimator": pair.sklearn.__name__,
+        "note": pair.note,
+        "times_s": times,
+        "median_s": {},
+        "ratio": {},
+    }
     for name in OPS:
         if not times[name]["nbayes"]:
             continue
@@ -170,8 +178,9 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
                     proba[lib] = result
                 del result
     if pair.same_model:
-        p_nb, p_sk = (proba[lib] if lib in proba else fitted[lib].predict_proba(X)
-                      for lib in models)
+        p_nb, p_sk = (
+            proba[lib] if lib in proba else fitted[lib].predict_proba(X) for lib in models
+        )
         out["max_abs_proba_diff"] = float(np.max(np.abs(p_nb - p_sk)))
     return out
 
@@ -185,15 +194,24 @@ def bench_case(case: Case, scale: float, repeat: int, memory: bool, log) -> dict
     chunks = [(rows[s], y[s]) for s in chunk_slices(n)]
     reads = [_clock(read_pass(X)) for _ in range(max(repeat, 3))]
     result = {
-        "case": case.name, "description": case.description, "real": case.real,
-        "n_samples": n, "n_features": d, "n_classes": int(np.unique(y).size),
-        "sparse": sp.issparse(X), "dtype": str(getattr(X, "dtype", "DataFrame")),
+        "case": case.name,
+        "description": case.description,
+        "real": case.real,
+        "n_samples": n,
+        "n_features": d,
+        "n_classes": int(np.unique(y).size),
+        "sparse": sp.issparse(X),
+        "dtype": str(getattr(X, "dtype", "DataFrame")),
         "nnz": int(X.nnz) if sp.issparse(X) else n * d,
-        "input_bytes": input_bytes(X), "data_seconds": gen_s,
-        "read_pass_s": statistics.median(reads), "pairs": [],
+        "input_bytes": input_bytes(X),
+        "data_seconds": gen_s,
+        "read_pass_s": statistics.median(reads),
+        "pairs": [],
     }
-    log(f"[{case.name}] {n} x {d}, {result['n_classes']} classes, "
-        f"{result['input_bytes'] / 2**20:.0f} MiB, read pass {result['read_pass_s']:.4f} s")
+    log(
+        f"[{case.name}] {n} x {d}, {result['n_classes']} classes, "
+        f"{result['input_bytes'] / 2**20:.0f} MiB, read pass {result['read_pass_s']:.4f} s"
+    )
     for pair in case.pairs:
         res = bench_pair(pair, X, y, chunks, repeat, memory)
         res["fit_over_read_pass"] = res["median_s"]["fit"]["nbayes"] / result["read_pass_s"]
@@ -204,13 +222,16 @@ def bench_case(case: Case, scale: float, repeat: int, memory: bool, log) -> dict
 
 # -- reporting ---------------------------------------------------------------------------------
 
+
 def _row_text(case: dict, res: dict) -> str:
     r, m = res["ratio"], res["median_s"]
-    return (f"{res['estimator']:<14} fit {m['fit']['nbayes']:.4f}/{m['fit']['sklearn']:.4f} "
-            f"({r['fit']:.2f})  partial_fit {r.get('partial_fit', float('nan')):.2f}  "
-            f"predict_proba {m['predict_proba']['nbayes']:.4f}/"
-            f"{m['predict_proba']['sklearn']:.4f} ({r['predict_proba']:.2f})  "
-            f"fit/read {res['fit_over_read_pass']:.1f}")
+    return (
+        f"{res['estimator']:<14} fit {m['fit']['nbayes']:.4f}/{m['fit']['sklearn']:.4f} "
+        f"({r['fit']:.2f})  partial_fit {r.get('partial_fit', float('nan')):.2f}  "
+        f"predict_proba {m['predict_proba']['nbayes']:.4f}/"
+        f"{m['predict_proba']['sklearn']:.4f} ({r['predict_proba']:.2f})  "
+        f"fit/read {res['fit_over_read_pass']:.1f}"
+    )
 
 
 def _fmt_s(t: float) -> str:
@@ -218,26 +239,32 @@ def _fmt_s(t: float) -> str:
 
 
 def markdown_table(report: dict) -> str:
-    head = ("| case | estimator (vs scikit-learn) | read pass | fit nbayes / sklearn (ratio) "
-            "| partial_fit x10 (ratio) | predict_proba (ratio) | fit ÷ read pass "
-            "| predict_proba peak mem nbayes / sklearn (x input) |")
+    head = (
+        "| case | estimator (vs scikit-learn) | read pass | fit nbayes / sklearn (ratio) "
+        "| partial_fit x10 (ratio) | predict_proba (ratio) | fit ÷ read pass "
+        "| predict_proba peak mem nbayes / sklearn (x input) |"
+    )
     lines = [head, "|" + "---|" * 8]
     for case in report["cases"]:
         for res in case["pairs"]:
             m, r = res["median_s"], res["ratio"]
-            versus = "" if res["sklearn_estimator"] == res["estimator"] else \
-                f" (vs {res['sklearn_estimator']})"
+            versus = (
+                ""
+                if res["sklearn_estimator"] == res["estimator"]
+                else f" (vs {res['sklearn_estimator']})"
+            )
 
             def cell(op, m=m, r=r):
                 if op not in m:
                     return "n/a"
-                return (f"{_fmt_s(m[op]['nbayes'])} / {_fmt_s(m[op]['sklearn'])} "
-                        f"(**{r[op]:.2f}**)")
+                return f"{_fmt_s(m[op]['nbayes'])} / {_fmt_s(m[op]['sklearn'])} (**{r[op]:.2f}**)"
+
             mem = "—"
             if "peak_bytes" in res:
                 pb = res["peak_bytes"]["predict_proba"]
-                mem = " / ".join(f"{pb[lib] / case['input_bytes']:.2f}"
-                                 for lib in ("nbayes", "sklearn"))
+                mem = " / ".join(
+                    f"{pb[lib] / case['input_bytes']:.2f}" for lib in ("nbayes", "sklearn")
+                )
             lines.append(
                 f"| {case['case']} | {res['estimator']}{versus} | {_fmt_s(case['read_pass_s'])} "
                 f"| {cell('fit')} | {cell('partial_fit')} | {cell('predict_proba')} "
@@ -249,23 +276,28 @@ def markdown_table(report: dict) -> str:
 def environment_markdown(report: dict) -> str:
     """Machine, versions, BLAS kernel, date and command of a report, as Markdown lines."""
     env = report["environment"]
-    blas = [f"{b['internal_api']} {b['version']} ({b['architecture']}, {b['num_threads']} "
-            f"threads, {Path(b['filepath']).name.split('-')[0]})"
-            for b in env["threadpools"] if b["internal_api"] == "openblas"]
+    blas = [
+        f"{b['internal_api']} {b['version']} ({b['architecture']}, {b['num_threads']} "
+        f"threads, {Path(b['filepath']).name.split('-')[0]})"
+        for b in env["threadpools"]
+        if b["internal_api"] == "openblas"
+    ]
     load = env.get("load_average_end") or env["load_average_start"]
-    return "\n".join([
-        f"- machine: {env['machine']}; load average at the start "
-        f"{env['load_average_start'][0]:.1f}, at the end {load[0]:.1f} (shared machine)",
-        f"- Python {env['python']}, numpy {env['numpy']}, scipy {env['scipy']}, "
-        f"scikit-learn {env['sklearn']}, nbayes {env['nbayes']} ({env['nbayes_commit']}, "
-        f"{env.get('nbayes_threads', 1)} thread(s) for its row chunks"
-        + (f"; {env['nbayes_loops']})" if env.get("nbayes_loops") else ")"),
-        f"- BLAS: {', '.join(blas) or 'unknown'}; OPENBLAS_CORETYPE="
-        f"{env['openblas_env']['OPENBLAS_CORETYPE']}, OPENBLAS_L2_SIZE="
-        f"{env['openblas_env']['OPENBLAS_L2_SIZE']}",
-        f"- date: {env['date']}; command: `{report['command'].strip()}` "
-        f"(scale {report['scale']}, {report['repeat']} repeats)",
-    ])
+    return "\n".join(
+        [
+            f"- machine: {env['machine']}; load average at the start "
+            f"{env['load_average_start'][0]:.1f}, at the end {load[0]:.1f} (shared machine)",
+            f"- Python {env['python']}, numpy {env['numpy']}, scipy {env['scipy']}, "
+            f"scikit-learn {env['sklearn']}, nbayes {env['nbayes']} ({env['nbayes_commit']}, "
+            f"{env.get('nbayes_threads', 1)} thread(s) for its row chunks"
+            + (f"; {env['nbayes_loops']})" if env.get("nbayes_loops") else ")"),
+            f"- BLAS: {', '.join(blas) or 'unknown'}; OPENBLAS_CORETYPE="
+            f"{env['openblas_env']['OPENBLAS_CORETYPE']}, OPENBLAS_L2_SIZE="
+            f"{env['openblas_env']['OPENBLAS_L2_SIZE']}",
+            f"- date: {env['date']}; command: `{report['command'].strip()}` "
+            f"(scale {report['scale']}, {report['repeat']} repeats)",
+        ]
+    )
 
 
 def environment() -> dict:
@@ -286,19 +318,31 @@ def environment() -> dict:
         return platform.processor()
 
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
-    blas = [{k: info.get(k) for k in ("internal_api", "version", "architecture",
-                                       "num_threads", "filepath")}
-            for info in threadpool_info()]
+    blas = [
+        {
+            k: info.get(k)
+            for k in ("internal_api", "version", "architecture", "num_threads", "filepath")
+        }
+        for info in threadpool_info()
+    ]
     return {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{cpu_model()}, {os.cpu_count()} cores, {platform.system()}",
         "python": platform.python_version(),
-        "numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__,
-        "nbayes": getattr(nbayes, "__version__", "?"), "nbayes_commit": commit,
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "sklearn": sklearn.__version__,
+        "nbayes": getattr(nbayes, "__version__", "?"),
+        "nbayes_commit": commit,
         "nbayes_threads": nbayes.get_threads(),
         "nbayes_loops": describe(),
         "threadpools": blas,
@@ -317,25 +361,41 @@ def default_data_dir() -> Path:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true",
-                        help="tiny data (scale 0.002) and one repeat: checks that it runs")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny data (scale 0.002) and one repeat: checks that it runs",
+    )
     parser.add_argument("--scale", type=float, help="fraction of the synthetic row counts")
     parser.add_argument("--repeat", type=int, help="timings per measurement (default 5)")
     parser.add_argument("--cases", help="comma-separated substrings of case names to run")
-    parser.add_argument("--data-dir", type=Path, default=default_data_dir(),
-                        help="folder of the real datasets (default: $NBAYES_DATA_DIR, "
-                             "../shared/data or /work/shared/data)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=default_data_dir(),
+        help="folder of the real datasets (default: $NBAYES_DATA_DIR, "
+        "../shared/data or /work/shared/data)",
+    )
     parser.add_argument("--no-real", action="store_true", help="skip the real datasets")
     parser.add_argument("--no-memory", action="store_true", help="skip peak-memory runs")
-    parser.add_argument("--threads", type=int,
-                        help="threads nbayes may use (default: every core, nbayes' own "
-                             "default); scikit-learn's naive Bayes runs on one")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="threads nbayes may use (default: every core, nbayes' own "
+        "default); scikit-learn's naive Bayes runs on one",
+    )
     parser.add_argument("--json", type=Path, help="write the full report as JSON here")
     parser.add_argument("--markdown", type=Path, help="write the table as Markdown here")
-    parser.add_argument("--from-json", type=Path,
-                        help="print the Markdown of an earlier --json report instead of running")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        help="print the Markdown of an earlier --json report instead of running",
+    )
     args = parser.parse_args(argv)
     if args.from_json:
         report = json.loads(args.from_json.read_text())
@@ -355,8 +415,11 @@ def main(argv=None) -> dict:
     if args.cases:
         wanted = [w.strip() for w in args.cases.split(",") if w.strip()]
         names = {c.name for c in cases}
-        cases = [c for c in cases  # an exact name picks that case, other words substrings
-                 if c.name in wanted or any(w not in names and w in c.name for w in wanted)]
+        cases = [
+            c
+            for c in cases  # an exact name picks that case, other words substrings
+            if c.name in wanted or any(w not in names and w in c.name for w in wanted)
+        ]
     if args.no_real:
         cases = [c for c in cases if not c.real]
     skipped = [c.name for c in cases if c.real and not args.data_dir.is_dir()]
@@ -368,10 +431,13 @@ def main(argv=None) -> dict:
         import nbayes
 
         nbayes.set_threads(args.threads)
-    report = {"environment": environment(), "scale": scale, "repeat": repeat,
-              "command": "python -m benchmarks " + " ".join(argv if argv is not None
-                                                           else sys.argv[1:]),
-              "cases": []}
+    report = {
+        "environment": environment(),
+        "scale": scale,
+        "repeat": repeat,
+        "command": "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "cases": [],
+    }
     for case in cases:
         report["cases"].append(bench_case(case, scale, repeat, not args.no_memory, log))
     report["environment"]["load_average_end"] = os.getloadavg()

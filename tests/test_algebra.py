@@ -55,22 +55,26 @@ def test_partial_fit_over_any_chunking_equals_fit(name, sparse, fractions, seed)
 
 @pytest.mark.parametrize("name", NAMES)
 @SETTINGS
-@given(fractions=st.lists(st.floats(0, 1), min_size=1, max_size=7),
-       order=st.randoms(use_true_random=False), seed=st.integers(0, 10**6))
+@given(
+    fractions=st.lists(st.floats(0, 1), min_size=1, max_size=7),
+    order=st.randoms(use_true_random=False),
+    seed=st.integers(0, 10**6),
+)
 def test_merge_tree_of_shards_equals_fit(name, fractions, order, seed):
     model, X, y = make_case(name, seed=seed)
     full = clone(model).fit(X, y)
     families, n_classes = full.families_, len(full.classes_)
     codes = np.searchsorted(full.classes_, y)
     bounds = cut_points(fractions, X.shape[0])
-    shards = [engine.accumulate(families, [X[lo:hi]], Labels(codes[lo:hi], np.ones(hi - lo),
-                                                             n_classes))
-              for lo, hi in itertools.pairwise(bounds)]
+    shards = [
+        engine.accumulate(families, [X[lo:hi]], Labels(codes[lo:hi], np.ones(hi - lo), n_classes))
+        for lo, hi in itertools.pairwise(bounds)
+    ]
     shards.append(engine.zeros(families, n_classes, [X.shape[1]]))  # the identity
     order.shuffle(shards)
     while len(shards) > 1:  # a random binary tree of merges
         i = order.randrange(len(shards) - 1)
-        shards[i:i + 2] = [engine.merge(families, shards[i], shards[i + 1])]
+        shards[i : i + 2] = [engine.merge(families, shards[i], shards[i + 1])]
     merged = clone(full)
     merged.__dict__.update({k: v for k, v in full.__dict__.items() if k.endswith("_")})
     merged.stats_ = shards[0]
@@ -100,8 +104,9 @@ def test_zero_weight_equals_dropped_row(name, sparse):
     w = np.ones(X.shape[0])
     w[10:20] = 0
     keep = w > 0
-    assert_same_model(clone(model).fit(X, y, sample_weight=w),
-                      clone(model).fit(X[keep], y[keep]), X[keep])
+    assert_same_model(
+        clone(model).fit(X, y, sample_weight=w), clone(model).fit(X[keep], y[keep]), X[keep]
+    )
 
 
 @pytest.mark.parametrize("name", SPARSE_NAMES)
@@ -110,8 +115,12 @@ def test_sparse_equals_dense(name):
     dense = clone(model).fit(X, y)
     sparse = clone(model).fit(sp.csr_matrix(X), y)
     assert_same_model(sparse, dense, X)
-    np.testing.assert_allclose(sparse.predict_log_proba(sp.csr_matrix(X)),
-                               dense.predict_log_proba(X), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        sparse.predict_log_proba(sp.csr_matrix(X)),
+        dense.predict_log_proba(X),
+        rtol=1e-10,
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -123,8 +132,9 @@ def test_small_chunks_inside_the_engine_change_nothing(name):
     for a, b in zip(tiny["groups"], full.stats_["groups"]):
         for key in a:
             np.testing.assert_allclose(a[key], b[key], rtol=1e-10, atol=1e-12)
-    jll = engine.joint_log_likelihood(full.families_, full.params_, full.class_log_prior_, [X],
-                                      budget=1)
+    jll = engine.joint_log_likelihood(
+        full.families_, full.params_, full.class_log_prior_, [X], budget=1
+    )
     np.testing.assert_allclose(jll, full.predict_joint_log_proba(X), rtol=1e-12)
 
 
@@ -134,5 +144,6 @@ def test_float32_input_gives_float64_results(name):
     X32 = X.astype(np.float32)
     a, b = clone(model).fit(X32, y), clone(model).fit(X.astype(np.float64), y)
     assert a.predict_proba(X32).dtype == np.float64
-    np.testing.assert_allclose(a.predict_log_proba(X32), b.predict_log_proba(X), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        a.predict_log_proba(X32), b.predict_log_proba(X), rtol=1e-5, atol=1e-6
+    )

@@ -65,10 +65,9 @@ def prequential(make, X, y, alpha, k=2):
     total = 0.0
     for i in range(X.shape[0]):  # test code: the explicit, slow definition
         params = fam.finalize(st)
-        row = X[i:i + 1]
-        total += (fam.joint_log_likelihood(params, row)[0, y[i]]
-                  + fam.log_normalizer(params, row)[0])
-        st = fam.merge(st, fam.accumulate(row, Labels(y[i:i + 1], np.ones(1), k)))
+        row = X[i : i + 1]
+        total += fam.joint_log_likelihood(params, row)[0, y[i]] + fam.log_normalizer(params, row)[0]
+        st = fam.merge(st, fam.accumulate(row, Labels(y[i : i + 1], np.ones(1), k)))
     return total
 
 
@@ -77,8 +76,7 @@ def test_evidence_is_the_prequential_cross_validation_score(name):
     make, rows = FAMILIES[name]
     X, y = rows(np.random.default_rng(0))
     fam = make(alpha="auto")
-    evidence = fam.evidence_function(fam.accumulate(fam.prepare(X), Labels(y, np.ones(len(y)),
-                                                                           2)))
+    evidence = fam.evidence_function(fam.accumulate(fam.prepare(X), Labels(y, np.ones(len(y)), 2)))
     for alpha in (0.05, 0.7, 3.0):
         np.testing.assert_allclose(evidence(alpha), prequential(make, X, y, alpha), rtol=1e-10)
 
@@ -139,8 +137,7 @@ def test_integer_weights_equal_duplicated_rows():
     X, y = categorical_rows(np.random.default_rng(5))
     w = np.random.default_rng(6).integers(1, 4, size=len(y))
     weighted = nbayes.CategoricalNB(alpha="auto").fit(X, y, sample_weight=w)
-    duplicated = nbayes.CategoricalNB(alpha="auto").fit(np.repeat(X, w, axis=0),
-                                                        np.repeat(y, w))
+    duplicated = nbayes.CategoricalNB(alpha="auto").fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     assert weighted.alpha_ == pytest.approx(duplicated.alpha_, rel=1e-6)
 
 
@@ -154,13 +151,21 @@ def test_fractional_weights_enter_the_evidence_as_fractional_counts():
     n = np.array([w[y == k].sum() for k in (0, 1)])[:, None]
 
     def evidence(a):
-        return np.sum(gammaln(n1 + a) + gammaln(n - n1 + a) - gammaln(n + 2 * a)
-                      - 2 * gammaln(a) + gammaln(2 * a))
+        return np.sum(
+            gammaln(n1 + a)
+            + gammaln(n - n1 + a)
+            - gammaln(n + 2 * a)
+            - 2 * gammaln(a)
+            + gammaln(2 * a)
+        )
 
     a = model.alpha_
-    np.testing.assert_allclose(model.families_[0].evidence_function(model.stats_["groups"][0])(a)
-                               - model.families_[0].evidence_function(model.stats_["groups"][0])(
-                                   2 * a), evidence(a) - evidence(2 * a), rtol=1e-10)
+    np.testing.assert_allclose(
+        model.families_[0].evidence_function(model.stats_["groups"][0])(a)
+        - model.families_[0].evidence_function(model.stats_["groups"][0])(2 * a),
+        evidence(a) - evidence(2 * a),
+        rtol=1e-10,
+    )
     assert evidence(a) >= max(evidence(a * 1.02), evidence(a / 1.02))
 
 
@@ -176,8 +181,7 @@ def test_poisson_evidence_matches_numerical_integration():
         return np.log(integrate.quad(f, 0, np.inf)[0])
 
     # The evidence function leaves out terms that do not depend on alpha.
-    np.testing.assert_allclose(evidence(2.0) - evidence(0.5), exact(2.0) - exact(0.5),
-                               rtol=1e-7)
+    np.testing.assert_allclose(evidence(2.0) - evidence(0.5), exact(2.0) - exact(0.5), rtol=1e-7)
 
 
 def test_bad_auto_values_are_rejected():
@@ -234,5 +238,6 @@ def test_gaussian_family_finalizes_auto_from_merged_statistics():
     a = fam.accumulate(X[:10], Labels(y[:10], np.ones(10), 2))
     b = fam.accumulate(X[10:], Labels(y[10:], np.ones(20), 2))
     whole = fam.accumulate(X, Labels(y, np.ones(30), 2))
-    np.testing.assert_allclose(fam.finalize(fam.merge(a, b))["var"], fam.finalize(whole)["var"],
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        fam.finalize(fam.merge(a, b))["var"], fam.finalize(whole)["var"], rtol=1e-9
+    )

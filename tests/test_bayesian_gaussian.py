@@ -40,18 +40,30 @@ def test_posterior_predictive_is_student_t_with_closed_form_parameters(weighted)
     X, y = data()
     w = np.random.default_rng(1).uniform(0.2, 3.0, size=len(y)) if weighted else np.ones(len(y))
     mu0, kappa0, nu0, s0 = np.array([9.0, 10.0, 11.0]), 0.5, 3.0, np.array([1.0, 2.0, 0.5])
-    model = nbayes.GaussianNB(estimate="posterior_predictive", mean_prior=mu0,
-                              mean_prior_count=kappa0, var_prior=s0, var_prior_count=nu0)
+    model = nbayes.GaussianNB(
+        estimate="posterior_predictive",
+        mean_prior=mu0,
+        mean_prior_count=kappa0,
+        var_prior=s0,
+        var_prior_count=nu0,
+    )
     model.fit(X, y, sample_weight=w)
     X_new = np.random.default_rng(2).normal(size=(7, 3)) * 3 + 10
-    expected = np.column_stack([
-        stats.t.logpdf(X_new, df=df, loc=loc, scale=scale).sum(axis=1)
-        for df, loc, scale in closed_form(X, y, w, mu0, kappa0, nu0, s0)
-    ]) + model.class_log_prior_
+    expected = (
+        np.column_stack(
+            [
+                stats.t.logpdf(X_new, df=df, loc=loc, scale=scale).sum(axis=1)
+                for df, loc, scale in closed_form(X, y, w, mu0, kappa0, nu0, s0)
+            ]
+        )
+        + model.class_log_prior_
+    )
     np.testing.assert_allclose(model.predict_joint_log_proba(X_new), expected, rtol=1e-10)
-    np.testing.assert_allclose(model.predict_log_proba(X_new),
-                               expected - logsumexp(expected, axis=1, keepdims=True),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        model.predict_log_proba(X_new),
+        expected - logsumexp(expected, axis=1, keepdims=True),
+        atol=1e-10,
+    )
     df0, loc0, scale0 = closed_form(X, y, w, mu0, kappa0, nu0, s0)[0]
     np.testing.assert_allclose(model.dof_[0], df0)
     np.testing.assert_allclose(model.theta_[0], loc0)
@@ -64,10 +76,17 @@ def test_default_prior_is_centred_on_the_data():
     model = nbayes.GaussianNB(estimate="posterior_predictive").fit(X, y)
     within = sum(((X[y == k] - X[y == k].mean(axis=0)) ** 2).sum(axis=0) for k in range(3))
     s0 = within / len(y) + model.epsilon_
-    expected = np.column_stack([
-        stats.t.logpdf(X, df=df, loc=loc, scale=scale).sum(axis=1)
-        for df, loc, scale in closed_form(X, y, np.ones(len(y)), X.mean(axis=0), 1.0, 1.0, s0)
-    ]) + model.class_log_prior_
+    expected = (
+        np.column_stack(
+            [
+                stats.t.logpdf(X, df=df, loc=loc, scale=scale).sum(axis=1)
+                for df, loc, scale in closed_form(
+                    X, y, np.ones(len(y)), X.mean(axis=0), 1.0, 1.0, s0
+                )
+            ]
+        )
+        + model.class_log_prior_
+    )
     np.testing.assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-10)
 
 
@@ -76,16 +95,28 @@ def test_sequential_predictives_multiply_to_the_evidence():
     # equals the closed-form NIG marginal likelihood.
     x = np.random.default_rng(4).normal(3.0, 2.0, size=12)
     mu0, kappa0, nu0, s0 = 1.0, 0.7, 2.0, 3.0
-    fam = Gaussian(estimate="posterior_predictive", mean_prior=mu0, mean_prior_count=kappa0,
-                   var_prior=s0, var_prior_count=nu0)
+    fam = Gaussian(
+        estimate="posterior_predictive",
+        mean_prior=mu0,
+        mean_prior_count=kappa0,
+        var_prior=s0,
+        var_prior_count=nu0,
+    )
     st = fam.zeros(1, 1)
     total = 0.0
     for xi in x:  # test code: one observation at a time is the point
         row = np.array([[xi]])
         total += fam.joint_log_likelihood(fam.finalize(st), row)[0, 0]
         st = fam.merge(st, fam.accumulate(row, Labels(np.zeros(1, int), np.ones(1), 1)))
-    evidence = nig_log_evidence(np.array(len(x), float), x.mean(), ((x - x.mean()) ** 2).sum(),
-                                mu0, kappa0, nu0 / 2, nu0 * s0 / 2)
+    evidence = nig_log_evidence(
+        np.array(len(x), float),
+        x.mean(),
+        ((x - x.mean()) ** 2).sum(),
+        mu0,
+        kappa0,
+        nu0 / 2,
+        nu0 * s0 / 2,
+    )
     np.testing.assert_allclose(total, evidence, rtol=1e-12)
 
 
@@ -96,8 +127,9 @@ def test_partial_fit_equals_fit():
     inc = nbayes.GaussianNB(**params)
     for rows in np.array_split(np.arange(len(y)), 4):
         inc.partial_fit(X[rows], y[rows], classes=np.unique(y))
-    np.testing.assert_allclose(inc.predict_joint_log_proba(X), full.predict_joint_log_proba(X),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        inc.predict_joint_log_proba(X), full.predict_joint_log_proba(X), rtol=1e-10
+    )
 
 
 def test_predictive_tends_to_the_gaussian_with_much_data():
@@ -108,8 +140,7 @@ def test_predictive_tends_to_the_gaussian_with_much_data():
     bayes = nbayes.GaussianNB(estimate="posterior_predictive").fit(X, y)
     mle = nbayes.GaussianNB().fit(X, y)
     assert bayes.dof_.min() > 9000
-    np.testing.assert_allclose(bayes.predict_proba(X[:50]), mle.predict_proba(X[:50]),
-                               atol=1e-3)
+    np.testing.assert_allclose(bayes.predict_proba(X[:50]), mle.predict_proba(X[:50]), atol=1e-3)
 
 
 def test_predictive_handles_a_constant_feature_and_an_empty_class():
@@ -120,16 +151,22 @@ def test_predictive_handles_a_constant_feature_and_an_empty_class():
     np.testing.assert_allclose(model.theta_[1], X.mean(axis=0))  # the prior, untouched
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"estimate": "posterior_predictive", "var_pooling": "shared"}, "needs estimate='mle'"),
-    ({"estimate": "posterior_predictive", "var_smoothing": "auto"}, "applies to estimate='mle'"),
-    ({"estimate": "posterior_predictive", "mean_prior_count": 0.0}, "must be positive"),
-    ({"estimate": "posterior_predictive", "var_prior": -1.0}, "'var_prior' must be finite and"),
-    ({"estimate": "posterior_predictive", "mean_prior": [1.0]}, "one value per feature"),
-    ({"estimate": "map"}, "estimate in"),
-    ({"var_pooling": "global"}, "'var_pooling' must be one of"),
-    ({"var_smoothing": "smart"}, "a non-negative number or 'auto'"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"estimate": "posterior_predictive", "var_pooling": "shared"}, "needs estimate='mle'"),
+        (
+            {"estimate": "posterior_predictive", "var_smoothing": "auto"},
+            "applies to estimate='mle'",
+        ),
+        ({"estimate": "posterior_predictive", "mean_prior_count": 0.0}, "must be positive"),
+        ({"estimate": "posterior_predictive", "var_prior": -1.0}, "'var_prior' must be finite and"),
+        ({"estimate": "posterior_predictive", "mean_prior": [1.0]}, "one value per feature"),
+        ({"estimate": "map"}, "estimate in"),
+        ({"var_pooling": "global"}, "'var_pooling' must be one of"),
+        ({"var_smoothing": "smart"}, "a non-negative number or 'auto'"),
+    ],
+)
 def test_bad_bayesian_parameters_are_rejected(params, message):
     X, y = data()
     with pytest.raises(ParameterError, match=message):

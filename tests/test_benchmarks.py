@@ -10,10 +10,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_benchmark_harness_quick_mode_writes_a_report(tmp_path):
     out = tmp_path / "report.json"
-    cmd = [sys.executable, "-m", "benchmarks", "--quick", "--scale", "0.0005", "--no-real",
-           "--cases", "gauss-1M-50-k2,categorical", "--threads", "2", "--json", str(out)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          check=False)
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks",
+        "--quick",
+        "--scale",
+        "0.0005",
+        "--no-real",
+        "--cases",
+        "gauss-1M-50-k2,categorical",
+        "--threads",
+        "2",
+        "--json",
+        str(out),
+    ]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
     assert report["environment"]["nbayes_threads"] == 2

@@ -26,30 +26,40 @@ from nbayes.distributions.categorical import UNSEEN_CODE
 def string_data(n=200, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
-    X = np.column_stack([
-        np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3],
-        np.array(["S", "M", "L", "XL"])[rng.integers(0, 4, n)],
-    ]).astype(object)
+    X = np.column_stack(
+        [
+            np.array(["red", "green", "blue"])[(y + rng.integers(0, 2, n)) % 3],
+            np.array(["S", "M", "L", "XL"])[rng.integers(0, 4, n)],
+        ]
+    ).astype(object)
     return X, y
 
 
 # -- CategoricalNB on values ------------------------------------------------------------------
+
 
 def test_categorical_nb_on_strings_equals_it_on_ordinal_codes():
     X, y = string_data()
     codes = OrdinalEncoder().fit_transform(X).astype(int)
     on_values = CategoricalNB().fit(X, y)
     on_codes = CategoricalNB().fit(codes, y)
-    assert [c.tolist() for c in on_values.categories_] == \
-        [["blue", "green", "red"], ["L", "M", "S", "XL"]]
+    assert [c.tolist() for c in on_values.categories_] == [
+        ["blue", "green", "red"],
+        ["L", "M", "S", "XL"],
+    ]
     assert on_codes.categories_ is None
-    np.testing.assert_allclose(on_values.predict_joint_log_proba(X),
-                               on_codes.predict_joint_log_proba(codes), rtol=1e-12)
+    np.testing.assert_allclose(
+        on_values.predict_joint_log_proba(X), on_codes.predict_joint_log_proba(codes), rtol=1e-12
+    )
 
 
 def test_categorical_nb_accepts_pandas_categoricals_and_booleans():
-    df = pd.DataFrame({"c": pd.Categorical(["x", "y", "x", "z"]),
-                       "b": np.array([True, False, True, True], dtype=object)})
+    df = pd.DataFrame(
+        {
+            "c": pd.Categorical(["x", "y", "x", "z"]),
+            "b": np.array([True, False, True, True], dtype=object),
+        }
+    )
     model = CategoricalNB().fit(df, [0, 1, 0, 1])
     assert model.feature_names_in_.tolist() == ["c", "b"]
     assert model.categories_[0].tolist() == ["x", "y", "z"]
@@ -61,7 +71,14 @@ def test_categorical_nb_names_one_hot_columns_by_value():
     X, y = string_data()
     model = CategoricalNB().fit(pd.DataFrame(X, columns=["colour", "size"]), y)
     assert model.linear_feature_names().tolist() == [
-        "colour=blue", "colour=green", "colour=red", "size=L", "size=M", "size=S", "size=XL"]
+        "colour=blue",
+        "colour=green",
+        "colour=red",
+        "size=L",
+        "size=M",
+        "size=S",
+        "size=XL",
+    ]
 
 
 def test_categorical_nb_partial_fit_appends_to_the_vocabulary():
@@ -73,17 +90,22 @@ def test_categorical_nb_partial_fit_appends_to_the_vocabulary():
     model.partial_fit(extra, y[50:])
     assert model.categories_[0].tolist() == first[0] + ["purple"]
     full = np.vstack([X[:50], extra])
-    np.testing.assert_allclose(model.predict_joint_log_proba(full),
-                               CategoricalNB().fit(full, y).predict_joint_log_proba(full),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(full),
+        CategoricalNB().fit(full, y).predict_joint_log_proba(full),
+        rtol=1e-10,
+    )
 
 
 def test_categorical_nb_value_errors_and_policies():
     X, y = string_data()
     new = X[:4].copy()
     new[1, 1] = "XXL"
-    with pytest.raises(DataError, match=r"Column index 1 has the category 'XXL' at row 1, "
-                                        "which no training batch contained"):
+    with pytest.raises(
+        DataError,
+        match=r"Column index 1 has the category 'XXL' at row 1, "
+        "which no training batch contained",
+    ):
         CategoricalNB().fit(X, y).predict(new)
     ignored = CategoricalNB(unseen="ignore").fit(X, y)
     gone = new.copy()
@@ -92,8 +114,9 @@ def test_categorical_nb_value_errors_and_policies():
     with pytest.raises(DataError, match=r"Column index 1 is missing at row 1; got None"):
         ignored.predict(gone)
     both = CategoricalNB(unseen="ignore", missing="ignore").fit(X, y)
-    np.testing.assert_allclose(both.predict_joint_log_proba(new),
-                               both.predict_joint_log_proba(gone), rtol=1e-12)
+    np.testing.assert_allclose(
+        both.predict_joint_log_proba(new), both.predict_joint_log_proba(gone), rtol=1e-12
+    )
     with pytest.raises(ParameterError, match="missing='category' needs category values"):
         CategoricalNB(missing="category").fit(np.array([[0], [1]]), [0, 1])
 
@@ -104,11 +127,13 @@ def test_integer_code_minus_one_is_missing_only_when_ignored():
         CategoricalNB().fit(X, [0, 1, 1])
     model = CategoricalNB(missing="ignore").fit(X, [0, 1, 1])
     nan = CategoricalNB(missing="ignore").fit(np.where(X < 0, np.nan, X), [0, 1, 1])
-    np.testing.assert_allclose(model.predict_joint_log_proba(X),
-                               nan.predict_joint_log_proba(np.where(X < 0, np.nan, X)))
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), nan.predict_joint_log_proba(np.where(X < 0, np.nan, X))
+    )
 
 
 # -- the Categorical family's unseen policy -------------------------------------------------------
+
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_family_unseen_policies_on_codes(sparse):
@@ -130,8 +155,9 @@ def test_family_unseen_policies_on_codes(sparse):
         np.testing.assert_allclose(terms.sum(axis=2), results[unseen], rtol=1e-12)
     reference = Categorical(alpha=0.5, missing="ignore")
     params = reference.finalize(reference.accumulate(reference.prepare(X), labels))
-    np.testing.assert_allclose(results["ignore"],
-                               reference.joint_log_likelihood(params, dropped), rtol=1e-12)
+    np.testing.assert_allclose(
+        results["ignore"], reference.joint_log_likelihood(params, dropped), rtol=1e-12
+    )
     # smooth: the second feature's factor is alpha / (n_k + K alpha) = 0.5 / (2 + 1.5)
     np.testing.assert_allclose(results["smooth"] - results["ignore"], np.log(0.5 / 3.5))
 
@@ -143,6 +169,7 @@ def test_family_rejects_an_unknown_unseen_policy():
 
 # -- partial_fit with enlarged classes, for every preset and family ----------------------------
 
+
 def count_data(n=120, seed=0):
     rng = np.random.default_rng(seed)
     y = np.array(["a", "b", "c"])[rng.integers(0, 3, n)]
@@ -150,13 +177,31 @@ def count_data(n=120, seed=0):
     return X.astype(float), y
 
 
-@pytest.mark.parametrize("make", [
-    GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, PoissonNB, CategoricalNB,
-    lambda: MixedNB(columns=[("gaussian", [0]), ("bernoulli", [1]), ("poisson", [2]),
-                             ("categorical", [3])]),
-    lambda: MixedNB(columns=[("multinomial", [0, 1]), ("complement", [2, 3])]),
-], ids=["gaussian", "bernoulli", "multinomial", "complement", "poisson", "categorical",
-        "mixed", "mixed-text"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        GaussianNB,
+        BernoulliNB,
+        MultinomialNB,
+        ComplementNB,
+        PoissonNB,
+        CategoricalNB,
+        lambda: MixedNB(
+            columns=[("gaussian", [0]), ("bernoulli", [1]), ("poisson", [2]), ("categorical", [3])]
+        ),
+        lambda: MixedNB(columns=[("multinomial", [0, 1]), ("complement", [2, 3])]),
+    ],
+    ids=[
+        "gaussian",
+        "bernoulli",
+        "multinomial",
+        "complement",
+        "poisson",
+        "categorical",
+        "mixed",
+        "mixed-text",
+    ],
+)
 def test_partial_fit_enlarges_classes_when_listed(make):
     X, y = count_data()
     ab, c = y != "c", y == "c"
@@ -168,12 +213,14 @@ def test_partial_fit_enlarges_classes_when_listed(make):
     model.partial_fit(X[c], y[c], classes=["a", "b", "c"])
     assert model.classes_.tolist() == ["a", "b", "c"]
     once = make().fit(np.vstack([X[ab], X[c]]), np.concatenate([y[ab], y[c]]))
-    np.testing.assert_allclose(model.predict_joint_log_proba(X),
-                               once.predict_joint_log_proba(X), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), once.predict_joint_log_proba(X), rtol=1e-9, atol=1e-9
+    )
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
 
 
 # -- CategoricalNB on values: model files and merge -----------------------------------------------
+
 
 def test_categorical_nb_values_survive_save_load_and_merge(tmp_path):
     X, y = string_data()
@@ -181,11 +228,13 @@ def test_categorical_nb_values_survive_save_load_and_merge(tmp_path):
     loaded = nbayes.load(nbayes.save(model, tmp_path / "values.nbayes"))
     new = X[:5].copy()
     new[0, 0], new[1, 1] = "purple", None
-    np.testing.assert_array_equal(loaded.predict_joint_log_proba(new),
-                                  model.predict_joint_log_proba(new))
+    np.testing.assert_array_equal(
+        loaded.predict_joint_log_proba(new), model.predict_joint_log_proba(new)
+    )
     assert [c.tolist() for c in loaded.categories_] == [c.tolist() for c in model.categories_]
-    codes = nbayes.load(nbayes.save(CategoricalNB().fit(X[:, :1] == "red", y),
-                                    tmp_path / "codes.nbayes"))
+    codes = nbayes.load(
+        nbayes.save(CategoricalNB().fit(X[:, :1] == "red", y), tmp_path / "codes.nbayes")
+    )
     assert codes.categories_ is None
     # Shards that saw different values merge into the model of all rows.
     first, second = X[:100].copy(), X[100:].copy()
@@ -194,13 +243,18 @@ def test_categorical_nb_values_survive_save_load_and_merge(tmp_path):
     two = CategoricalNB().partial_fit(second, y[100:], classes=[0, 1, 2])
     merged = nbayes.merge(one, two)
     every = np.vstack([first, second])
-    np.testing.assert_allclose(merged.predict_joint_log_proba(every),
-                               CategoricalNB().fit(every, y).predict_joint_log_proba(every),
-                               rtol=1e-10)
-    with pytest.raises(ParameterError, match="fitted on category codes with one fitted on "
-                                             "category values"):
-        nbayes.merge(CategoricalNB().fit(np.zeros((3, 2), int), [0, 1, 2]),
-                     CategoricalNB().fit(X[:3], [0, 1, 2]))
+    np.testing.assert_allclose(
+        merged.predict_joint_log_proba(every),
+        CategoricalNB().fit(every, y).predict_joint_log_proba(every),
+        rtol=1e-10,
+    )
+    with pytest.raises(
+        ParameterError, match="fitted on category codes with one fitted on category values"
+    ):
+        nbayes.merge(
+            CategoricalNB().fit(np.zeros((3, 2), int), [0, 1, 2]),
+            CategoricalNB().fit(X[:3], [0, 1, 2]),
+        )
 
 
 @pytest.mark.parametrize("top", [3, 70_000])

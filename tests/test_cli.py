@@ -47,13 +47,23 @@ def sms_raw(shared_data):
 @pytest.fixture(scope="module")
 def sms_split(sms_raw, tmp_path_factory):
     """The raw SMS file split 75/25 into CSV files (the file's own rows, no header added)."""
-    df = pd.read_csv(sms_raw, sep="\t", header=None, names=["label", "text"], quoting=3,
-                     dtype=str, keep_default_na=False)
-    train_df, test_df = train_test_split(df, test_size=0.25, random_state=0,
-                                         stratify=df["label"])
+    df = pd.read_csv(
+        sms_raw,
+        sep="\t",
+        header=None,
+        names=["label", "text"],
+        quoting=3,
+        dtype=str,
+        keep_default_na=False,
+    )
+    train_df, test_df = train_test_split(df, test_size=0.25, random_state=0, stratify=df["label"])
     folder = tmp_path_factory.mktemp("sms")
-    paths = {"train": folder / "train.csv", "test": folder / "test.csv",
-             "test_parquet": folder / "test.parquet", "test_jsonl": folder / "test.jsonl.gz"}
+    paths = {
+        "train": folder / "train.csv",
+        "test": folder / "test.csv",
+        "test_parquet": folder / "test.parquet",
+        "test_jsonl": folder / "test.jsonl.gz",
+    }
     train_df.to_csv(paths["train"], index=False)
     test_df.to_csv(paths["test"], index=False)
     test_df.to_parquet(paths["test_parquet"], index=False)
@@ -74,9 +84,22 @@ def sms_model(sms_split, tmp_path_factory):
 def test_sms_raw_file_trains_with_reading_options(capsys, sms_raw, tmp_path):
     """The distributed file itself: tab-separated, no header, quotes are plain text."""
     model = tmp_path / "raw.nbayes"
-    status, out, err = run(capsys, "train", sms_raw, "--names", SMS_NAMES, "--sep", "tab",
-                           "--no-quoting", "--target", "label", "-o", model, "--chunk-rows",
-                           "1000")
+    status, out, err = run(
+        capsys,
+        "train",
+        sms_raw,
+        "--names",
+        SMS_NAMES,
+        "--sep",
+        "tab",
+        "--no-quoting",
+        "--target",
+        "label",
+        "-o",
+        model,
+        "--chunk-rows",
+        "1000",
+    )
     assert status == 0, err
     assert "5,574 rows" in out and "ham: 4,827, spam: 747" in out
     info = inspect_model(str(model))
@@ -101,12 +124,24 @@ def test_sms_train_inspect_predict_evaluate_explain(capsys, sms_split, sms_model
     # The CLI model is the in-memory model: same vocabulary, same probabilities.
     reference = TextNB().fit(train_df["text"], train_df["label"])
     model = load(model_path)
-    np.testing.assert_allclose(model.predict_proba(test_df["text"]),
-                               reference.predict_proba(test_df["text"]), rtol=1e-10)
+    np.testing.assert_allclose(
+        model.predict_proba(test_df["text"]), reference.predict_proba(test_df["text"]), rtol=1e-10
+    )
 
     out_csv = tmp_path / "pred.csv"
-    status, _, err = run(capsys, "predict", model_path, paths["test_parquet"], "--proba",
-                         "--keep", "label", "-o", out_csv, "--chunk-rows", "300")
+    status, _, err = run(
+        capsys,
+        "predict",
+        model_path,
+        paths["test_parquet"],
+        "--proba",
+        "--keep",
+        "label",
+        "-o",
+        out_csv,
+        "--chunk-rows",
+        "300",
+    )
     assert status == 0, err
     pred = pd.read_csv(out_csv, dtype={"label": str, "prediction": str})
     assert list(pred.columns) == ["label", "prediction", "proba_ham", "proba_spam"]
@@ -120,17 +155,18 @@ def test_sms_train_inspect_predict_evaluate_explain(capsys, sms_split, sms_model
     assert report["rows"] == len(test_df)
     assert report["accuracy"] == pytest.approx(accuracy_score(truth, predicted))
     assert report["accuracy"] > 0.97
-    assert report["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(truth,
-                                                                                predicted))
+    assert report["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(truth, predicted))
     assert report["log_loss"] == pytest.approx(
-        log_loss(truth, reference.predict_proba(test_df["text"])), rel=1e-6)
+        log_loss(truth, reference.predict_proba(test_df["text"])), rel=1e-6
+    )
     assert np.sum(report["confusion_matrix"]) == len(test_df)
     assert set(report["per_class"]) == {"ham", "spam"}
     status, text_report, _ = run(capsys, "evaluate", model_path, paths["test"])
     assert status == 0 and "accuracy" in text_report and "pred spam" in text_report
 
-    status, out, _ = run(capsys, "explain", model_path, paths["test"], "--rows", "3", "-k",
-                         "5", "--json")
+    status, out, _ = run(
+        capsys, "explain", model_path, paths["test"], "--rows", "3", "-k", "5", "--json"
+    )
     report = json.loads(out)
     vocabulary = set(model.get_feature_names_out())
     spam = report["top_features"]["spam"]
@@ -158,8 +194,14 @@ def test_predict_streams_to_stdout_from_stdin(capsys, monkeypatch, sms_split, sm
 def test_hashing_trains_in_one_pass(sms_split, tmp_path):
     paths, _, _ = sms_split
     out = tmp_path / "hash.nbayes"
-    train(str(paths["train"]), "label", str(out), text_column="text", model="complement",
-          settings=Settings(hashing=2**16))
+    train(
+        str(paths["train"]),
+        "label",
+        str(out),
+        text_column="text",
+        model="complement",
+        settings=Settings(hashing=2**16),
+    )
     report = evaluate(str(out), str(paths["test"]))
     assert report["accuracy"] > 0.95
     assert "HashingVectorizer" in inspect_model(str(out))["columns"][0]["features"]
@@ -176,8 +218,7 @@ def enron_csv(shared_data, tmp_path_factory):
                 text = tar.extractfile(member).read().decode("latin-1")
                 rows.append((parts[1], text))
     df = pd.DataFrame(rows, columns=["label", "text"])
-    train_df, test_df = train_test_split(df, test_size=0.25, random_state=0,
-                                         stratify=df["label"])
+    train_df, test_df = train_test_split(df, test_size=0.25, random_state=0, stratify=df["label"])
     folder = tmp_path_factory.mktemp("enron")
     train_df.to_csv(folder / "train.csv", index=False, encoding="latin-1")
     test_df.to_csv(folder / "test.csv", index=False, encoding="latin-1")
@@ -187,12 +228,22 @@ def enron_csv(shared_data, tmp_path_factory):
 def test_enron_text_spam_filter(capsys, enron_csv):
     folder, n_train, n_test = enron_csv
     model = folder / "enron.nbayes"
-    status, out, err = run(capsys, "train", folder / "train.csv", "--target", "label",
-                           "--text-column", "text", "--encoding", "latin-1", "-o", model)
+    status, out, err = run(
+        capsys,
+        "train",
+        folder / "train.csv",
+        "--target",
+        "label",
+        "--text-column",
+        "text",
+        "--encoding",
+        "latin-1",
+        "-o",
+        model,
+    )
     assert status == 0, err
     assert f"{n_train:,} rows" in out
-    report = evaluate(str(model), str(folder / "test.csv"),
-                      read=ReadOptions(encoding="latin-1"))
+    report = evaluate(str(model), str(folder / "test.csv"), read=ReadOptions(encoding="latin-1"))
     assert report["rows"] == n_test
     assert report["accuracy"] > 0.95
     status, _, err = run(capsys, "evaluate", model, folder / "test.csv")
@@ -208,8 +259,20 @@ def spambase(shared_data):
 def test_spambase_chunked_training_equals_fit(capsys, spambase, tmp_path):
     for model_name, cls in (("gaussian", GaussianNB), ("multinomial", MultinomialNB)):
         model = tmp_path / f"{model_name}.nbayes"
-        status, _, err = run(capsys, "train", spambase, "--no-header", "--target", "57",
-                             "--model", model_name, "-o", model, "--chunk-rows", "700")
+        status, _, err = run(
+            capsys,
+            "train",
+            spambase,
+            "--no-header",
+            "--target",
+            "57",
+            "--model",
+            model_name,
+            "-o",
+            model,
+            "--chunk-rows",
+            "700",
+        )
         assert status == 0, err
         df = pd.read_csv(spambase, header=None)
         df.columns = [str(c) for c in df.columns]
@@ -217,10 +280,10 @@ def test_spambase_chunked_training_equals_fit(capsys, spambase, tmp_path):
         reference = cls().fit(X, y)
         loaded = load(model)
         assert loaded.classes_.tolist() == ["0", "1"]
-        np.testing.assert_allclose(loaded.predict_proba(X), reference.predict_proba(X),
-                                   rtol=1e-9, atol=1e-12)
-        report = evaluate(str(model), str(spambase),
-                          read=ReadOptions(header=False))
+        np.testing.assert_allclose(
+            loaded.predict_proba(X), reference.predict_proba(X), rtol=1e-9, atol=1e-12
+        )
+        report = evaluate(str(model), str(spambase), read=ReadOptions(header=False))
         assert report["accuracy"] == pytest.approx(reference.score(X, y))
 
 
@@ -228,12 +291,32 @@ def test_spambase_parquet_in_and_out(capsys, spambase, tmp_path):
     df = pd.read_csv(spambase, header=None, names=[f"f{i}" for i in range(57)] + ["spam"])
     df.to_parquet(tmp_path / "spambase.parquet", index=False)
     model = tmp_path / "m.nbayes"
-    status, _, err = run(capsys, "train", tmp_path / "spambase.parquet", "--target", "spam",
-                         "--model", "gaussian", "--exclude", "f0,f1", "-o", model)
+    status, _, err = run(
+        capsys,
+        "train",
+        tmp_path / "spambase.parquet",
+        "--target",
+        "spam",
+        "--model",
+        "gaussian",
+        "--exclude",
+        "f0,f1",
+        "-o",
+        model,
+    )
     assert status == 0, err
     assert load(model).feature_names_in_.tolist() == [f"f{i}" for i in range(2, 57)]
-    status, _, err = run(capsys, "predict", model, tmp_path / "spambase.parquet", "--proba",
-                         "-o", tmp_path / "out.parquet", "--chunk-rows", "1000")
+    status, _, err = run(
+        capsys,
+        "predict",
+        model,
+        tmp_path / "spambase.parquet",
+        "--proba",
+        "-o",
+        tmp_path / "out.parquet",
+        "--chunk-rows",
+        "1000",
+    )
     assert status == 0, err
     out = pd.read_parquet(tmp_path / "out.parquet")
     assert len(out) == len(df) and list(out.columns) == ["prediction", "proba_0", "proba_1"]
@@ -241,13 +324,33 @@ def test_spambase_parquet_in_and_out(capsys, spambase, tmp_path):
 
 @pytest.fixture(scope="module")
 def adult(shared_data, tmp_path_factory):
-    names = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
-             "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",
-             "hours_per_week", "native_country", "income"]
+    names = [
+        "age",
+        "workclass",
+        "fnlwgt",
+        "education",
+        "education_num",
+        "marital_status",
+        "occupation",
+        "relationship",
+        "race",
+        "sex",
+        "capital_gain",
+        "capital_loss",
+        "hours_per_week",
+        "native_country",
+        "income",
+    ]
     folder = tmp_path_factory.mktemp("adult")
     for part, skip in (("data", 0), ("test", 1)):
-        df = pd.read_csv(shared_data / "adult" / f"adult.{part}.gz", header=None, names=names,
-                         skipinitialspace=True, skiprows=skip, na_values="?")
+        df = pd.read_csv(
+            shared_data / "adult" / f"adult.{part}.gz",
+            header=None,
+            names=names,
+            skipinitialspace=True,
+            skiprows=skip,
+            na_values="?",
+        )
         df["income"] = df["income"].str.rstrip(".")
         df.to_csv(folder / f"{part}.csv", index=False)
     return folder
@@ -255,8 +358,7 @@ def adult(shared_data, tmp_path_factory):
 
 def test_adult_mixed_columns(capsys, adult):
     model = adult / "mixed.nbayes"
-    status, out, err = run(capsys, "train", adult / "data.csv", "--target", "income", "-o",
-                           model)
+    status, out, err = run(capsys, "train", adult / "data.csv", "--target", "income", "-o", model)
     assert status == 0, err
     assert "MixedNB (mixed) on 32,561 rows, 14 columns" in out
     info = inspect_model(str(model))
@@ -271,8 +373,13 @@ def test_adult_mixed_columns(capsys, adult):
 
 def test_adult_categorical_in_chunks_equals_fit(adult):
     model = adult / "categorical.nbayes"
-    train(str(adult / "data.csv"), "income", str(model), model="categorical",
-          read=ReadOptions(chunk_rows=4000))
+    train(
+        str(adult / "data.csv"),
+        "income",
+        str(model),
+        model="categorical",
+        read=ReadOptions(chunk_rows=4000),
+    )
     df = pd.read_csv(adult / "data.csv")
     test = pd.read_csv(adult / "test.csv")
     features = [c for c in df.columns if c != "income"]
@@ -280,10 +387,12 @@ def test_adult_categorical_in_chunks_equals_fit(adult):
     loaded = load(model)
     assert loaded.classes_.tolist() == ["<=50K", ">50K"]
     for column in ("workclass", "age"):
-        assert sorted(map(str, loaded.categories_[column])) == \
-            sorted(map(str, reference.categories_[column]))
+        assert sorted(map(str, loaded.categories_[column])) == sorted(
+            map(str, reference.categories_[column])
+        )
     np.testing.assert_allclose(
-        predict_table(model, test), reference.predict_proba(test[features]), rtol=1e-9)
+        predict_table(model, test), reference.predict_proba(test[features]), rtol=1e-9
+    )
 
 
 def predict_table(model, frame):
@@ -298,8 +407,9 @@ def test_mixed_model_saved_from_python_reads_a_table(capsys, adult):
     df = pd.read_csv(adult / "data.csv")
     features = [c for c in df.columns if c != "income"]
     model = save(MixedNB().fit(df[features], df["income"]), adult / "python.nbayes")
-    status, out, err = run(capsys, "evaluate", model, adult / "test.csv", "--target", "income",
-                           "--json")
+    status, out, err = run(
+        capsys, "evaluate", model, adult / "test.csv", "--target", "income", "--json"
+    )
     assert status == 0, err
     assert json.loads(out)["accuracy"] > 0.82
 
@@ -307,13 +417,33 @@ def test_mixed_model_saved_from_python_reads_a_table(capsys, adult):
 def test_adult_numeric_columns(capsys, adult):
     model = adult / "numeric.nbayes"
     numeric = "age,fnlwgt,education_num,capital_gain,capital_loss,hours_per_week"
-    status, _, err = run(capsys, "train", adult / "data.csv", "--target", "income",
-                         "--model", "gaussian", "--features", numeric, "-o", model)
+    status, _, err = run(
+        capsys,
+        "train",
+        adult / "data.csv",
+        "--target",
+        "income",
+        "--model",
+        "gaussian",
+        "--features",
+        numeric,
+        "-o",
+        model,
+    )
     assert status == 0, err
     report = evaluate(str(model), str(adult / "test.csv"))
     assert report["rows"] == 16281 and report["accuracy"] > 0.75
-    status, _, err = run(capsys, "train", adult / "data.csv", "--target", "income",
-                         "--model", "gaussian", "-o", adult / "x.nbayes")
+    status, _, err = run(
+        capsys,
+        "train",
+        adult / "data.csv",
+        "--target",
+        "income",
+        "--model",
+        "gaussian",
+        "-o",
+        adult / "x.nbayes",
+    )
     assert status == 1 and "column 'workclass' must hold numbers" in err
 
 
@@ -333,17 +463,36 @@ def test_errors_are_one_line_with_exit_status(capsys, tmp_path, sms_split, sms_m
         (["train", good, "--target", "category", "-o", out], 1, "no target column 'category'"),
         (["train", tmp_path / "empty.csv", "--target", "label", "-o", out], 1, "is empty"),
         (["train", tmp_path / "header.csv", "--target", "label", "-o", out], 1, "no data rows"),
-        (["train", tmp_path / "bad.csv", "--target", "label", "-o", out], 1,
-         "malformed row.*line 3"),
-        (["train", good, "--target", "label", "--model", "bayesian", "-o", out], 2,
-         "invalid choice: 'bayesian'"),
-        (["train", good, "--target", "label", "--model", "gaussian", "--text-column", "text",
-          "-o", out], 2, "cannot model a text column"),
+        (
+            ["train", tmp_path / "bad.csv", "--target", "label", "-o", out],
+            1,
+            "malformed row.*line 3",
+        ),
+        (
+            ["train", good, "--target", "label", "--model", "bayesian", "-o", out],
+            2,
+            "invalid choice: 'bayesian'",
+        ),
+        (
+            [
+                "train",
+                good,
+                "--target",
+                "label",
+                "--model",
+                "gaussian",
+                "--text-column",
+                "text",
+                "-o",
+                out,
+            ],
+            2,
+            "cannot model a text column",
+        ),
         (["train", good, "--target", "label", "--alpha", "-1", "-o", out], 2, "alpha"),
         (["train", tmp_path / "absent.csv", "--target", "label", "-o", out], 1, "no such file"),
         (["train", good, "-o", out], 2, "required: --target"),
-        (["predict", model_path, tmp_path / "other.csv"], 1,
-         "lacks column.*'text'.*trained on"),
+        (["predict", model_path, tmp_path / "other.csv"], 1, "lacks column.*'text'.*trained on"),
         (["predict", tmp_path / "evil.nbayes", good], 1, "looks like a Python pickle"),
         (["predict", tmp_path / "cut.nbayes", good], 1, "damaged or truncated"),
         (["predict", tmp_path / "absent.nbayes", good], 1, "does not exist"),
@@ -367,8 +516,17 @@ def test_errors_are_one_line_with_exit_status(capsys, tmp_path, sms_split, sms_m
 def test_unlabelled_rows_and_unknown_labels(capsys, tmp_path, sms_model):
     model_path, _ = sms_model
     (tmp_path / "nolabel.csv").write_text("label,text\nham,hello\n,win cash now\n")
-    status, _, err = run(capsys, "train", tmp_path / "nolabel.csv", "--target", "label",
-                         "--text-column", "text", "-o", tmp_path / "m.nbayes")
+    status, _, err = run(
+        capsys,
+        "train",
+        tmp_path / "nolabel.csv",
+        "--target",
+        "label",
+        "--text-column",
+        "text",
+        "-o",
+        tmp_path / "m.nbayes",
+    )
     assert status == 1 and "empty at row 1" in err
     (tmp_path / "new.csv").write_text("label,text\nham,see you at lunch\nphish,verify account\n")
     report = evaluate(str(model_path), str(tmp_path / "new.csv"))
@@ -381,19 +539,34 @@ def test_classes_first_seen_late_are_sorted(tmp_path):
     df = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
     df["y"] = np.repeat(["zeta", "beta", "alpha"], 100)  # each class first seen in a new chunk
     df.to_csv(tmp_path / "late.csv", index=False)
-    train(str(tmp_path / "late.csv"), "y", str(tmp_path / "m.nbayes"), model="gaussian",
-          read=ReadOptions(
-              chunk_rows=100))
+    train(
+        str(tmp_path / "late.csv"),
+        "y",
+        str(tmp_path / "m.nbayes"),
+        model="gaussian",
+        read=ReadOptions(chunk_rows=100),
+    )
     model = load(tmp_path / "m.nbayes")
     reference = GaussianNB().fit(df[["a", "b", "c"]], df["y"])
     assert model.classes_.tolist() == ["alpha", "beta", "zeta"]
-    np.testing.assert_allclose(model.predict_proba(df[["a", "b", "c"]]),
-                               reference.predict_proba(df[["a", "b", "c"]]), rtol=1e-9)
+    np.testing.assert_allclose(
+        model.predict_proba(df[["a", "b", "c"]]),
+        reference.predict_proba(df[["a", "b", "c"]]),
+        rtol=1e-9,
+    )
     df.to_json(tmp_path / "late.jsonl", orient="records", lines=True)  # JSON lines read too
-    train(str(tmp_path / "late.jsonl"), "y", str(tmp_path / "j.nbayes"), model="gaussian",
-          read=ReadOptions(chunk_rows=70))
-    np.testing.assert_allclose(load(tmp_path / "j.nbayes").predict_proba(df[["a", "b", "c"]]),
-                               reference.predict_proba(df[["a", "b", "c"]]), rtol=1e-9)
+    train(
+        str(tmp_path / "late.jsonl"),
+        "y",
+        str(tmp_path / "j.nbayes"),
+        model="gaussian",
+        read=ReadOptions(chunk_rows=70),
+    )
+    np.testing.assert_allclose(
+        load(tmp_path / "j.nbayes").predict_proba(df[["a", "b", "c"]]),
+        reference.predict_proba(df[["a", "b", "c"]]),
+        rtol=1e-9,
+    )
 
 
 def test_model_saved_from_python_can_be_used(capsys, tmp_path, sms_split):
@@ -401,8 +574,17 @@ def test_model_saved_from_python_can_be_used(capsys, tmp_path, sms_split):
     model = save(TextNB().fit(train_df["text"], train_df["label"]), tmp_path / "py.nbayes")
     status, _, err = run(capsys, "predict", model, paths["test"])
     assert status == 2 and "--text-column" in err
-    status, out, _ = run(capsys, "evaluate", model, paths["test"], "--text-column", "text",
-                         "--target", "label", "--json")
+    status, out, _ = run(
+        capsys,
+        "evaluate",
+        model,
+        paths["test"],
+        "--text-column",
+        "text",
+        "--target",
+        "label",
+        "--json",
+    )
     assert status == 0 and json.loads(out)["accuracy"] > 0.97
     assert read_manifest(model)["metadata"] == {}
 
@@ -414,11 +596,21 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, sms_split, tmp_pat
     main(["predict", str(tmp_path / "none.nbayes"), str(paths["test"])])  # error: no bar
     capsys.readouterr()
     out = tmp_path / "m.nbayes"
-    main(["train", str(paths["train"]), "--target", "label", "-o", str(out),
-          "--chunk-rows", "500"])
+    main(["train", str(paths["train"]), "--target", "label", "-o", str(out), "--chunk-rows", "500"])
     assert "training" in capsys.readouterr().err
-    main(["train", str(paths["train"]), "--target", "label", "-o", str(out), "--quiet",
-          "--chunk-rows", "500"])
+    main(
+        [
+            "train",
+            str(paths["train"]),
+            "--target",
+            "label",
+            "-o",
+            str(out),
+            "--quiet",
+            "--chunk-rows",
+            "500",
+        ]
+    )
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
 
@@ -426,8 +618,9 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, sms_split, tmp_pat
 def test_python_dash_m_and_version(capsys):
     status, out, _ = run(capsys, "--version")
     assert status == 0 and out.startswith("nbayes ") and "compiled loops" in out
-    done = subprocess.run([sys.executable, "-m", "nbayes", "train"], capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "nbayes", "train"], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 2 and "nbayes: error:" in done.stderr
     assert "usage: nbayes train" in done.stderr
 
@@ -435,8 +628,7 @@ def test_python_dash_m_and_version(capsys):
 def test_predict_worker_writes_jsonl(sms_split, sms_model, tmp_path):
     paths, _, test_df = sms_split
     model_path, _ = sms_model
-    result = predict(str(model_path), str(paths["test"]), str(tmp_path / "p.jsonl"),
-                     keep=("text",))
+    result = predict(str(model_path), str(paths["test"]), str(tmp_path / "p.jsonl"), keep=("text",))
     rows = pd.read_json(tmp_path / "p.jsonl", lines=True)
     assert result.rows == len(test_df) == len(rows)
     assert rows["text"].tolist() == test_df["text"].tolist()
@@ -457,7 +649,8 @@ def test_chunk_size_counts_rows_not_lines(tmp_path):
 
     body = "line one\nline two\n" * 50  # about 900 bytes over 100 lines per row
     pd.DataFrame({"label": ["ham", "spam"] * 2000, "text": [body] * 4000}).to_csv(
-        tmp_path / "mail.csv", index=False)
+        tmp_path / "mail.csv", index=False
+    )
     rows = open_table(str(tmp_path / "mail.csv"), ReadOptions()).chunk_rows()
     assert rows == pytest.approx(CHUNK_BYTES / (len(body) + 8), rel=0.05)
 
@@ -485,11 +678,24 @@ def test_threads_option_sets_the_engine_threads(capsys, spambase, tmp_path, monk
 
     monkeypatch.setattr(_engine, "accumulate", spy)
     model = tmp_path / "m.nbayes"
-    status, _, err = run(capsys, "train", spambase, "--no-header", "--target", "57",
-                         "--model", "gaussian", "-o", model, "--threads", "1")
+    status, _, err = run(
+        capsys,
+        "train",
+        spambase,
+        "--no-header",
+        "--target",
+        "57",
+        "--model",
+        "gaussian",
+        "-o",
+        model,
+        "--threads",
+        "1",
+    )
     assert status == 0, err
     assert seen and set(seen) == {1}
     assert nbayes.get_threads() >= 1  # the option holds for the command only
-    status, _, err = run(capsys, "train", spambase, "--no-header", "--target", "57",
-                         "-o", model, "--threads", "0")
+    status, _, err = run(
+        capsys, "train", spambase, "--no-header", "--target", "57", "-o", model, "--threads", "0"
+    )
     assert status == 2 and "--threads: must be at least 1" in err

@@ -18,7 +18,8 @@ from nbayes._accel import _compiled, numpy_only
 from nbayes.distributions import Categorical, Labels
 
 needs_compiled = pytest.mark.skipif(
-    _compiled is None, reason="nbayes._kernels is not built (no C compiler at install)")
+    _compiled is None, reason="nbayes._kernels is not built (no C compiler at install)"
+)
 
 
 def test_compiled_kernels_built_where_required(monkeypatch):
@@ -85,8 +86,12 @@ def test_categorical_same_fit_and_posteriors(n_classes, n_categories):
 
     def run():
         model = CategoricalNB().fit(X, y)
-        return (model, model.predict_proba(X), model.predict_log_proba(X),
-                model.predict_joint_log_proba(X))
+        return (
+            model,
+            model.predict_proba(X),
+            model.predict_log_proba(X),
+            model.predict_joint_log_proba(X),
+        )
 
     (fast, *compiled), (plain, *numpy) = both_ways(run)
     assert_same_model(fast, plain)
@@ -156,12 +161,16 @@ def test_categorical_errors_name_the_same_cell():
 def test_categorical_loop_on_empty_chunks(shape):
     # The engine never sends these, but the loop must not read past empty arrays.
     fam = Categorical()
-    params = fam.ready(fam.finalize(fam.accumulate(np.zeros((2, shape[1]), dtype=np.int64),
-                                                   Labels(np.array([0, 1]), np.ones(2), 2))))
+    params = fam.ready(
+        fam.finalize(
+            fam.accumulate(
+                np.zeros((2, shape[1]), dtype=np.int64), Labels(np.array([0, 1]), np.ones(2), 2)
+            )
+        )
+    )
     jll = np.full((shape[0], 2), np.nan)
     base = np.array([-1.0, -2.0])
-    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll, base,
-                                 0)
+    _compiled.categorical_scores(np.zeros(shape, dtype=np.int64), params["compiled"], jll, base, 0)
     np.testing.assert_array_equal(jll, np.broadcast_to(base, (shape[0], 2)))
 
 
@@ -170,7 +179,7 @@ def test_categorical_loop_on_empty_chunks(shape):
 @pytest.mark.parametrize("n_classes", [2, 7])
 def test_gaussian_same_moments(dtype, n_classes):
     rng = np.random.default_rng(3)
-    X = (rng.normal(size=(2000, 6)) * [1, 10, 0.1, 1, 5, 1] + [0, 100, -3, 1e4, 0, 7])
+    X = rng.normal(size=(2000, 6)) * [1, 10, 0.1, 1, 5, 1] + [0, 100, -3, 1e4, 0, 7]
     X = X.astype(dtype)
     y = rng.integers(0, n_classes, 2000)
     w = rng.choice([0.0, 1.0, 2.5], 2000)
@@ -206,7 +215,7 @@ def test_normalisation_matches_numpy_over_the_whole_exponent_range():
     jll[:, 0] = 0.0
     jll[::7, 3] = -np.inf
     jll[5, 5] = -744.9  # a subnormal probability
-    jll[9] = -np.inf    # every class rules the row out
+    jll[9] = -np.inf  # every class rules the row out
     expect = np.exp(jll - 0.0)
     expect[9] = 1.0
     expect /= expect.sum(axis=1, keepdims=True)
@@ -240,8 +249,10 @@ def test_bad_codes_rejected_as_by_numpy(missing, bad_code):
     messages = []
     for context in (nbayes.threads(2), numpy_only()):
         with context:
-            for run in (lambda: CategoricalNB(missing=missing).fit(bad, y, sample_weight=w),
-                        lambda: model.predict_proba(bad)):
+            for run in (
+                lambda: CategoricalNB(missing=missing).fit(bad, y, sample_weight=w),
+                lambda: model.predict_proba(bad),
+            ):
                 with pytest.raises(DataError) as info:
                     run()
                 messages.append(str(info.value))

@@ -42,9 +42,14 @@ pytestmark = pytest.mark.xdist_group("dask-cluster")
 
 
 def start_cluster():
-    return LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                        dashboard_address=":0", worker_dashboard_address=None,
-                        silence_logs=logging.ERROR)
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        worker_dashboard_address=None,
+        silence_logs=logging.ERROR,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +92,16 @@ def test_distributed_fit_equals_local_fit(client, name, n_parts):
     assert_same_model(model, CASES[name][0]().fit(X, y))
 
 
-@pytest.mark.parametrize("name, factory", [
-    ("gaussian", lambda: nbayes.GaussianNB(var_smoothing="auto")),
-    ("gaussian", lambda: nbayes.GaussianNB(var_pooling="shared")),
-    ("gaussian", lambda: nbayes.GaussianNB(estimate="posterior_predictive")),
-    ("multinomial", lambda: nbayes.MultinomialNB(alpha="auto")),
-    ("categorical", lambda: nbayes.CategoricalNB(alpha="auto")),
-])
+@pytest.mark.parametrize(
+    "name, factory",
+    [
+        ("gaussian", lambda: nbayes.GaussianNB(var_smoothing="auto")),
+        ("gaussian", lambda: nbayes.GaussianNB(var_pooling="shared")),
+        ("gaussian", lambda: nbayes.GaussianNB(estimate="posterior_predictive")),
+        ("multinomial", lambda: nbayes.MultinomialNB(alpha="auto")),
+        ("categorical", lambda: nbayes.CategoricalNB(alpha="auto")),
+    ],
+)
 def test_settings_chosen_from_the_whole_data_match_too(client, name, factory):
     # Smoothing chosen by evidence and pooled variances are derived at finalize time, from
     # the merged statistics, so they too equal the local fit.
@@ -105,8 +113,9 @@ def test_settings_chosen_from_the_whole_data_match_too(client, name, factory):
         # values, which pins it down only to about sqrt(machine epsilon) (fit and partial_fit
         # differ as much), so the variances built on it agree to that level.
         for key in ("n_weight", "mean", "m2"):
-            np.testing.assert_allclose(got.stats_["groups"][0][key],
-                                       want.stats_["groups"][0][key], rtol=RTOL, atol=1e-12)
+            np.testing.assert_allclose(
+                got.stats_["groups"][0][key], want.stats_["groups"][0][key], rtol=RTOL, atol=1e-12
+            )
         np.testing.assert_allclose(got.var_, want.var_, rtol=1e-6)
         return
     assert_same_model(got, want)
@@ -120,8 +129,12 @@ def test_partitions_missing_classes_and_empty_ones(client, name):
     w = np.random.default_rng(0).uniform(0.2, 3.0, len(y))
     chunks = (0, 60, 0, 90, 70, 0, 80, 0)
     Xd = da.from_array(X, chunks=(chunks, 5))
-    model = nbdask.fit(estimator, Xd, da.from_array(y, chunks=(chunks,)),
-                       sample_weight=da.from_array(w, chunks=(chunks,)))
+    model = nbdask.fit(
+        estimator,
+        Xd,
+        da.from_array(y, chunks=(chunks,)),
+        sample_weight=da.from_array(w, chunks=(chunks,)),
+    )
     assert_same_model(model, CASES[name][0]().fit(X, y, sample_weight=w))
 
 
@@ -133,14 +146,17 @@ def test_sparse_blocks(client, name):
     model = nbdask.fit(estimator, Xd, y)
     local = CASES[name][0]().fit(sp.csr_matrix(X), y)
     assert_same_model(model, local)
-    np.testing.assert_allclose(nbdask.predict_proba(model, Xd).compute(),
-                               local.predict_proba(sp.csr_matrix(X)), rtol=1e-10)
+    np.testing.assert_allclose(
+        nbdask.predict_proba(model, Xd).compute(), local.predict_proba(sp.csr_matrix(X)), rtol=1e-10
+    )
 
 
 def test_dataframe_with_label_series_and_lazy_predictions(client):
     rng = np.random.default_rng(5)
-    df = pd.DataFrame(rng.normal(size=(500, 4)) * [1, 10, 100, 1000] + 1e3,
-                      columns=["age", "income", "clicks", "visits"])
+    df = pd.DataFrame(
+        rng.normal(size=(500, 4)) * [1, 10, 100, 1000] + 1e3,
+        columns=["age", "income", "clicks", "visits"],
+    )
     df["label"] = np.where(rng.random(500) < 0.3, "spam", "ham")
     ddf = dd.from_pandas(df, npartitions=5)
     features = ["age", "income", "clicks", "visits"]
@@ -157,10 +173,12 @@ def test_dataframe_with_label_series_and_lazy_predictions(client):
     pd.testing.assert_index_equal(labels.compute().index, df.index)
     np.testing.assert_array_equal(labels.compute().to_numpy(), local.predict(df[features]))
     assert proba.columns.tolist() == ["ham", "spam"]
-    np.testing.assert_allclose(proba.compute().to_numpy(), local.predict_proba(df[features]),
-                               rtol=1e-10)
-    np.testing.assert_allclose(log_proba.compute().to_numpy(),
-                               local.predict_log_proba(df[features]), rtol=1e-10)
+    np.testing.assert_allclose(
+        proba.compute().to_numpy(), local.predict_proba(df[features]), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        log_proba.compute().to_numpy(), local.predict_log_proba(df[features]), rtol=1e-10
+    )
 
 
 def test_parquet_labels_read_in_fewer_partitions_than_the_features(client, tmp_path):
@@ -179,8 +197,9 @@ def test_parquet_labels_read_in_fewer_partitions_than_the_features(client, tmp_p
     with dask.config.set({"dataframe.parquet.minimum-partition-size": 10**9}):
         ddf = dd.read_parquet(tmp_path)
         assert len(ddf["label"].to_delayed()) < len(ddf[features].to_delayed())
-        model = nbdask.fit(nbayes.MultinomialNB(), ddf[features], ddf["label"],
-                           sample_weight=ddf["weight"])
+        model = nbdask.fit(
+            nbayes.MultinomialNB(), ddf[features], ddf["label"], sample_weight=ddf["weight"]
+        )
         by_name = nbdask.fit(nbayes.MultinomialNB(), ddf.drop(columns="weight"), "label")
     want = nbayes.MultinomialNB().fit(df[features], df["label"], sample_weight=df["weight"])
     assert_same_model(model, want)
@@ -192,16 +211,23 @@ def test_dataframe_labels_partitioned_differently_align_by_index(client):
     rng = np.random.default_rng(9)
     df = pd.DataFrame(rng.normal(size=(300, 3)), columns=["x", "y", "z"])
     labels = pd.Series(rng.integers(0, 2, 300))
-    model = nbdask.fit(nbayes.GaussianNB(), dd.from_pandas(df, npartitions=4),
-                       dd.from_pandas(labels, npartitions=7))
+    model = nbdask.fit(
+        nbayes.GaussianNB(),
+        dd.from_pandas(df, npartitions=4),
+        dd.from_pandas(labels, npartitions=7),
+    )
     assert_same_model(model, nbayes.GaussianNB().fit(df, labels))
 
 
-@pytest.mark.parametrize("vectorizer", [
-    CountVectorizer(min_df=2, max_features=300, ngram_range=(1, 2)),
-    HashingVectorizer(n_features=2**10, alternate_sign=False, norm=None),
-    CountVectorizer(vocabulary=["free", "call", "now", "lunch", "win"]),
-], ids=["learned-vocabulary", "hashing", "fixed-vocabulary"])
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        CountVectorizer(min_df=2, max_features=300, ngram_range=(1, 2)),
+        HashingVectorizer(n_features=2**10, alternate_sign=False, norm=None),
+        CountVectorizer(vocabulary=["free", "call", "now", "lunch", "win"]),
+    ],
+    ids=["learned-vocabulary", "hashing", "fixed-vocabulary"],
+)
 def test_text_model_with_a_distributed_vocabulary_pass(client, vectorizer, tmp_path):
     df = load_sms_spam().iloc[:1500]
     ddf = dd.from_pandas(df, npartitions=4)
@@ -213,13 +239,30 @@ def test_text_model_with_a_distributed_vocabulary_pass(client, vectorizer, tmp_p
     labels = nbdask.predict(model, ddf["text"]).compute()
     np.testing.assert_array_equal(labels.to_numpy(), local.predict(df["text"]))
     nbayes.save(model, tmp_path / "text.nbayes")
-    np.testing.assert_allclose(nbayes.load(tmp_path / "text.nbayes").predict_proba(df["text"]),
-                               local.predict_proba(df["text"]), rtol=1e-10)
+    np.testing.assert_allclose(
+        nbayes.load(tmp_path / "text.nbayes").predict_proba(df["text"]),
+        local.predict_proba(df["text"]),
+        rtol=1e-10,
+    )
 
 
-ADULT = ["age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
-         "occupation", "relationship", "race", "sex", "capital_gain", "capital_loss",
-         "hours_per_week", "native_country", "income"]
+ADULT = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education_num",
+    "marital_status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital_gain",
+    "capital_loss",
+    "hours_per_week",
+    "native_country",
+    "income",
+]
 
 
 def assert_same_mixed(got, want):
@@ -234,13 +277,18 @@ def assert_same_mixed(got, want):
 def test_mixed_table_with_a_survey_pass(client, shared_data, missing):
     # Strings, small and large integers, and gaps: groups and category codes are decided
     # from all rows (a survey pass), exactly as fit on the whole table decides them.
-    df = pd.read_csv(shared_data / "adult" / "adult.data.gz", header=None, names=ADULT,
-                     skipinitialspace=True, na_values="?", nrows=6000)
+    df = pd.read_csv(
+        shared_data / "adult" / "adult.data.gz",
+        header=None,
+        names=ADULT,
+        skipinitialspace=True,
+        na_values="?",
+        nrows=6000,
+    )
     df["over_40"] = df["age"] > 40
     y = df.pop("income")
     ddf = dd.from_pandas(df.assign(income=y), npartitions=5)
-    model = nbdask.fit(nbayes.MixedNB(missing=missing), ddf.drop(columns="income"),
-                       ddf["income"])
+    model = nbdask.fit(nbayes.MixedNB(missing=missing), ddf.drop(columns="income"), ddf["income"])
     local = nbayes.MixedNB(missing=missing).fit(df, y)
     assert_same_mixed(model, local)
     assert model.column_families_["native_country"] == "categorical"
@@ -251,14 +299,20 @@ def test_mixed_table_with_a_survey_pass(client, shared_data, missing):
 def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client):
     rng = np.random.default_rng(4)
     n = 400
-    df = pd.DataFrame({"score": rng.integers(0, 6, n).astype(float),   # float, named categorical
-                       "small": rng.integers(0, 5, n),                  # few integers
-                       "ids": rng.integers(0, 10**6, n),                # many integers: Gaussian
-                       "city": rng.choice(["Oslo", "Rome", None], n)})
+    df = pd.DataFrame(
+        {
+            "score": rng.integers(0, 6, n).astype(float),  # float, named categorical
+            "small": rng.integers(0, 5, n),  # few integers
+            "ids": rng.integers(0, 10**6, n),  # many integers: Gaussian
+            "city": rng.choice(["Oslo", "Rome", None], n),
+        }
+    )
     y = rng.choice(["a", "b"], n)
     ddf = dd.from_pandas(df, npartitions=4)
-    for model in (nbayes.MixedNB(columns=[("categorical", ["score"])]),
-                  nbayes.MixedNB(max_int_categories=10)):
+    for model in (
+        nbayes.MixedNB(columns=[("categorical", ["score"])]),
+        nbayes.MixedNB(max_int_categories=10),
+    ):
         local = clone(model).fit(df, y)
         # A cap of 3 distinct values forces the second, narrow pass for 'small' too.
         shell = nbdask._mixed_shell(model, ddf, 8, cap=3)
@@ -282,8 +336,11 @@ def test_array_predictions_are_lazy_and_per_block(client):
     assert labels.chunks == ((0, 100, 200),) and log_proba.chunks == ((0, 100, 200), (3,))
     np.testing.assert_array_equal(labels.compute(), local.predict(X))
     np.testing.assert_allclose(log_proba.compute(), local.predict_log_proba(X), rtol=1e-10)
-    np.testing.assert_allclose(nbdask.predict_joint_log_proba(model, Xd).compute(),
-                               local.predict_joint_log_proba(X), rtol=1e-10)
+    np.testing.assert_allclose(
+        nbdask.predict_joint_log_proba(model, Xd).compute(),
+        local.predict_joint_log_proba(X),
+        rtol=1e-10,
+    )
 
 
 def test_classes_passed_in_keep_unseen_labels_and_reject_unknown_ones(client):
@@ -292,16 +349,22 @@ def test_classes_passed_in_keep_unseen_labels_and_reject_unknown_ones(client):
     model = nbdask.fit(estimator, Xd, y, classes=[0, 1, 2, 3])
     want = nbayes.BernoulliNB().partial_fit(X, y, classes=[0, 1, 2, 3])
     assert_same_model(model, want)
-    with pytest.raises(UnknownLabelError, match=r"In partition \d \(rows \d+\.\.\d+\): Label 2 "
-                                                r"at row \d+ is not among classes \[0, 1\]"):
+    with pytest.raises(
+        UnknownLabelError,
+        match=r"In partition \d \(rows \d+\.\.\d+\): Label 2 "
+        r"at row \d+ is not among classes \[0, 1\]",
+    ):
         nbdask.fit(nbayes.BernoulliNB(), Xd, y, classes=[0, 1])
 
 
 def test_data_errors_name_the_partition_and_the_row(client):
     X = np.ones((120, 3))
     X[97, 1] = -4.0
-    with pytest.raises(DataError, match=r"In partition 2 \(rows 80\.\.119\): Column index 1 "
-                                        r"must hold non-negative counts.*at row 97"):
+    with pytest.raises(
+        DataError,
+        match=r"In partition 2 \(rows 80\.\.119\): Column index 1 "
+        r"must hold non-negative counts.*at row 97",
+    ):
         nbdask.fit(nbayes.MultinomialNB(), da.from_array(X, chunks=40), np.arange(120) % 2)
 
 
@@ -317,8 +380,7 @@ def test_input_errors():
     with pytest.raises(DataError, match=r"y='label' is not a column of X; columns are \['a'\]"):
         nbdask.fit(nbayes.GaussianNB(), frame, "label")
     with pytest.raises(DataError, match="X has 2 row blocks but y has 3"):
-        nbdask.fit(nbayes.GaussianNB(), X, dd.from_pandas(pd.Series(np.zeros(10)),
-                                                          npartitions=3))
+        nbdask.fit(nbayes.GaussianNB(), X, dd.from_pandas(pd.Series(np.zeros(10)), npartitions=3))
     with pytest.raises(DataError, match="no rows in any partition"):
         nbdask.fit(nbayes.GaussianNB(), da.ones((0, 2), chunks=5), np.zeros(0))
     with pytest.raises(DataError, match="sample_weight is zero for every row"):
@@ -334,21 +396,34 @@ def cli(capsys, *argv):
     return status, out, err
 
 
-def test_cli_train_and_predict_on_the_cluster_equal_the_chunked_run(capsys, client, tmp_path,
-                                                                   shared_data):
+def test_cli_train_and_predict_on_the_cluster_equal_the_chunked_run(
+    capsys, client, tmp_path, shared_data
+):
     spambase = shared_data / "spambase" / "spambase.data"
     address = client.scheduler.address
     common = ["--no-header", "--target", "57", "--model", "gaussian", "--chunk-rows", "900"]
-    status, out, err = cli(capsys, "train", spambase, *common, "-o", tmp_path / "d.nbayes",
-                           "--dask", address)
+    status, out, err = cli(
+        capsys, "train", spambase, *common, "-o", tmp_path / "d.nbayes", "--dask", address
+    )
     assert status == 0, err
     assert "4,601 rows" in out
     status, _, err = cli(capsys, "train", spambase, *common, "-o", tmp_path / "c.nbayes")
     assert status == 0, err
     assert_same_model(nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes"))
     for name, extra in (("d.csv", ["--dask", address]), ("c.csv", [])):
-        status, _, err = cli(capsys, "predict", tmp_path / "d.nbayes", spambase, "--no-header",
-                             "--proba", "--keep", "57", "-o", tmp_path / name, *extra)
+        status, _, err = cli(
+            capsys,
+            "predict",
+            tmp_path / "d.nbayes",
+            spambase,
+            "--no-header",
+            "--proba",
+            "--keep",
+            "57",
+            "-o",
+            tmp_path / name,
+            *extra,
+        )
         assert status == 0, err
     got, want = pd.read_csv(tmp_path / "d.csv"), pd.read_csv(tmp_path / "c.csv")
     assert len(got) == 4601 and list(got.columns) == ["57", "prediction", "proba_0", "proba_1"]
@@ -359,9 +434,20 @@ def test_cli_text_model_on_the_cluster(capsys, client, tmp_path):
     df = load_sms_spam().iloc[:2000]
     df.to_csv(tmp_path / "sms.csv", index=False)
     for name, extra in (("d", ["--dask", client.scheduler.address]), ("c", [])):
-        status, _, err = cli(capsys, "train", tmp_path / "sms.csv", "--target", "label",
-                             "--text-column", "text", "--min-df", "2", "-o",
-                             tmp_path / f"{name}.nbayes", *extra)
+        status, _, err = cli(
+            capsys,
+            "train",
+            tmp_path / "sms.csv",
+            "--target",
+            "label",
+            "--text-column",
+            "text",
+            "--min-df",
+            "2",
+            "-o",
+            tmp_path / f"{name}.nbayes",
+            *extra,
+        )
         assert status == 0, err
     got, want = nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes")
     assert got.vectorizer_.vocabulary_ == want.vectorizer_.vocabulary_
@@ -369,14 +455,30 @@ def test_cli_text_model_on_the_cluster(capsys, client, tmp_path):
 
 
 def test_cli_mixed_table_on_the_cluster(capsys, client, tmp_path, shared_data):
-    df = pd.read_csv(shared_data / "adult" / "adult.data.gz", header=None, names=ADULT,
-                     skipinitialspace=True, na_values="?", nrows=5000)
+    df = pd.read_csv(
+        shared_data / "adult" / "adult.data.gz",
+        header=None,
+        names=ADULT,
+        skipinitialspace=True,
+        na_values="?",
+        nrows=5000,
+    )
     df.to_csv(tmp_path / "adult.csv", index=False)
     # One chunk for the chunked run: its first batch is then all rows, as for the survey.
-    for name, extra in (("d", ["--dask", client.scheduler.address]),
-                        ("c", ["--chunk-rows", "10000"])):
-        status, out, err = cli(capsys, "train", tmp_path / "adult.csv", "--target", "income",
-                               "-o", tmp_path / f"{name}.nbayes", *extra)
+    for name, extra in (
+        ("d", ["--dask", client.scheduler.address]),
+        ("c", ["--chunk-rows", "10000"]),
+    ):
+        status, out, err = cli(
+            capsys,
+            "train",
+            tmp_path / "adult.csv",
+            "--target",
+            "income",
+            "-o",
+            tmp_path / f"{name}.nbayes",
+            *extra,
+        )
         assert status == 0, err
         assert "trained MixedNB (mixed) on 5,000 rows" in out
     assert_same_mixed(nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes"))
@@ -387,33 +489,69 @@ def test_cli_local_cluster_and_errors(capsys, client, tmp_path):
     df = pd.DataFrame(rng.poisson(3, size=(300, 3)), columns=["a", "b", "c"])
     df["label"] = np.where(df["a"] > 3, "high", "low")
     df.to_csv(tmp_path / "counts.csv", index=False)
-    status, _, err = cli(capsys, "train", tmp_path / "counts.csv", "--target", "label",
-                           "--model", "multinomial", "-o", tmp_path / "m.nbayes",
-                           "--dask", "local:1")
+    status, _, err = cli(
+        capsys,
+        "train",
+        tmp_path / "counts.csv",
+        "--target",
+        "label",
+        "--model",
+        "multinomial",
+        "-o",
+        tmp_path / "m.nbayes",
+        "--dask",
+        "local:1",
+    )
     assert status == 0, err
     want = nbayes.MultinomialNB().fit(df[["a", "b", "c"]], df["label"])
     assert_same_model(nbayes.load(tmp_path / "m.nbayes"), want)
 
-    status, _, err = cli(capsys, "train", tmp_path / "counts.csv", "--target", "label",
-                         "--model", "multinomial", "-o", tmp_path / "x.nbayes",
-                         "--dask", "yarn")
+    status, _, err = cli(
+        capsys,
+        "train",
+        tmp_path / "counts.csv",
+        "--target",
+        "label",
+        "--model",
+        "multinomial",
+        "-o",
+        tmp_path / "x.nbayes",
+        "--dask",
+        "yarn",
+    )
     assert status == 2
     assert "--dask must be local, local:N or tcp://HOST:PORT; got 'yarn'" in err
     df["b"] = df["b"].astype(object)
     df.loc[250, "b"] = "many"
     df.to_csv(tmp_path / "bad.csv", index=False)
-    args = ["train", tmp_path / "bad.csv", "--target", "label", "--model", "multinomial",
-            "-o", tmp_path / "x.nbayes", "--dask", client.scheduler.address]
+    args = [
+        "train",
+        tmp_path / "bad.csv",
+        "--target",
+        "label",
+        "--model",
+        "multinomial",
+        "-o",
+        tmp_path / "x.nbayes",
+        "--dask",
+        client.scheduler.address,
+    ]
     # The first rows fix the column types: text seen there is reported with its row...
     status, _, err = cli(capsys, *args)
     assert status == 1
-    assert re.search(r"column 'b' must hold numbers for multinomial; got 'many' at row 250.*"
-                     r"in partition 0 of DATA", err), err
+    assert re.search(
+        r"column 'b' must hold numbers for multinomial; got 'many' at row 250.*"
+        r"in partition 0 of DATA",
+        err,
+    ), err
     # ... text further down fails the typed CSV reader on the workers.
     status, _, err = cli(capsys, *args, "--chunk-rows", "100")
     assert status == 1
-    assert re.search(r"bad.csv: a column that holds numbers in its first rows holds text "
-                     r"further down \(could not convert string to float: 'many'\)", err), err
+    assert re.search(
+        r"bad.csv: a column that holds numbers in its first rows holds text "
+        r"further down \(could not convert string to float: 'many'\)",
+        err,
+    ), err
 
 
 def slow_block(block):

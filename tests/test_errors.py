@@ -28,14 +28,18 @@ def test_partial_fit_needs_classes_first():
         nbayes.GaussianNB().partial_fit(COUNTS, Y)
 
 
-@pytest.mark.parametrize("cls", [nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.PoissonNB,
-                                 nbayes.CategoricalNB])
+@pytest.mark.parametrize(
+    "cls", [nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.PoissonNB, nbayes.CategoricalNB]
+)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_negative_values_rejected_at_fit_and_predict(cls, sparse):
     bad = with_cell(COUNTS, 2, 1, -2)
     wrap = sp.csr_matrix if sparse else np.asarray
-    with pytest.raises(DataError, match=r"[Cc]olumn index 1 must hold non-negative .* got -2.0 "
-                                        r"at row 2.*Negative values in data"):
+    with pytest.raises(
+        DataError,
+        match=r"[Cc]olumn index 1 must hold non-negative .* got -2.0 "
+        r"at row 2.*Negative values in data",
+    ):
         cls().fit(wrap(bad), Y)
     model = cls().fit(wrap(COUNTS), Y)
     with pytest.raises(DataError, match=r"[Cc]olumn index 1 .* got -2.0 at row 2"):
@@ -44,25 +48,43 @@ def test_negative_values_rejected_at_fit_and_predict(cls, sparse):
 
 @pytest.mark.parametrize("cls", [nbayes.PoissonNB, nbayes.CategoricalNB])
 def test_non_integer_values_rejected(cls):
-    with pytest.raises(DataError, match=r"[Cc]olumn index 0 must hold non-negative integer .* "
-                                        r"got 0.5 at row 3"):
+    with pytest.raises(
+        DataError,
+        match=r"[Cc]olumn index 0 must hold non-negative integer .* "
+        r"got 0.5 at row 3",
+    ):
         cls().fit(with_cell(COUNTS, 3, 0, 0.5), Y)
 
 
 def test_bernoulli_without_binarize_needs_zero_one():
     X = (COUNTS > 0).astype(float)
-    with pytest.raises(DataError, match=r"[Cc]olumn index 2 must hold 0/1 values .* got 3.0 at "
-                                        r"row 1.*binarize"):
+    with pytest.raises(
+        DataError,
+        match=r"[Cc]olumn index 2 must hold 0/1 values .* got 3.0 at "
+        r"row 1.*binarize",
+    ):
         nbayes.BernoulliNB(binarize=None).fit(with_cell(X, 1, 2, 3), Y)
 
 
-@pytest.mark.parametrize("cls", [nbayes.GaussianNB, nbayes.MultinomialNB, nbayes.BernoulliNB,
-                                 nbayes.CategoricalNB, nbayes.PoissonNB, nbayes.ComplementNB])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        nbayes.GaussianNB,
+        nbayes.MultinomialNB,
+        nbayes.BernoulliNB,
+        nbayes.CategoricalNB,
+        nbayes.PoissonNB,
+        nbayes.ComplementNB,
+    ],
+)
 @pytest.mark.parametrize("value", [np.nan, np.inf])
 def test_nan_and_inf_rejected_with_a_hint(cls, value):
-    with pytest.raises(DataError, match=r"[Cc]olumn index 1 must hold finite values \(no NaN or "
-                                        r"inf\) for \w+ features; got (nan|inf) at row 2.*"
-                                        r"missing='ignore'"):
+    with pytest.raises(
+        DataError,
+        match=r"[Cc]olumn index 1 must hold finite values \(no NaN or "
+        r"inf\) for \w+ features; got (nan|inf) at row 2.*"
+        r"missing='ignore'",
+    ):
         cls().fit(with_cell(COUNTS, 2, 1, value), Y)
 
 
@@ -78,8 +100,13 @@ def test_error_rows_count_from_the_start_of_the_data_not_the_chunk():
         nbayes.MultinomialNB().fit(X, np.arange(50_000) % 2)
 
 
-LAZY = [nbayes.GaussianNB, nbayes.MultinomialNB, nbayes.ComplementNB, nbayes.PoissonNB,
-        lambda: nbayes.GaussianNB(estimate="posterior_predictive")]
+LAZY = [
+    nbayes.GaussianNB,
+    nbayes.MultinomialNB,
+    nbayes.ComplementNB,
+    nbayes.PoissonNB,
+    lambda: nbayes.GaussianNB(estimate="posterior_predictive"),
+]
 
 
 @pytest.mark.parametrize("make", LAZY)
@@ -129,11 +156,14 @@ def test_wrong_number_of_features():
         model.predict(COUNTS[:, :2])
 
 
-@pytest.mark.parametrize("prior, message", [
-    ([0.5, 0.3, 0.2], r"must have one probability per class \(2\); got shape \(3,\)"),
-    ([0.5, 0.6], r"must be non-negative and sum to 1; got sum 1.1"),
-    ([1.5, -0.5], r"must be non-negative and sum to 1"),
-])
+@pytest.mark.parametrize(
+    "prior, message",
+    [
+        ([0.5, 0.3, 0.2], r"must have one probability per class \(2\); got shape \(3,\)"),
+        ([0.5, 0.6], r"must be non-negative and sum to 1; got sum 1.1"),
+        ([1.5, -0.5], r"must be non-negative and sum to 1"),
+    ],
+)
 def test_bad_priors(prior, message):
     with pytest.raises(ParameterError, match=r"'class_prior' " + message):
         nbayes.MultinomialNB(class_prior=prior).fit(COUNTS, Y)
@@ -142,15 +172,21 @@ def test_bad_priors(prior, message):
 
 
 def test_negative_sample_weight():
-    with pytest.raises(DataError, match=r"sample_weight must be finite and non-negative; got "
-                                        r"-1.0 at row 2"):
+    with pytest.raises(
+        DataError,
+        match=r"sample_weight must be finite and non-negative; got "
+        r"-1.0 at row 2",
+    ):
         nbayes.GaussianNB().fit(COUNTS, Y, sample_weight=[1, 1, -1, 1])
 
 
-@pytest.mark.parametrize("X, message", [
-    (np.array([1.0, 2.0, 3.0, 4.0]), "Expected 2D array, got 1D array"),
-    (np.empty((0, 3)), "Found array with 0 sample"),
-])
+@pytest.mark.parametrize(
+    "X, message",
+    [
+        (np.array([1.0, 2.0, 3.0, 4.0]), "Expected 2D array, got 1D array"),
+        (np.empty((0, 3)), "Found array with 0 sample"),
+    ],
+)
 def test_one_dimensional_or_empty_X(X, message):
     with pytest.raises(ValueError, match=message):
         nbayes.GaussianNB().fit(X, Y[: X.shape[0]] if X.ndim == 2 else Y)
@@ -163,8 +199,11 @@ def test_bad_parameters():
         nbayes.MultinomialNB(alpha=0.5, estimate="map").fit(COUNTS, Y)
     with pytest.raises(ParameterError, match=r"'alpha' must be finite and non-negative"):
         nbayes.BernoulliNB(alpha=-1).fit(COUNTS, Y)
-    with pytest.raises(ParameterError, match=r"'alpha' must be a scalar or have one value per "
-                                             r"feature \(3\); got shape \(2,\)"):
+    with pytest.raises(
+        ParameterError,
+        match=r"'alpha' must be a scalar or have one value per "
+        r"feature \(3\); got shape \(2,\)",
+    ):
         nbayes.MultinomialNB(alpha=[1, 2]).fit(COUNTS, Y)
     with pytest.raises(ParameterError, match=r"'missing' must be one of"):
         nbayes.GaussianNB(missing="drop").fit(COUNTS, Y)
@@ -172,8 +211,11 @@ def test_bad_parameters():
 
 def test_unseen_category_code_at_predict():
     model = nbayes.CategoricalNB().fit(COUNTS.astype(int), Y)
-    with pytest.raises(DataError, match=r"[Cc]olumn index 2 has category code 9 at row 1.*knows 5 "
-                                        r"categories"):
+    with pytest.raises(
+        DataError,
+        match=r"[Cc]olumn index 2 has category code 9 at row 1.*knows 5 "
+        r"categories",
+    ):
         model.predict(with_cell(COUNTS, 1, 2, 9))
 
 
@@ -188,6 +230,7 @@ def test_mismatched_lengths():
 
 
 # ---- degenerate but valid --------------------------------------------------------------------
+
 
 def test_all_constant_gaussian_features():
     X = np.full((6, 3), 4.2)
@@ -204,11 +247,12 @@ def test_one_sample_partial_fit_batches():
         m = cls()
         data = np.abs(X) if cls is not nbayes.GaussianNB else X
         for i in range(8):
-            m.partial_fit(data[i:i + 1], y[i:i + 1], classes=[0, 1])
+            m.partial_fit(data[i : i + 1], y[i : i + 1], classes=[0, 1])
             assert np.isfinite(m.predict_proba(data)).all()
         full = cls().fit(data, y)
-        np.testing.assert_allclose(m.predict_log_proba(data), full.predict_log_proba(data),
-                                   rtol=1e-9)
+        np.testing.assert_allclose(
+            m.predict_log_proba(data), full.predict_log_proba(data), rtol=1e-9
+        )
 
 
 def test_class_not_yet_seen_in_partial_fit_is_finite():
@@ -217,8 +261,17 @@ def test_class_not_yet_seen_in_partial_fit_is_finite():
     np.testing.assert_allclose(m.predict_proba(COUNTS)[:, 0], 1.0)
 
 
-@pytest.mark.parametrize("cls", [nbayes.GaussianNB, nbayes.MultinomialNB, nbayes.BernoulliNB,
-                                 nbayes.CategoricalNB, nbayes.PoissonNB, nbayes.ComplementNB])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        nbayes.GaussianNB,
+        nbayes.MultinomialNB,
+        nbayes.BernoulliNB,
+        nbayes.CategoricalNB,
+        nbayes.PoissonNB,
+        nbayes.ComplementNB,
+    ],
+)
 def test_single_class(cls):
     m = cls().fit(COUNTS, [7, 7, 7, 7])
     np.testing.assert_array_equal(m.predict(COUNTS), [7, 7, 7, 7])

@@ -35,10 +35,12 @@ def test_terms_add_up_to_the_joint_log_probability(name, k):
     np.testing.assert_allclose(ex.joint_log_proba, jll, rtol=1e-10, atol=1e-9)
     np.testing.assert_array_equal(ex.predicted_class, model.predict(X))
     rows = np.arange(n)
-    np.testing.assert_allclose(ex.log_odds, jll[rows, ex.predicted] - jll[rows, ex.runner_up],
-                               rtol=1e-10, atol=1e-9)
-    np.testing.assert_allclose(ex.prior_log_odds + ex.contributions.sum(axis=1), ex.log_odds,
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        ex.log_odds, jll[rows, ex.predicted] - jll[rows, ex.runner_up], rtol=1e-10, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        ex.prior_log_odds + ex.contributions.sum(axis=1), ex.log_odds, rtol=1e-12, atol=1e-12
+    )
     assert np.all(ex.predicted != ex.runner_up)
     assert np.all(ex.log_odds >= -1e-9)  # the prediction is the most probable class
 
@@ -56,8 +58,7 @@ def test_missing_cells_contribute_nothing():
     X[0, 2] = np.nan
     ex = model.explain(X[:3])
     assert np.all(ex.terms[0, :, 2] == 0.0)
-    np.testing.assert_allclose(ex.joint_log_proba, model.predict_joint_log_proba(X[:3]),
-                               rtol=1e-10)
+    np.testing.assert_allclose(ex.joint_log_proba, model.predict_joint_log_proba(X[:3]), rtol=1e-10)
 
 
 def test_contributions_of_a_thresholded_prediction_can_be_negative():

@@ -23,9 +23,14 @@ def test_large_offset_matches_direct_per_class_computation(offset):
 
     # Scoring: the per-class density straight from scipy, without any expansion.
     Xt = offset + rng.normal(size=(500, d)) + 0.7
-    direct = np.stack([
-        stats.norm.logpdf(Xt, model.theta_[c], np.sqrt(model.var_[c])).sum(axis=1)
-        + np.log(model.class_prior_[c]) for c in range(k)], axis=1)
+    direct = np.stack(
+        [
+            stats.norm.logpdf(Xt, model.theta_[c], np.sqrt(model.var_[c])).sum(axis=1)
+            + np.log(model.class_prior_[c])
+            for c in range(k)
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(model.predict_joint_log_proba(Xt), direct, rtol=1e-6)
     posterior = direct - np.logaddexp.reduce(direct, axis=1, keepdims=True)
     np.testing.assert_allclose(model.predict_log_proba(Xt), posterior, rtol=1e-6, atol=1e-9)
@@ -40,8 +45,9 @@ def test_partial_fit_with_large_offset_equals_fit():
     for part in np.array_split(np.arange(2000), 7):
         inc.partial_fit(X[part], y[part], classes=[0, 1])
     np.testing.assert_allclose(inc.var_, full.var_, rtol=1e-9)
-    np.testing.assert_allclose(inc.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        inc.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-9, atol=1e-12
+    )
 
 
 def test_far_apart_classes_keep_precision():
@@ -51,8 +57,9 @@ def test_far_apart_classes_keep_precision():
     model = nbayes.GaussianNB().fit(X, y)
     np.testing.assert_allclose(model.var_[0] - model.epsilon_, X[:500].var(axis=0), rtol=1e-9)
     direct = stats.norm.logpdf(X[:5], model.theta_[0], np.sqrt(model.var_[0])).sum(axis=1)
-    np.testing.assert_allclose(model.predict_joint_log_proba(X[:5])[:, 0],
-                               direct + np.log(0.5), rtol=1e-6)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X[:5])[:, 0], direct + np.log(0.5), rtol=1e-6
+    )
 
 
 def assert_moments_equal_two_pass(X, y, w, mean_rtol, mean_atol, m2_atol):
@@ -73,11 +80,13 @@ def test_one_pass_moments_fall_back_per_column_where_they_would_cancel():
     n = 4000
     y = rng.integers(0, 3, size=n)
     w = rng.uniform(0.1, 3.0, size=n)
-    X = np.column_stack([
-        rng.normal(size=(n, 2)) * 1e-3 + 1e4 * y[:, None],
-        7.0 * y,
-        rng.normal(size=(n, 2)) + 1e6,
-    ])
+    X = np.column_stack(
+        [
+            rng.normal(size=(n, 2)) * 1e-3 + 1e4 * y[:, None],
+            7.0 * y,
+            rng.normal(size=(n, 2)) + 1e6,
+        ]
+    )
     # Means are exact up to rounding of the data's scale (values up to 2e4 here).
     assert_moments_equal_two_pass(X, y, w, mean_rtol=1e-14, mean_atol=1e-10, m2_atol=1e-20)
 
@@ -93,7 +102,7 @@ def test_one_pass_sums_stay_exact_when_later_rows_move_away(offset):
     y[:500] = rng.integers(0, 2, size=500)  # class 2 only further on
     w = rng.uniform(0.5, 2.0, size=n)
     X = rng.normal(size=(n, 4))
-    X[y == 2, 1] += offset                   # far from zero, ordinary spread
-    X[y == 2, 3] = offset                    # far from zero, no spread at all
+    X[y == 2, 1] += offset  # far from zero, ordinary spread
+    X[y == 2, 3] = offset  # far from zero, no spread at all
     # Column 3 of class 2 has no spread: its M2 is rounding either way.
     assert_moments_equal_two_pass(X, y, w, mean_rtol=1e-12, mean_atol=1e-12, m2_atol=1e-9)

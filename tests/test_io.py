@@ -31,8 +31,12 @@ from nbayes.io import FORMAT_VERSION, load, read_manifest, save
 FIXTURES = Path(__file__).parent / "data"
 
 PRESETS = [
-    MultinomialNB(alpha=0.5), ComplementNB(norm=True), BernoulliNB(binarize=1.0),
-    PoissonNB(beta=2.0), CategoricalNB(min_categories=7), GaussianNB(var_smoothing=1e-6),
+    MultinomialNB(alpha=0.5),
+    ComplementNB(norm=True),
+    BernoulliNB(binarize=1.0),
+    PoissonNB(beta=2.0),
+    CategoricalNB(min_categories=7),
+    GaussianNB(var_smoothing=1e-6),
     MultinomialNB(alpha=np.array([1.5, 1.0, 2.0, 1.0]), estimate="map", prior_alpha=1.0),
     BernoulliNB(class_prior=[0.2, 0.3, 0.5], missing="ignore"),
 ]
@@ -86,8 +90,9 @@ def test_round_trip_predicts_identically_and_keeps_learning(tmp_path, estimator)
     assert loaded.get_params().keys() == model.get_params().keys()
     np.testing.assert_array_equal(loaded.classes_, model.classes_)
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
-    np.testing.assert_array_equal(loaded.predict_joint_log_proba(X),
-                                  model.predict_joint_log_proba(X))
+    np.testing.assert_array_equal(
+        loaded.predict_joint_log_proba(X), model.predict_joint_log_proba(X)
+    )
     # Statistics are stored, so continuing on the loaded model equals one fit on all rows.
     loaded.partial_fit(X[40:], y[40:])
     full = type(model)(**model.get_params()).fit(X, y)
@@ -152,11 +157,13 @@ def test_format_1_fixture_still_loads():
 def test_format_1_text_fixture_still_loads():
     """tests/data/text_format1.nbayes: a TextNB with its vocabulary, written by format 1."""
     loaded = load(FIXTURES / "text_format1.nbayes")
-    fresh = TextNB(BernoulliNB(), CountVectorizer(ngram_range=(1, 2))).fit(FIXTURE_TEXTS,
-                                                                            FIXTURE_LABELS)
+    fresh = TextNB(BernoulliNB(), CountVectorizer(ngram_range=(1, 2))).fit(
+        FIXTURE_TEXTS, FIXTURE_LABELS
+    )
     assert loaded.vectorizer_.vocabulary_ == fresh.vectorizer_.vocabulary_
-    np.testing.assert_allclose(loaded.predict_proba(FIXTURE_TEXTS),
-                               fresh.predict_proba(FIXTURE_TEXTS), rtol=1e-12)
+    np.testing.assert_allclose(
+        loaded.predict_proba(FIXTURE_TEXTS), fresh.predict_proba(FIXTURE_TEXTS), rtol=1e-12
+    )
 
 
 # -- refusal of bad files --------------------------------------------------------------------------
@@ -192,29 +199,48 @@ def test_corrupted_member_bytes_are_refused(saved, tmp_path):
     path, _, _ = saved
     data = bytearray(path.read_bytes())
     start = data.find(b"arrays/class_count.npy") + len("arrays/class_count.npy") + 4
-    data[start:start + 8] = b"\x00" * 8
+    data[start : start + 8] = b"\x00" * 8
     bad = tmp_path / "flipped.nbayes"
     bad.write_bytes(bytes(data))
     with pytest.raises(ModelFormatError):
         load(bad)
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda m: m["state"]["families"][0].update(name="evil"), "unknown family 'evil'"),
-    (lambda m: m.update(estimator="os.system"), "unknown class 'os.system'"),
-    (lambda m: m.update(format_version=FORMAT_VERSION + 1), "Upgrade nbayes"),
-    (lambda m: m.update(format_version="1"), "invalid format_version"),
-    (lambda m: m.update(format="zip"), "does not describe an nbayes model"),
-    (lambda m: m.pop("params"), "lacks 'params'"),
-    (lambda m: m["params"]["__dict__"].update(evil=1), "cannot build MultinomialNB"),
-    (lambda m: m["params"]["__dict__"].update(alpha={"__call__": "os.system"}),
-     "unknown tagged data"),
-    (lambda m: m["state"]["families"][0]["params"]["__dict__"].update(missing="maybe"),
-     "cannot build family"),
-    (lambda m: m["state"].update(n_features_in=-1), "positive integer"),
-    (lambda m: m["arrays"]["class_count"].update(shape=[5]), "manifest declares"),
-], ids=["family", "estimator", "newer", "version-type", "format", "no-params", "param-name",
-        "tag", "family-param", "n-features", "declared-shape"])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda m: m["state"]["families"][0].update(name="evil"), "unknown family 'evil'"),
+        (lambda m: m.update(estimator="os.system"), "unknown class 'os.system'"),
+        (lambda m: m.update(format_version=FORMAT_VERSION + 1), "Upgrade nbayes"),
+        (lambda m: m.update(format_version="1"), "invalid format_version"),
+        (lambda m: m.update(format="zip"), "does not describe an nbayes model"),
+        (lambda m: m.pop("params"), "lacks 'params'"),
+        (lambda m: m["params"]["__dict__"].update(evil=1), "cannot build MultinomialNB"),
+        (
+            lambda m: m["params"]["__dict__"].update(alpha={"__call__": "os.system"}),
+            "unknown tagged data",
+        ),
+        (
+            lambda m: m["state"]["families"][0]["params"]["__dict__"].update(missing="maybe"),
+            "cannot build family",
+        ),
+        (lambda m: m["state"].update(n_features_in=-1), "positive integer"),
+        (lambda m: m["arrays"]["class_count"].update(shape=[5]), "manifest declares"),
+    ],
+    ids=[
+        "family",
+        "estimator",
+        "newer",
+        "version-type",
+        "format",
+        "no-params",
+        "param-name",
+        "tag",
+        "family-param",
+        "n-features",
+        "declared-shape",
+    ],
+)
 def test_bad_manifests_are_refused(saved, tmp_path, edit, message):
     path, _, _ = saved
     bad = write_members(tmp_path / "bad.nbayes", edit_manifest(members_of(path), edit))
@@ -232,25 +258,44 @@ def test_newer_format_is_refused_by_read_manifest_too(saved, tmp_path):
 def replace_array(members, name, arr, declare=True):
     members[f"arrays/{name}.npy"] = npy(arr)
     if declare:
-        members = edit_manifest(members, lambda m: m["arrays"].__setitem__(
-            name, {"shape": list(arr.shape), "dtype": arr.dtype.str}))
+        members = edit_manifest(
+            members,
+            lambda m: m["arrays"].__setitem__(
+                name, {"shape": list(arr.shape), "dtype": arr.dtype.str}
+            ),
+        )
     return members
 
 
-@pytest.mark.parametrize("name, arr, message", [
-    ("stats/0/n_counts", np.zeros((3, 5)), "inconsistent shapes"),
-    ("stats/0/n_counts", np.zeros((2, 4)), "one per class"),
-    ("stats/0/n_counts", np.zeros(4), "dimensions"),
-    ("stats/0/n_counts", np.zeros((3, 4), dtype=np.int64), "expected kind"),
-    ("stats/0/n_counts", np.full((3, 4), np.nan), "contains NaN"),
-    ("stats/0/n_counts", -np.ones((3, 4)), "negative entries"),
-    ("class_count", np.array([1.0, np.inf, 2.0]), "infinite values"),
-    ("class_count", np.ones(2), "shape"),
-    ("classes", np.array(["a", "a", "b"]), "distinct"),
-    ("classes", np.array([{"x": 1}, 2, 3], dtype=object), "object arrays would need pickle"),
-    ("stats/0/n_counts", np.zeros((3, 4), dtype=np.complex128), "dtype complex128"),
-], ids=["width", "classes", "ndim", "dtype", "nan", "negative", "inf", "count-shape",
-        "duplicate-classes", "object", "complex"])
+@pytest.mark.parametrize(
+    "name, arr, message",
+    [
+        ("stats/0/n_counts", np.zeros((3, 5)), "inconsistent shapes"),
+        ("stats/0/n_counts", np.zeros((2, 4)), "one per class"),
+        ("stats/0/n_counts", np.zeros(4), "dimensions"),
+        ("stats/0/n_counts", np.zeros((3, 4), dtype=np.int64), "expected kind"),
+        ("stats/0/n_counts", np.full((3, 4), np.nan), "contains NaN"),
+        ("stats/0/n_counts", -np.ones((3, 4)), "negative entries"),
+        ("class_count", np.array([1.0, np.inf, 2.0]), "infinite values"),
+        ("class_count", np.ones(2), "shape"),
+        ("classes", np.array(["a", "a", "b"]), "distinct"),
+        ("classes", np.array([{"x": 1}, 2, 3], dtype=object), "object arrays would need pickle"),
+        ("stats/0/n_counts", np.zeros((3, 4), dtype=np.complex128), "dtype complex128"),
+    ],
+    ids=[
+        "width",
+        "classes",
+        "ndim",
+        "dtype",
+        "nan",
+        "negative",
+        "inf",
+        "count-shape",
+        "duplicate-classes",
+        "object",
+        "complex",
+    ],
+)
 def test_bad_arrays_are_refused(saved, tmp_path, name, arr, message):
     path, _, _ = saved
     bad = write_members(tmp_path / "bad.nbayes", replace_array(members_of(path), name, arr))
@@ -261,12 +306,14 @@ def test_bad_arrays_are_refused(saved, tmp_path, name, arr, message):
 def test_forged_category_counts_cannot_blow_up_memory(tmp_path):
     X = np.array([[0, 1], [1, 2], [2, 0]])
     path = save(CategoricalNB().fit(X, [0, 1, 1]), tmp_path / "c.nbayes")
-    members = replace_array(members_of(path), "stats/0/n_categories",
-                            np.array([10**12, 3], dtype=np.int64))
+    members = replace_array(
+        members_of(path), "stats/0/n_categories", np.array([10**12, 3], dtype=np.int64)
+    )
     with pytest.raises(ModelFormatError, match="does not match the sizes"):
         load(write_members(tmp_path / "bad.nbayes", members))
-    members = replace_array(members_of(path), "stats/0/n_categories",
-                            np.array([2, 2], dtype=np.int64))
+    members = replace_array(
+        members_of(path), "stats/0/n_categories", np.array([2, 2], dtype=np.int64)
+    )
     with pytest.raises(ModelFormatError, match="inconsistent shapes"):
         load(write_members(tmp_path / "bad2.nbayes", members))
 
@@ -319,17 +366,26 @@ def fixture_data():
     return X, y
 
 
-FIXTURE_TEXTS = ["win a cash prize now", "cheap pills, win big", "lunch at noon?",
-                 "see you at lunch", "call me when you are free", "free cash prize call now"]
+FIXTURE_TEXTS = [
+    "win a cash prize now",
+    "cheap pills, win big",
+    "lunch at noon?",
+    "see you at lunch",
+    "call me when you are free",
+    "free cash prize call now",
+]
 FIXTURE_LABELS = ["spam", "spam", "ham", "ham", "ham", "spam"]
 
 
 def make_fixtures() -> None:  # pragma: no cover - run by hand when a new format is introduced
     """Write the fixtures of the *current* format; never overwrite an older format's file."""
     X, y = fixture_data()
-    models = {"multinomial": MultinomialNB(alpha=0.5).fit(X, y),
-              "text": TextNB(BernoulliNB(), CountVectorizer(ngram_range=(1, 2))).fit(
-                  FIXTURE_TEXTS, FIXTURE_LABELS)}
+    models = {
+        "multinomial": MultinomialNB(alpha=0.5).fit(X, y),
+        "text": TextNB(BernoulliNB(), CountVectorizer(ngram_range=(1, 2))).fit(
+            FIXTURE_TEXTS, FIXTURE_LABELS
+        ),
+    }
     for name, model in models.items():
         path = FIXTURES / f"{name}_format{FORMAT_VERSION}.nbayes"
         if not path.exists():  # a fixture records what an old nbayes wrote: keep it as is

@@ -9,12 +9,12 @@ from nbayes.estimators._base import fit_classes
 
 LABELS = [
     np.array([3, 1, 1, -2]),
-    np.array([-128, 127] * 200, dtype=np.int8),         # widened before subtracting
-    np.array([2**63 - 1, 2**63 - 3], dtype=np.int64),   # differences wrap around, still exact
-    np.array([-2**63, -2**63 + 5], dtype=np.int64),
+    np.array([-128, 127] * 200, dtype=np.int8),  # widened before subtracting
+    np.array([2**63 - 1, 2**63 - 3], dtype=np.int64),  # differences wrap around, still exact
+    np.array([-(2**63), -(2**63) + 5], dtype=np.int64),
     np.array([2**64 - 1, 2**64 - 3], dtype=np.uint64),
     np.array([2**32 - 1, 0] * 3, dtype=np.uint32),
-    np.array([0, 10**12]),                              # too wide a range: np.unique
+    np.array([0, 10**12]),  # too wide a range: np.unique
     np.array([True, False]),
     np.array([1.0, 2.0, 2.0]),
     np.array(["spam", "ham", "spam"]),

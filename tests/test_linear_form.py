@@ -25,8 +25,10 @@ LINEAR = {
     "poisson": (lambda: nbayes.PoissonNB(alpha=2.0, beta=0.5), count_data),
     "categorical": (lambda: nbayes.CategoricalNB(alpha=2.0), code_data),
     "gaussian_shared": (lambda: nbayes.GaussianNB(var_pooling="shared"), gaussian_data),
-    "gaussian_shared_auto": (lambda: nbayes.GaussianNB(var_pooling="shared",
-                                                       var_smoothing="auto"), gaussian_data),
+    "gaussian_shared_auto": (
+        lambda: nbayes.GaussianNB(var_pooling="shared", var_smoothing="auto"),
+        gaussian_data,
+    ),
     "multinomial_auto": (lambda: nbayes.MultinomialNB(alpha="auto"), count_data),
 }
 
@@ -69,8 +71,7 @@ def test_binary_linear_form_reproduces_the_log_odds(name):
     assert len(model.linear_feature_names()) == Z.shape[1]
     scores = np.asarray(Z @ model.coef_[0]).ravel() + model.intercept_[0]
     np.testing.assert_allclose(scores, model.decision_function(X), rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(expit(scores), model.predict_proba(X)[:, 1], rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(expit(scores), model.predict_proba(X)[:, 1], rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR))
@@ -91,18 +92,19 @@ def test_bernoulli_weights_are_the_classic_derivation():
     log_t = model.feature_log_prob_
     log_1mt = np.log1p(-np.exp(log_t))
     w = log_t[1] - log_1mt[1] - log_t[0] + log_1mt[0]
-    b = (model.class_log_prior_[1] - model.class_log_prior_[0]
-         + np.sum(log_1mt[1] - log_1mt[0]))
+    b = model.class_log_prior_[1] - model.class_log_prior_[0] + np.sum(log_1mt[1] - log_1mt[0])
     np.testing.assert_allclose(model.coef_[0], w, rtol=1e-12)
     np.testing.assert_allclose(model.intercept_[0], b, rtol=1e-12)
 
 
 def test_multinomial_weights_are_log_theta_ratios():
     model, _, _ = fitted("multinomial", 2)
-    np.testing.assert_allclose(model.coef_[0], model.feature_log_prob_[1]
-                               - model.feature_log_prob_[0], rtol=1e-12)
-    np.testing.assert_allclose(model.intercept_[0], model.class_log_prior_[1]
-                               - model.class_log_prior_[0], rtol=1e-12)
+    np.testing.assert_allclose(
+        model.coef_[0], model.feature_log_prob_[1] - model.feature_log_prob_[0], rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        model.intercept_[0], model.class_log_prior_[1] - model.class_log_prior_[0], rtol=1e-12
+    )
 
 
 def test_complement_intercept_ignores_the_prior_like_its_scores():
@@ -121,8 +123,7 @@ def test_categorical_linear_form_is_on_one_hot_codes_and_exact_with_missing_cell
     assert sp.issparse(Z) and Z.shape[1] == 12
     assert model.linear_feature_names()[:4].tolist() == ["x0=0", "x0=1", "x0=2", "x1=0"]
     scores = Z @ model.coef_[0] + model.intercept_[0]
-    np.testing.assert_allclose(scores, model.decision_function(X_missing), rtol=1e-10,
-                               atol=1e-10)
+    np.testing.assert_allclose(scores, model.decision_function(X_missing), rtol=1e-10, atol=1e-10)
 
 
 def test_gaussian_with_per_class_variances_has_no_linear_form():
@@ -133,8 +134,9 @@ def test_gaussian_with_per_class_variances_has_no_linear_form():
         quadratic.intercept_  # noqa: B018
     # ... but its decision function is still the exact log-odds.
     jll = quadratic.predict_joint_log_proba(X)
-    np.testing.assert_allclose(quadratic.decision_function(X), jll[:, 1] - jll[:, 0],
-                               rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(
+        quadratic.decision_function(X), jll[:, 1] - jll[:, 0], rtol=1e-10, atol=1e-9
+    )
 
 
 def test_unfitted_model_has_no_coef():
@@ -145,8 +147,7 @@ def test_shared_variance_is_the_pooled_within_class_variance():
     model, X, y = fitted("gaussian_shared", 3)
     within = sum(((X[y == k] - X[y == k].mean(axis=0)) ** 2).sum(axis=0) for k in range(3))
     expected = within / len(y) + model.epsilon_
-    np.testing.assert_allclose(model.var_, np.broadcast_to(expected, model.var_.shape),
-                               rtol=1e-10)
+    np.testing.assert_allclose(model.var_, np.broadcast_to(expected, model.var_.shape), rtol=1e-10)
 
 
 def test_shared_variance_gaussian_is_a_logistic_regression_in_x():
@@ -155,12 +156,14 @@ def test_shared_variance_gaussian_is_a_logistic_regression_in_x():
     model, X, _ = fitted("gaussian_shared", 2)
     mu, v = model.theta_, model.var_[0]
     w = (mu[1] - mu[0]) / v
-    b = (np.log(model.class_prior_[1] / model.class_prior_[0])
-         - np.sum((mu[1] ** 2 - mu[0] ** 2) / (2 * v)))
+    b = np.log(model.class_prior_[1] / model.class_prior_[0]) - np.sum(
+        (mu[1] ** 2 - mu[0] ** 2) / (2 * v)
+    )
     np.testing.assert_allclose(model.coef_[0], w, rtol=1e-10)
     np.testing.assert_allclose(model.intercept_[0], b, rtol=1e-10)
-    np.testing.assert_allclose(model.predict_proba(X)[:, 1], expit(X @ w + b), rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_proba(X)[:, 1], expit(X @ w + b), rtol=1e-9, atol=1e-12
+    )
 
 
 # -- thresholds ------------------------------------------------------------------------------
@@ -169,8 +172,10 @@ def test_shared_variance_gaussian_is_a_logistic_regression_in_x():
 def test_threshold_zero_and_probability_half_are_the_plain_rule():
     model, X, y = fitted("multinomial", 2)
     plain = model.predict(X)
-    for params in ({"decision_threshold": 0.0},
-                   {"decision_threshold": 0.5, "threshold_scale": "proba"}):
+    for params in (
+        {"decision_threshold": 0.0},
+        {"decision_threshold": 0.5, "threshold_scale": "proba"},
+    ):
         np.testing.assert_array_equal(model.set_params(**params).fit(X, y).predict(X), plain)
 
 
@@ -180,15 +185,17 @@ def test_probability_threshold_equals_its_log_odds():
     p = by_proba.predict(X)
     by_odds = model.set_params(decision_threshold=np.log(4.0), threshold_scale="log_odds")
     np.testing.assert_array_equal(by_odds.fit(X, y).predict(X), p)
-    np.testing.assert_array_equal(p == model.classes_[1],
-                                  by_proba.predict_proba(X)[:, 1] > 0.8)
+    np.testing.assert_array_equal(p == model.classes_[1], by_proba.predict_proba(X)[:, 1] > 0.8)
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"decision_threshold": 1.5, "threshold_scale": "proba"}, "strictly between 0 and 1"),
-    ({"decision_threshold": 1.0, "threshold_scale": "odds"}, "threshold_scale"),
-    ({"decision_threshold": np.nan}, "must not be NaN"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"decision_threshold": 1.5, "threshold_scale": "proba"}, "strictly between 0 and 1"),
+        ({"decision_threshold": 1.0, "threshold_scale": "odds"}, "threshold_scale"),
+        ({"decision_threshold": np.nan}, "must not be NaN"),
+    ],
+)
 def test_bad_thresholds_are_rejected(params, message):
     model, X, _ = fitted("multinomial", 2)
     with pytest.raises(ParameterError, match=message):
@@ -224,9 +231,14 @@ def mixed_table(n=300, seed=0):
     import pandas as pd
 
     rng = np.random.default_rng(seed)
-    df = pd.DataFrame({"city": rng.choice(["Oslo", "Rome", "Paris"], n),
-                       "t": rng.normal(size=n), "ok": rng.random(n) < 0.5,
-                       "visits": rng.poisson(3, n)})
+    df = pd.DataFrame(
+        {
+            "city": rng.choice(["Oslo", "Rome", "Paris"], n),
+            "t": rng.normal(size=n),
+            "ok": rng.random(n) < 0.5,
+            "visits": rng.poisson(3, n),
+        }
+    )
     df.loc[::7, "city"] = None  # missing cells: dropped factors, handled by the linear form
     y = np.where(df["t"] + (df["city"] == "Rome") + rng.normal(size=n) > 0.5, "yes", "no")
     return df, y
@@ -236,17 +248,23 @@ def test_mixed_model_is_linear_when_every_group_is():
     from nbayes.distributions import Gaussian
 
     df, y = mixed_table()
-    model = nbayes.MixedNB(columns=[("categorical", ["city"]), ("bernoulli", ["ok"]),
-                                    (Gaussian(var_pooling="shared"), ["t"]),
-                                    ("poisson", ["visits"])]).fit(df, y)
+    model = nbayes.MixedNB(
+        columns=[
+            ("categorical", ["city"]),
+            ("bernoulli", ["ok"]),
+            (Gaussian(var_pooling="shared"), ["t"]),
+            ("poisson", ["visits"]),
+        ]
+    ).fit(df, y)
     Z = model.linear_features(df)
     names = model.linear_feature_names().tolist()
     assert len(names) == Z.shape[1] and "city=Rome" in names and "t" in names
     scores = np.asarray(Z @ model.coef_[0]).ravel() + model.intercept_[0]
     np.testing.assert_allclose(scores, model.decision_function(df), rtol=1e-9, atol=1e-9)
     jll = model.predict_joint_log_proba(df)
-    np.testing.assert_allclose(model.decision_function(df), jll[:, 1] - jll[:, 0], rtol=1e-10,
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        model.decision_function(df), jll[:, 1] - jll[:, 0], rtol=1e-10, atol=1e-9
+    )
     assert model.top_features("yes", k=2)["feature"].tolist() == ["t", "city=Rome"]
 
 
@@ -255,8 +273,9 @@ def test_mixed_model_with_a_per_class_gaussian_group_is_not_linear():
     model = nbayes.MixedNB().fit(df, y)
     assert not hasattr(model, "coef_")
     ex = model.explain(df.iloc[:5])
-    np.testing.assert_allclose(ex.joint_log_proba, model.predict_joint_log_proba(df.iloc[:5]),
-                               rtol=1e-10, atol=1e-9)
+    np.testing.assert_allclose(
+        ex.joint_log_proba, model.predict_joint_log_proba(df.iloc[:5]), rtol=1e-10, atol=1e-9
+    )
     assert sorted(ex.feature_names) == sorted(df.columns)
     table = ex.to_frame(1).set_index("feature")
     assert table.loc["city", "value"] == df.loc[1, "city"]

@@ -8,11 +8,14 @@ import pytest
 import nbayes
 
 
-@pytest.mark.parametrize("cls, make", [
-    (nbayes.GaussianNB, lambda r, s: r.normal(size=s)),
-    (nbayes.MultinomialNB, lambda r, s: r.poisson(2.0, size=s).astype(float)),
-    (nbayes.CategoricalNB, lambda r, s: r.integers(0, 6, size=s)),
-])
+@pytest.mark.parametrize(
+    "cls, make",
+    [
+        (nbayes.GaussianNB, lambda r, s: r.normal(size=s)),
+        (nbayes.MultinomialNB, lambda r, s: r.poisson(2.0, size=s).astype(float)),
+        (nbayes.CategoricalNB, lambda r, s: r.integers(0, 6, size=s)),
+    ],
+)
 def test_predict_proba_peak_memory_is_bounded_by_input_size(cls, make):
     rng = np.random.default_rng(0)
     X = make(rng, (300_000, 20))  # 48 MB, several times the engine's chunk budget
@@ -35,8 +38,7 @@ def test_mixed_predict_on_string_columns_stays_near_the_table_size():
     rng = np.random.default_rng(0)
     n = 100_000
     words = np.array(["red", "green", "blue", "cyan", "magenta", "yellow"])
-    df = pd.DataFrame({f"c{j}": pd.array(rng.choice(words, n), dtype="string")
-                       for j in range(6)})
+    df = pd.DataFrame({f"c{j}": pd.array(rng.choice(words, n), dtype="string") for j in range(6)})
     df["x"] = rng.normal(size=n)
     y = rng.integers(0, 3, size=n)
     model = nbayes.MixedNB().fit(df, y)

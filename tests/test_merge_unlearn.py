@@ -51,9 +51,12 @@ def test_merge_of_shards_equals_fit_on_union(cls):
     X, y = make_data(cls)
     w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
     cuts = [0, 70, 71, 180, len(y)]  # includes a one-row shard
-    shards = [cls().fit(X[a:b], y[a:b], sample_weight=w[a:b]) if b - a > 1 else
-              cls().partial_fit(X[a:b], y[a:b], classes=np.unique(y), sample_weight=w[a:b])
-              for a, b in itertools.pairwise(cuts)]
+    shards = [
+        cls().fit(X[a:b], y[a:b], sample_weight=w[a:b])
+        if b - a > 1
+        else cls().partial_fit(X[a:b], y[a:b], classes=np.unique(y), sample_weight=w[a:b])
+        for a, b in itertools.pairwise(cuts)
+    ]
     # A shard that saw only some classes joins through partial_fit(classes=...).
     merged = nbayes.merge(*shards)
     assert_same_model(merged, cls().fit(X, y, sample_weight=w))
@@ -71,8 +74,9 @@ def test_merge_sparse_shards(cls):
 def test_merge_aligns_classes_listed_in_another_order_and_leaves_inputs_alone():
     X, y = make_data(MultinomialNB)
     eggs = y[:100] == "eggs"
-    a = MultinomialNB().partial_fit(X[:100][~eggs], y[:100][~eggs],
-                                    classes=["spam", "ham", "toast"])
+    a = MultinomialNB().partial_fit(
+        X[:100][~eggs], y[:100][~eggs], classes=["spam", "ham", "toast"]
+    )
     a.partial_fit(X[:100][eggs], y[:100][eggs], classes=["spam", "ham", "toast", "eggs"])
     assert a.classes_.tolist() == ["ham", "spam", "toast", "eggs"]
     b = MultinomialNB().partial_fit(X[100:], y[100:], classes=["toast", "spam", "ham", "eggs"])
@@ -93,13 +97,21 @@ def test_merge_categorical_takes_the_union_of_category_codes():
         np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
-@pytest.mark.parametrize("other, message", [
-    (lambda X, y: GaussianNB().fit(X, y), r"model 2 \(GaussianNB\) into model 1 \(Multinomi"),
-    (lambda X, y: MultinomialNB(alpha=0.5).fit(X, y), r"model 2 has alpha=0.5 but model 1 "),
-    (lambda X, y: MultinomialNB().fit(X[:, :3], y), r"model 2 has 3 features but model 1 has 6"),
-    (lambda X, y: MultinomialNB().fit(X, np.where(y == "eggs", "ham", y)),
-     r"only in model 1: \['eggs'\]; only in model 2: \[\]\).*classes=all_classes"),
-])
+@pytest.mark.parametrize(
+    "other, message",
+    [
+        (lambda X, y: GaussianNB().fit(X, y), r"model 2 \(GaussianNB\) into model 1 \(Multinomi"),
+        (lambda X, y: MultinomialNB(alpha=0.5).fit(X, y), r"model 2 has alpha=0.5 but model 1 "),
+        (
+            lambda X, y: MultinomialNB().fit(X[:, :3], y),
+            r"model 2 has 3 features but model 1 has 6",
+        ),
+        (
+            lambda X, y: MultinomialNB().fit(X, np.where(y == "eggs", "ham", y)),
+            r"only in model 1: \['eggs'\]; only in model 2: \[\]\).*classes=all_classes",
+        ),
+    ],
+)
 def test_merge_names_the_difference(other, message):
     X, y = make_data(MultinomialNB)
     with pytest.raises(ParameterError, match=message):
@@ -118,6 +130,7 @@ def test_merge_rejects_unfitted_and_foreign_objects():
 
 def test_merge_checks_column_names():
     import pandas as pd
+
     X, y = make_data(MultinomialNB)
     a = MultinomialNB().fit(pd.DataFrame(X, columns=list("abcdef")), y)
     b = MultinomialNB().fit(pd.DataFrame(X, columns=list("abcdeg")), y)
@@ -177,8 +190,11 @@ def test_unlearn_rejects_rows_that_were_never_learned():
     X, y = make_data(MultinomialNB)
     model = MultinomialNB().fit(X[:100], y[:100])
     before = model.feature_log_prob_.copy()
-    with pytest.raises(DataError, match=r"'n_counts' for class '\w+', column index \d would "
-                                        r"become negative.*never learned"):
+    with pytest.raises(
+        DataError,
+        match=r"'n_counts' for class '\w+', column index \d would "
+        r"become negative.*never learned",
+    ):
         model.unlearn(X[:10] + 20, y[:10])
     np.testing.assert_array_equal(model.feature_log_prob_, before)  # unchanged on error
     with pytest.raises(UnknownLabelError, match=r"row 0: its label 'toast' is not among"):
@@ -191,17 +207,23 @@ def test_unlearn_rejects_rows_that_were_never_learned():
 
 def test_unlearn_errors_name_the_column():
     import pandas as pd
+
     X, y = make_data(GaussianNB)
     df = pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
     model = GaussianNB().fit(df[:100], y[:100])
     with pytest.raises(DataError, match=r"class '\w+', column 'f0' \(index 0\).*not part of"):
         model.unlearn(df[:20] + 50.0, y[:20])
     cat = CategoricalNB().fit(np.array([[0], [1]]), [0, 1])
-    with pytest.raises(DataError, match=r"category code 5 in the rows to unlearn.*never saw a "
-                                        r"code above 1"):
+    with pytest.raises(
+        DataError,
+        match=r"category code 5 in the rows to unlearn.*never saw a "
+        r"code above 1",
+    ):
         cat.unlearn(np.array([[5]]), [0])
-    with pytest.raises(DataError, match="'n_counts' for class 1, column index 0, category "
-                                        "code 0 would become negative"):
+    with pytest.raises(
+        DataError,
+        match="'n_counts' for class 1, column index 0, category code 0 would become negative",
+    ):
         cat.unlearn(np.array([[0]]), [1])
     bern = BernoulliNB().fit(np.array([[1], [1], [0]]), [0, 0, 0])
     with pytest.raises(DataError, match="'n_zeros' for class 0, column index 0"):
@@ -227,8 +249,18 @@ def test_models_loaded_from_files_merge_and_unlearn(cls, tmp_path):
 
 # -- partial_fit derives parameters on first use ----------------------------------------------
 
-@pytest.mark.parametrize("make", [nbayes.MultinomialNB, nbayes.BernoulliNB, nbayes.GaussianNB,
-                                  nbayes.CategoricalNB, nbayes.PoissonNB, nbayes.ComplementNB])
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        nbayes.MultinomialNB,
+        nbayes.BernoulliNB,
+        nbayes.GaussianNB,
+        nbayes.CategoricalNB,
+        nbayes.PoissonNB,
+        nbayes.ComplementNB,
+    ],
+)
 def test_partial_fit_defers_the_parameters_until_they_are_used(make):
     import pickle
 
@@ -243,10 +275,12 @@ def test_partial_fit_defers_the_parameters_until_they_are_used(make):
     copy = pickle.loads(pickle.dumps(model))
     assert "params_" in vars(copy)  # pickles carry a ready model
     full = make().fit(X, y)
-    np.testing.assert_allclose(model.predict_log_proba(X), full.predict_log_proba(X),
-                               rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(copy.predict_log_proba(X), full.predict_log_proba(X),
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-10, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        copy.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-10, atol=1e-12
+    )
     for name in full._derived:
         a, b = getattr(model, name), getattr(full, name)
         if isinstance(b, np.ndarray):

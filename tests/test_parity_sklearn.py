@@ -26,8 +26,9 @@ ALPHAS = [0.01, 0.5, 1.0, 2.5]
 def assert_same_log_proba(ours, theirs, X, y, sample_weight=None):
     ours.fit(X, y, sample_weight=sample_weight)
     theirs.fit(X, y, sample_weight=sample_weight)
-    np.testing.assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X),
-                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_log_proba(X), theirs.predict_log_proba(X), rtol=1e-9, atol=1e-9
+    )
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
 
 
@@ -36,21 +37,30 @@ def assert_same_log_proba(ours, theirs, X, y, sample_weight=None):
 @pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
 def test_count_and_binary_models_match(name, alpha, sparse):
     X = sp.csr_matrix(COUNTS) if sparse else COUNTS
-    assert_same_log_proba(getattr(nbayes, name)(alpha=alpha), getattr(sk, name)(alpha=alpha),
-                          X, Y)
+    assert_same_log_proba(getattr(nbayes, name)(alpha=alpha), getattr(sk, name)(alpha=alpha), X, Y)
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_bernoulli_on_binary_data_with_weights(alpha):
-    assert_same_log_proba(nbayes.BernoulliNB(alpha=alpha, binarize=None),
-                          sk.BernoulliNB(alpha=alpha, binarize=None), BINARY, Y, WEIGHTS)
+    assert_same_log_proba(
+        nbayes.BernoulliNB(alpha=alpha, binarize=None),
+        sk.BernoulliNB(alpha=alpha, binarize=None),
+        BINARY,
+        Y,
+        WEIGHTS,
+    )
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_multinomial_with_weights_and_fixed_prior(alpha):
     prior = [0.1, 0.2, 0.3, 0.4]
-    assert_same_log_proba(nbayes.MultinomialNB(alpha=alpha, class_prior=prior),
-                          sk.MultinomialNB(alpha=alpha, class_prior=prior), COUNTS, Y, WEIGHTS)
+    assert_same_log_proba(
+        nbayes.MultinomialNB(alpha=alpha, class_prior=prior),
+        sk.MultinomialNB(alpha=alpha, class_prior=prior),
+        COUNTS,
+        Y,
+        WEIGHTS,
+    )
 
 
 @pytest.mark.parametrize("norm", [False, True])
@@ -60,43 +70,59 @@ def test_complement_norm(norm):
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_categorical_matches(alpha):
-    assert_same_log_proba(nbayes.CategoricalNB(alpha=alpha), sk.CategoricalNB(alpha=alpha),
-                          CODES, Y, WEIGHTS)
-    assert_same_log_proba(nbayes.CategoricalNB(alpha=alpha, min_categories=7),
-                          sk.CategoricalNB(alpha=alpha, min_categories=7), CODES, Y)
+    assert_same_log_proba(
+        nbayes.CategoricalNB(alpha=alpha), sk.CategoricalNB(alpha=alpha), CODES, Y, WEIGHTS
+    )
+    assert_same_log_proba(
+        nbayes.CategoricalNB(alpha=alpha, min_categories=7),
+        sk.CategoricalNB(alpha=alpha, min_categories=7),
+        CODES,
+        Y,
+    )
 
 
 def test_categorical_sparse_codes_match_dense():
     codes = CODES * (rng.uniform(size=CODES.shape) < 0.3)
     ours = nbayes.CategoricalNB().fit(sp.csr_matrix(codes), Y)
-    np.testing.assert_allclose(ours.predict_log_proba(sp.csr_matrix(codes)),
-                               sk.CategoricalNB().fit(codes, Y).predict_log_proba(codes),
-                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_log_proba(sp.csr_matrix(codes)),
+        sk.CategoricalNB().fit(codes, Y).predict_log_proba(codes),
+        rtol=1e-9,
+        atol=1e-9,
+    )
 
 
 @pytest.mark.parametrize("var_smoothing", [1e-9, 1e-3, 0.1])
 def test_gaussian_matches(var_smoothing):
-    assert_same_log_proba(nbayes.GaussianNB(var_smoothing=var_smoothing),
-                          sk.GaussianNB(var_smoothing=var_smoothing), DENSE, Y)
+    assert_same_log_proba(
+        nbayes.GaussianNB(var_smoothing=var_smoothing),
+        sk.GaussianNB(var_smoothing=var_smoothing),
+        DENSE,
+        Y,
+    )
     ours = nbayes.GaussianNB(var_smoothing=var_smoothing).fit(DENSE, Y)
     theirs = sk.GaussianNB(var_smoothing=var_smoothing).fit(DENSE, Y)
     np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
     np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-9)
-    np.testing.assert_allclose(ours.predict_joint_log_proba(DENSE),
-                               theirs.predict_joint_log_proba(DENSE), rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(DENSE), theirs.predict_joint_log_proba(DENSE), rtol=1e-9
+    )
 
 
 def test_gaussian_weighted_matches():
     # scikit-learn's epsilon uses the unweighted variance; with var_smoothing=0 the weighted
     # moments themselves are compared exactly.
-    assert_same_log_proba(nbayes.GaussianNB(var_smoothing=0), sk.GaussianNB(var_smoothing=0),
-                          DENSE, Y, WEIGHTS)
+    assert_same_log_proba(
+        nbayes.GaussianNB(var_smoothing=0), sk.GaussianNB(var_smoothing=0), DENSE, Y, WEIGHTS
+    )
 
 
 def test_fitted_attributes_match():
-    pairs = [(nbayes.MultinomialNB(), sk.MultinomialNB(), COUNTS),
-             (nbayes.BernoulliNB(), sk.BernoulliNB(), COUNTS),
-             (nbayes.ComplementNB(), sk.ComplementNB(), COUNTS)]
+    pairs = [
+        (nbayes.MultinomialNB(), sk.MultinomialNB(), COUNTS),
+        (nbayes.BernoulliNB(), sk.BernoulliNB(), COUNTS),
+        (nbayes.ComplementNB(), sk.ComplementNB(), COUNTS),
+    ]
     for ours, theirs, X in pairs:
         ours.fit(X, Y), theirs.fit(X, Y)
         for attr in ("class_count_", "class_log_prior_", "feature_count_", "feature_log_prob_"):
@@ -111,6 +137,7 @@ def test_fitted_attributes_match():
 
 # ---- tested differences ---------------------------------------------------------------------
 
+
 def test_difference_multinomial_joint_log_proba_is_a_true_log_probability():
     """scikit-learn's MultinomialNB 'joint log probability' omits the multinomial coefficient
     log(n! / prod x_j!), so it is not log P(x, y). Ours includes it; the difference is exactly
@@ -119,9 +146,11 @@ def test_difference_multinomial_joint_log_proba_is_a_true_log_probability():
 
     ours, theirs = nbayes.MultinomialNB().fit(COUNTS, Y), sk.MultinomialNB().fit(COUNTS, Y)
     coefficient = gammaln(COUNTS.sum(axis=1) + 1) - gammaln(COUNTS + 1).sum(axis=1)
-    np.testing.assert_allclose(ours.predict_joint_log_proba(COUNTS),
-                               theirs.predict_joint_log_proba(COUNTS) + coefficient[:, None],
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(COUNTS),
+        theirs.predict_joint_log_proba(COUNTS) + coefficient[:, None],
+        rtol=1e-10,
+    )
 
 
 def test_difference_partial_fit_rejects_labels_outside_classes():

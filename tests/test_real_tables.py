@@ -21,24 +21,42 @@ from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncode
 from nbayes import MixedNB
 
 ADULT_COLUMNS = [
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-    "hours-per-week", "native-country", "income",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
 ]
 
 
 def load_adult(folder):
     """Adult train / test as read by pandas: '?' is missing, test labels lose their '.'."""
+
     def read(name, skip):
-        df = pd.read_csv(folder / "adult" / name, names=ADULT_COLUMNS, skipinitialspace=True,
-                         na_values="?", skiprows=skip).dropna(how="all")
+        df = pd.read_csv(
+            folder / "adult" / name,
+            names=ADULT_COLUMNS,
+            skipinitialspace=True,
+            na_values="?",
+            skiprows=skip,
+        ).dropna(how="all")
         return df.drop(columns="income"), df["income"].str.rstrip(".").to_numpy()
+
     return read("adult.data.gz", 0), read("adult.test.gz", 1)  # test starts with "|1x3 ..."
 
 
 def load_mushroom(folder):
-    df = pd.read_csv(folder / "mushroom" / "agaricus-lepiota.data", header=None,
-                     na_values="?")
+    df = pd.read_csv(folder / "mushroom" / "agaricus-lepiota.data", header=None, na_values="?")
     return df.drop(columns=0).rename(columns=str), df[0].to_numpy()
 
 
@@ -46,15 +64,19 @@ def scores(model, X_train, y_train, X_test, y_test):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # KBinsDiscretizer's narrow-bin notes
         proba = model.fit(X_train, y_train).predict_proba(X_test)
-    return (accuracy_score(y_test, model.classes_[proba.argmax(axis=1)]),
-            log_loss(y_test, proba, labels=model.classes_))
+    return (
+        accuracy_score(y_test, model.classes_[proba.argmax(axis=1)]),
+        log_loss(y_test, proba, labels=model.classes_),
+    )
 
 
 def compare(record_property, name, ours, pipelines):
     best = max(pipelines, key=lambda k: pipelines[k][0])
     lines = [f"{name}: nbayes MixedNB(auto) accuracy {ours[0]:.4f} log-loss {ours[1]:.4f}"]
-    lines += [f"{name}: scikit-learn {k}: accuracy {a:.4f} log-loss {ll:.4f}"
-              for k, (a, ll) in pipelines.items()]
+    lines += [
+        f"{name}: scikit-learn {k}: accuracy {a:.4f} log-loss {ll:.4f}"
+        for k, (a, ll) in pipelines.items()
+    ]
     print("\n" + "\n".join(lines))
     record_property(f"{name}_comparison", "; ".join(lines))
     return pipelines[best]
@@ -72,31 +94,63 @@ def test_adult_from_pandas_beats_scikit_learn_pipelines(shared_data, record_prop
 
     categorical = make_column_selector(dtype_include=[object, "string"])
     numeric = make_column_selector(dtype_include="number")
-    encode = make_pipeline(SimpleImputer(strategy="constant", fill_value="missing"),
-                           OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1))
-    best = compare(record_property, "adult", ours, {
-        "impute + OrdinalEncoder + KBinsDiscretizer(20) + CategoricalNB": scores(
-            make_pipeline(ColumnTransformer([
-                ("cat", encode, categorical),
-                ("num", KBinsDiscretizer(n_bins=20, encode="ordinal"), numeric)]),
-                sk.CategoricalNB(min_categories=50)),
-            X_train, y_train, X_test, y_test),
-        "impute + one-hot + GaussianNB": scores(
-            make_pipeline(ColumnTransformer([
-                ("cat", make_pipeline(SimpleImputer(strategy="most_frequent"),
-                                      OneHotEncoder(handle_unknown="ignore",
-                                                    sparse_output=False)), categorical),
-                ("num", "passthrough", numeric)]), sk.GaussianNB()),
-            X_train, y_train, X_test, y_test),
-    })
+    encode = make_pipeline(
+        SimpleImputer(strategy="constant", fill_value="missing"),
+        OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+    )
+    best = compare(
+        record_property,
+        "adult",
+        ours,
+        {
+            "impute + OrdinalEncoder + KBinsDiscretizer(20) + CategoricalNB": scores(
+                make_pipeline(
+                    ColumnTransformer(
+                        [
+                            ("cat", encode, categorical),
+                            ("num", KBinsDiscretizer(n_bins=20, encode="ordinal"), numeric),
+                        ]
+                    ),
+                    sk.CategoricalNB(min_categories=50),
+                ),
+                X_train,
+                y_train,
+                X_test,
+                y_test,
+            ),
+            "impute + one-hot + GaussianNB": scores(
+                make_pipeline(
+                    ColumnTransformer(
+                        [
+                            (
+                                "cat",
+                                make_pipeline(
+                                    SimpleImputer(strategy="most_frequent"),
+                                    OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+                                ),
+                                categorical,
+                            ),
+                            ("num", "passthrough", numeric),
+                        ]
+                    ),
+                    sk.GaussianNB(),
+                ),
+                X_train,
+                y_train,
+                X_test,
+                y_test,
+            ),
+        },
+    )
     assert ours[0] >= best[0] and ours[1] <= best[1]
 
 
 def test_mushroom_from_pandas_beats_scikit_learn_pipelines(shared_data, record_property):
     X, y = load_mushroom(shared_data)
     assert X.shape == (8124, 22) and int(X.isna().sum().sum()) == 2480
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0,
-                                                        stratify=y)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, random_state=0, stratify=y
+    )
     model = MixedNB(columns="auto")
     ours = scores(model, X_train, y_train, X_test, y_test)
     assert set(model.column_families_.values()) == {"categorical"}
@@ -105,19 +159,33 @@ def test_mushroom_from_pandas_beats_scikit_learn_pipelines(shared_data, record_p
 
     pipelines = {
         "impute + OrdinalEncoder + CategoricalNB": scores(
-            make_pipeline(SimpleImputer(strategy="constant", fill_value="missing"),
-                          OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
-                          sk.CategoricalNB(min_categories=13)),
-            X_train, y_train, X_test, y_test),
+            make_pipeline(
+                SimpleImputer(strategy="constant", fill_value="missing"),
+                OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+                sk.CategoricalNB(min_categories=13),
+            ),
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+        ),
         "impute + one-hot + BernoulliNB": scores(
-            make_pipeline(SimpleImputer(strategy="most_frequent"),
-                          OneHotEncoder(handle_unknown="ignore"), sk.BernoulliNB()),
-            X_train, y_train, X_test, y_test),
+            make_pipeline(
+                SimpleImputer(strategy="most_frequent"),
+                OneHotEncoder(handle_unknown="ignore"),
+                sk.BernoulliNB(),
+            ),
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+        ),
     }
     best = compare(record_property, "mushroom", ours, pipelines)
     assert ours[0] >= best[0] and ours[1] <= best[1]
     # The ordinal pipeline models "missing" as a category of its own; so does
     # missing="category", which scores the same up to the pipeline's padded min_categories.
     as_category = scores(MixedNB(missing="category"), X_train, y_train, X_test, y_test)
-    np.testing.assert_allclose(as_category, pipelines["impute + OrdinalEncoder + CategoricalNB"],
-                               atol=2e-3)
+    np.testing.assert_allclose(
+        as_category, pipelines["impute + OrdinalEncoder + CategoricalNB"], atol=2e-3
+    )

@@ -35,8 +35,9 @@ def test_gaussian_terms(rng):
     params = {"mean": mean, "var": var, "center": rng.normal(size=D)}
     X = rng.normal(size=(N, D)) * 2
     terms = check_terms_add_up(Gaussian(), params, X)
-    np.testing.assert_allclose(terms, stats.norm.logpdf(X[:, None, :], mean[None],
-                                                        np.sqrt(var)[None]), rtol=1e-10)
+    np.testing.assert_allclose(
+        terms, stats.norm.logpdf(X[:, None, :], mean[None], np.sqrt(var)[None]), rtol=1e-10
+    )
 
 
 def test_poisson_terms(rng):
@@ -44,8 +45,7 @@ def test_poisson_terms(rng):
     params = {"log_rate": np.log(rate), "rate": rate}
     X = rng.poisson(3, size=(N, D)).astype(float)
     terms = check_terms_add_up(Poisson(), params, X)
-    np.testing.assert_allclose(terms, stats.poisson.logpmf(X[:, None, :], rate[None]),
-                               rtol=1e-10)
+    np.testing.assert_allclose(terms, stats.poisson.logpmf(X[:, None, :], rate[None]), rtol=1e-10)
 
 
 def test_multinomial_rows_equal_scipy_multinomial(rng):
@@ -53,8 +53,9 @@ def test_multinomial_rows_equal_scipy_multinomial(rng):
     params = {"log_theta": np.log(theta)}
     X = rng.poisson(2, size=(N, D)).astype(float)
     terms = check_terms_add_up(Multinomial(), params, X)
-    expected = np.stack([stats.multinomial.logpmf(X, X.sum(axis=1), theta[k]) for k in range(K)],
-                        axis=1)
+    expected = np.stack(
+        [stats.multinomial.logpmf(X, X.sum(axis=1), theta[k]) for k in range(K)], axis=1
+    )
     np.testing.assert_allclose(terms.sum(axis=2), expected, rtol=1e-10)
 
 
@@ -67,6 +68,7 @@ def test_categorical_terms_equal_scipy_multinomial_with_one_trial(rng):
     for j, c in enumerate(n_cat):
         onehot = np.eye(c)[X[:, j]]
         for k in range(K):
-            np.testing.assert_allclose(terms[:, k, j],
-                                       stats.multinomial.logpmf(onehot, 1, theta[j][k]))
+            np.testing.assert_allclose(
+                terms[:, k, j], stats.multinomial.logpmf(onehot, 1, theta[j][k])
+            )
     assert offsets_of(n_cat).tolist() == [0, 2, 5, 10]

@@ -18,8 +18,12 @@ NON_NEGATIVE_ONLY = (
     "positive_only tag, and nbayes rejects negative {what} with a clear error (scikit-learn's "
     "count models have no decision_function, so the check never runs for them)."
 )
-NON_NEGATIVE = {"MultinomialNB": "counts", "ComplementNB": "counts", "PoissonNB": "counts",
-                "CategoricalNB": "category codes"}
+NON_NEGATIVE = {
+    "MultinomialNB": "counts",
+    "ComplementNB": "counts",
+    "PoissonNB": "counts",
+    "CategoricalNB": "category codes",
+}
 
 
 def expected_failures(estimator):
@@ -27,7 +31,8 @@ def expected_failures(estimator):
     failures = {}
     if name in NON_NEGATIVE:
         failures["check_decision_proba_consistency"] = NON_NEGATIVE_ONLY.format(
-            what=NON_NEGATIVE[name])
+            what=NON_NEGATIVE[name]
+        )
     what = {"CategoricalNB": "category codes", "PoissonNB": "counts"}.get(name)
     if what is None:
         return failures
@@ -41,11 +46,17 @@ def expected_failures(estimator):
 
 
 ESTIMATORS = [
-    nbayes.GaussianNB(), nbayes.BernoulliNB(), nbayes.MultinomialNB(), nbayes.ComplementNB(),
-    nbayes.CategoricalNB(), nbayes.PoissonNB(),
+    nbayes.GaussianNB(),
+    nbayes.BernoulliNB(),
+    nbayes.MultinomialNB(),
+    nbayes.ComplementNB(),
+    nbayes.CategoricalNB(),
+    nbayes.PoissonNB(),
     # The other faces: pooled and Bayesian Gaussian, automatic smoothing.
-    nbayes.GaussianNB(var_pooling="shared"), nbayes.GaussianNB(estimate="posterior_predictive"),
-    nbayes.GaussianNB(var_smoothing="auto"), nbayes.MultinomialNB(alpha="auto"),
+    nbayes.GaussianNB(var_pooling="shared"),
+    nbayes.GaussianNB(estimate="posterior_predictive"),
+    nbayes.GaussianNB(var_smoothing="auto"),
+    nbayes.MultinomialNB(alpha="auto"),
 ]
 
 

@@ -30,7 +30,7 @@ def sms():
 
 
 def chunks(frame, size=700):
-    return [frame.iloc[i:i + size] for i in range(0, len(frame), size)]
+    return [frame.iloc[i : i + size] for i in range(0, len(frame), size)]
 
 
 def test_fit_matches_a_hand_built_pipeline(sms):
@@ -38,16 +38,23 @@ def test_fit_matches_a_hand_built_pipeline(sms):
     model = TextNB(MultinomialNB(alpha=0.5)).fit(train["text"], train["label"])
     vec = CountVectorizer().fit(train["text"])
     ref = MultinomialNB(alpha=0.5).fit(vec.transform(train["text"]), train["label"])
-    np.testing.assert_array_equal(model.predict_proba(test["text"]),
-                                  ref.predict_proba(vec.transform(test["text"])))
+    np.testing.assert_array_equal(
+        model.predict_proba(test["text"]), ref.predict_proba(vec.transform(test["text"]))
+    )
     assert model.score(test["text"], test["label"]) > 0.97
     assert model.get_feature_names_out().tolist() == vec.get_feature_names_out().tolist()
 
 
-@pytest.mark.parametrize("vectorizer", [
-    CountVectorizer(), CountVectorizer(min_df=2, max_df=0.5), CountVectorizer(max_features=800),
-    CountVectorizer(min_df=0.002, ngram_range=(1, 2), binary=True),
-], ids=["plain", "min-max-df", "max-features", "fraction-bigrams-binary"])
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        CountVectorizer(),
+        CountVectorizer(min_df=2, max_df=0.5),
+        CountVectorizer(max_features=800),
+        CountVectorizer(min_df=0.002, ngram_range=(1, 2), binary=True),
+    ],
+    ids=["plain", "min-max-df", "max-features", "fraction-bigrams-binary"],
+)
 def test_vocabulary_pass_plus_partial_fit_equals_fit(sms, vectorizer):
     train, test = sms
     streamed = TextNB(ComplementNB(), vectorizer)
@@ -56,8 +63,9 @@ def test_vocabulary_pass_plus_partial_fit_equals_fit(sms, vectorizer):
         streamed.partial_fit(part["text"], part["label"], classes=["ham", "spam"])
     whole = TextNB(ComplementNB(), vectorizer).fit(train["text"], train["label"])
     assert streamed.vectorizer_.vocabulary_ == whole.vectorizer_.vocabulary_
-    np.testing.assert_allclose(streamed.predict_proba(test["text"]),
-                               whole.predict_proba(test["text"]), rtol=1e-10)
+    np.testing.assert_allclose(
+        streamed.predict_proba(test["text"]), whole.predict_proba(test["text"]), rtol=1e-10
+    )
 
 
 def test_hashing_streams_in_one_pass(sms):
@@ -67,30 +75,39 @@ def test_hashing_streams_in_one_pass(sms):
     for part in chunks(train):
         model.partial_fit(part["text"], part["label"], classes=["ham", "spam"])
     whole = TextNB(MultinomialNB(alpha=0.1), hashing).fit(train["text"], train["label"])
-    np.testing.assert_allclose(model.predict_proba(test["text"]),
-                               whole.predict_proba(test["text"]), rtol=1e-10)
+    np.testing.assert_allclose(
+        model.predict_proba(test["text"]), whole.predict_proba(test["text"]), rtol=1e-10
+    )
     assert model.score(test["text"], test["label"]) > 0.97
     assert model.get_feature_names_out()[:2].tolist() == ["hash_0", "hash_1"]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: TextNB(),
-    lambda: TextNB(BernoulliNB(alpha=0.5), CountVectorizer(ngram_range=(1, 2), min_df=2)),
-    lambda: TextNB(MultinomialNB(), HashingVectorizer(n_features=2**12, alternate_sign=False,
-                                                      norm=None, dtype=np.float32)),
-], ids=["default", "bernoulli-bigrams", "hashing"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: TextNB(),
+        lambda: TextNB(BernoulliNB(alpha=0.5), CountVectorizer(ngram_range=(1, 2), min_df=2)),
+        lambda: TextNB(
+            MultinomialNB(),
+            HashingVectorizer(n_features=2**12, alternate_sign=False, norm=None, dtype=np.float32),
+        ),
+    ],
+    ids=["default", "bernoulli-bigrams", "hashing"],
+)
 def test_model_file_round_trip_and_continued_learning(sms, tmp_path, make):
     train, test = sms
     model = make().fit(train["text"][:3000], train["label"][:3000])
     loaded = load(save(model, tmp_path / "text.nbayes"))
     assert loaded.get_params(deep=True).keys() == model.get_params(deep=True).keys()
     assert repr(loaded.vectorizer) == repr(model.vectorizer)
-    np.testing.assert_array_equal(loaded.predict_proba(test["text"]),
-                                  model.predict_proba(test["text"]))
+    np.testing.assert_array_equal(
+        loaded.predict_proba(test["text"]), model.predict_proba(test["text"])
+    )
     loaded.partial_fit(train["text"][3000:], train["label"][3000:])
     model.partial_fit(train["text"][3000:], train["label"][3000:])
-    np.testing.assert_allclose(loaded.predict_proba(test["text"]),
-                               model.predict_proba(test["text"]), rtol=1e-12)
+    np.testing.assert_allclose(
+        loaded.predict_proba(test["text"]), model.predict_proba(test["text"]), rtol=1e-12
+    )
 
 
 def test_explanations_name_words(sms):
@@ -100,8 +117,7 @@ def test_explanations_name_words(sms):
     vocabulary = set(model.get_feature_names_out())
     assert set(top["feature"]) <= vocabulary and (top["weight"] > 0).all()
     ex = model.explain(test["text"][:3])
-    np.testing.assert_allclose(ex.joint_log_proba,
-                               model.predict_joint_log_proba(test["text"][:3]))
+    np.testing.assert_allclose(ex.joint_log_proba, model.predict_joint_log_proba(test["text"][:3]))
     assert set(ex.to_frame(0, 3)["feature"]) <= vocabulary
 
 
@@ -110,8 +126,9 @@ def test_inputs_may_be_lists_frames_or_columns_with_missing_texts():
     model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
     frame = pd.DataFrame({"body": texts})
     np.testing.assert_array_equal(model.predict_proba(frame), model.predict_proba(texts))
-    np.testing.assert_array_equal(model.predict_proba(np.array(texts, dtype=object)[:, None]),
-                                  model.predict_proba(texts))
+    np.testing.assert_array_equal(
+        model.predict_proba(np.array(texts, dtype=object)[:, None]), model.predict_proba(texts)
+    )
     with pytest.raises(DataError, match="one string"):
         model.predict("cheap pills")
     with pytest.raises(DataError, match="one text column"):
@@ -130,7 +147,8 @@ def test_bad_configurations_are_refused(tmp_path):
         TextNB().partial_fit(texts, y, classes=["x", "y"])
     with pytest.raises(ParameterError, match="no vocabulary to learn"):
         TextNB(vectorizer=HashingVectorizer(alternate_sign=False, norm=None)).learn_vocabulary(
-            [texts])
+            [texts]
+        )
     with pytest.raises(DataError, match="No words are left"):
         TextNB(vectorizer=CountVectorizer(min_df=5)).learn_vocabulary([texts])
     with pytest.raises(DataError, match="No words to learn from"):

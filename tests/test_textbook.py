@@ -6,10 +6,7 @@ import pytest
 import nbayes
 
 # Four training e-mails over the words ("free", "meeting", "txt"), two spam and two ham.
-SPAM_X = np.array([[1, 0, 1],
-                   [1, 0, 0],
-                   [0, 1, 0],
-                   [0, 1, 1]])
+SPAM_X = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 0], [0, 1, 1]])
 SPAM_Y = np.array(["spam", "spam", "ham", "ham"])
 
 
@@ -24,8 +21,9 @@ def test_bernoulli_spam_example_by_hand():
     """
     model = nbayes.BernoulliNB(alpha=1.0).fit(SPAM_X, SPAM_Y)
     assert model.classes_.tolist() == ["ham", "spam"]
-    np.testing.assert_allclose(np.exp(model.feature_log_prob_),
-                               [[1 / 4, 3 / 4, 2 / 4], [3 / 4, 1 / 4, 2 / 4]])
+    np.testing.assert_allclose(
+        np.exp(model.feature_log_prob_), [[1 / 4, 3 / 4, 2 / 4], [3 / 4, 1 / 4, 2 / 4]]
+    )
     x = np.array([[1, 0, 1]])
     np.testing.assert_allclose(np.exp(model.predict_joint_log_proba(x)), [[1 / 64, 9 / 64]])
     np.testing.assert_allclose(model.predict_proba(x), [[0.1, 0.9]])
@@ -94,11 +92,13 @@ def test_categorical_formulas():
     counts = np.array([[2, 1, 0], [0, 0, 3]], dtype=float)
     for alpha in (0.5, 1.0, 2.0):
         m = nbayes.CategoricalNB(alpha=alpha).fit(X, y)
-        np.testing.assert_allclose(np.exp(m.feature_log_prob_[0]),
-                                   (counts + alpha) / (3 + 3 * alpha))
+        np.testing.assert_allclose(
+            np.exp(m.feature_log_prob_[0]), (counts + alpha) / (3 + 3 * alpha)
+        )
         m = nbayes.CategoricalNB(alpha=alpha + 1, estimate="map").fit(X, y)
-        np.testing.assert_allclose(np.exp(m.feature_log_prob_[0]), (counts + alpha) /
-                                   (3 + 3 * alpha))
+        np.testing.assert_allclose(
+            np.exp(m.feature_log_prob_[0]), (counts + alpha) / (3 + 3 * alpha)
+        )
     m = nbayes.CategoricalNB(estimate="mle").fit(X, y)
     np.testing.assert_allclose(np.exp(m.feature_log_prob_[0]), counts / 3)
 
@@ -124,8 +124,9 @@ def test_gaussian_mle_mean_and_variance_divide_by_class_size():
 def test_class_prior_is_class_frequency_and_can_be_smoothed_or_fixed():
     y = np.array([0, 0, 0, 1])
     X = np.ones((4, 1))
-    np.testing.assert_allclose(np.exp(nbayes.MultinomialNB().fit(X, y).class_log_prior_),
-                               [3 / 4, 1 / 4])
+    np.testing.assert_allclose(
+        np.exp(nbayes.MultinomialNB().fit(X, y).class_log_prior_), [3 / 4, 1 / 4]
+    )
     smoothed = nbayes.MultinomialNB(prior_alpha=1.0).fit(X, y)
     np.testing.assert_allclose(np.exp(smoothed.class_log_prior_), [4 / 6, 2 / 6])
     fixed = nbayes.MultinomialNB(class_prior=[0.5, 0.5]).fit(X, y)

@@ -19,17 +19,27 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(base, "CHUNK_BYTES", 4096)
 
 
-@pytest.mark.parametrize(("name", "sparse"), [(name, sparse) for name in sorted(CASES)
-                                               for sparse in (False, True)
-                                               if CASES[name][2] or not sparse])
+@pytest.mark.parametrize(
+    ("name", "sparse"),
+    [
+        (name, sparse)
+        for name in sorted(CASES)
+        for sparse in (False, True)
+        if CASES[name][2] or not sparse
+    ],
+)
 def test_threads_give_the_numbers_of_one_thread_exactly(name, sparse, small_chunks):
     _, X, y = make_case(name, n=3000, d=6, k=4, seed=1, sparse=sparse)
     results = {}
     for n_threads in (1, 3):
         with nbayes.threads(n_threads):
             model = make_case(name)[0].fit(X, y)
-            results[n_threads] = (model.stats_, model.predict_proba(X),
-                                  model.predict_log_proba(X), model.predict_joint_log_proba(X))
+            results[n_threads] = (
+                model.stats_,
+                model.predict_proba(X),
+                model.predict_log_proba(X),
+                model.predict_joint_log_proba(X),
+            )
     serial, threaded = results[1], results[3]
     # Chunk statistics merge in chunk order whatever thread made them: bit-for-bit equal.
     for a, b in zip(serial[0]["groups"], threaded[0]["groups"]):
@@ -78,8 +88,14 @@ def test_first_bad_chunk_raises_with_its_row(stage, small_chunks):
 
 def test_threads_apply_to_sparse_chunks(small_chunks):
     rng = np.random.default_rng(3)
-    X = sp.random(4000, 300, density=0.05, format="csr", random_state=rng,
-                  data_rvs=lambda n: rng.integers(1, 5, n))
+    X = sp.random(
+        4000,
+        300,
+        density=0.05,
+        format="csr",
+        random_state=rng,
+        data_rvs=lambda n: rng.integers(1, 5, n),
+    )
     y = rng.integers(0, 5, 4000)
     with nbayes.threads(1):
         one = nbayes.MultinomialNB().fit(X, y).predict_proba(X)

@@ -49,25 +49,31 @@ def _slice(X, rows: slice):
     if not sp.issparse(X) or X.format != "csr":
         return X[rows]
     first, last = X.indptr[rows.start], X.indptr[rows.stop]
-    indptr = (X.indptr[rows.start:rows.stop + 1] - first).astype(X.indices.dtype)
-    return compressed_view(type(X), X.data[first:last], X.indices[first:last], indptr,
-                           (rows.stop - rows.start, X.shape[1]))
+    indptr = (X.indptr[rows.start : rows.stop + 1] - first).astype(X.indices.dtype)
+    return compressed_view(
+        type(X),
+        X.data[first:last],
+        X.indices[first:last],
+        indptr,
+        (rows.stop - rows.start, X.shape[1]),
+    )
 
 
-def prepare(families: Sequence[Family], blocks: Sequence, feature_names=None,
-            lazy: bool = False) -> list:
+def prepare(
+    families: Sequence[Family], blocks: Sequence, feature_names=None, lazy: bool = False
+) -> list:
     """Run each family's domain check and conversion on its block.
 
     With ``lazy=True`` families may leave checks to :func:`check_results`, which the caller
     must then run on what it computed from the blocks.
     """
     names = feature_names or [None] * len(families)
-    return [fam.prepare(X, names[i], lazy=lazy)
-            for i, (fam, X) in enumerate(zip(families, blocks))]
+    return [fam.prepare(X, names[i], lazy=lazy) for i, (fam, X) in enumerate(zip(families, blocks))]
 
 
-def check_results(families: Sequence[Family], blocks: Sequence, results: Sequence,
-                  feature_names=None) -> None:
+def check_results(
+    families: Sequence[Family], blocks: Sequence, results: Sequence, feature_names=None
+) -> None:
     """The checks a lazy :func:`prepare` left out, made on each block's statistics or scores."""
     names = feature_names or [None] * len(families)
     for fam, X, result, name in zip(families, blocks, results, names):
@@ -76,22 +82,31 @@ def check_results(families: Sequence[Family], blocks: Sequence, results: Sequenc
 
 def zeros(families: Sequence[Family], n_classes: int, widths: Sequence[int]) -> ModelStats:
     """Identity of :func:`merge` for the given families and block widths."""
-    return {"class_count": np.zeros(n_classes),
-            "groups": [f.zeros(n_classes, w) for f, w in zip(families, widths)]}
+    return {
+        "class_count": np.zeros(n_classes),
+        "groups": [f.zeros(n_classes, w) for f, w in zip(families, widths)],
+    }
 
 
-def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
-               feature_names=None, budget: int | None = None) -> ModelStats:
+def accumulate(
+    families: Sequence[Family],
+    blocks: Sequence,
+    labels: Labels,
+    feature_names=None,
+    budget: int | None = None,
+) -> ModelStats:
     """Statistics of one batch: per-class weight totals plus each group's statistics.
 
     Rows are processed in chunks whose temporaries fit ``budget`` bytes, and the chunk
     statistics merged, so memory stays bounded whatever the batch size.
     """
+
     def chunk_stats(rows: slice) -> ModelStats:
         part_labels = labels[rows]
         with rows_from(rows.start):
-            part_blocks = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
-                                  lazy=True)
+            part_blocks = prepare(
+                families, [_slice(X, rows) for X in blocks], feature_names, lazy=True
+            )
             groups = [f.accumulate(X, part_labels) for f, X in zip(families, part_blocks)]
             check_results(families, part_blocks, groups, feature_names)
         return {"class_count": part_labels.class_weight, "groups": groups}
@@ -108,12 +123,15 @@ def accumulate(families: Sequence[Family], blocks: Sequence, labels: Labels,
 
 def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStats:
     """Combine statistics of disjoint data; associative and commutative, identity ``zeros``."""
-    return {"class_count": a["class_count"] + b["class_count"],
-            "groups": [f.merge(sa, sb) for f, sa, sb in zip(families, a["groups"], b["groups"])]}
+    return {
+        "class_count": a["class_count"] + b["class_count"],
+        "groups": [f.merge(sa, sb) for f, sa, sb in zip(families, a["groups"], b["groups"])],
+    }
 
 
-def subtract(families: Sequence[Family], a: ModelStats, b: ModelStats, class_names=None,
-             feature_names=None) -> ModelStats:
+def subtract(
+    families: Sequence[Family], a: ModelStats, b: ModelStats, class_names=None, feature_names=None
+) -> ModelStats:
     """Statistics of the data in ``a`` without the data in ``b``: the inverse of :func:`merge`.
 
     ``merge(subtract(a, b), b)`` equals ``a`` to rounding, and ``subtract(merge(a, b), b)``
@@ -123,15 +141,21 @@ def subtract(families: Sequence[Family], a: ModelStats, b: ModelStats, class_nam
     list per group, or None) only improve that message.
     """
     names = feature_names or [None] * len(families)
-    class_count = subtract_nonnegative(a["class_count"], b["class_count"], "class weight",
-                                       class_names)
-    return {"class_count": class_count,
-            "groups": [f.subtract(sa, sb, class_names, n) for f, sa, sb, n
-                       in zip(families, a["groups"], b["groups"], names)]}
+    class_count = subtract_nonnegative(
+        a["class_count"], b["class_count"], "class weight", class_names
+    )
+    return {
+        "class_count": class_count,
+        "groups": [
+            f.subtract(sa, sb, class_names, n)
+            for f, sa, sb, n in zip(families, a["groups"], b["groups"], names)
+        ],
+    }
 
 
-def align_classes(families: Sequence[Family], stats: ModelStats, positions: np.ndarray,
-                  n_classes: int) -> ModelStats:
+def align_classes(
+    families: Sequence[Family], stats: ModelStats, positions: np.ndarray, n_classes: int
+) -> ModelStats:
     """Move class ``k`` of ``stats`` to class ``positions[k]`` of ``n_classes`` classes.
 
     Classes that receive nothing are empty. This lets statistics learned over different label
@@ -154,12 +178,19 @@ def align_classes(families: Sequence[Family], stats: ModelStats, positions: np.n
 
 def add_classes(families: Sequence[Family], stats: ModelStats, n_new: int) -> ModelStats:
     """Append ``n_new`` empty classes (for a partial_fit that enlarges ``classes``)."""
-    return {"class_count": np.concatenate([stats["class_count"], np.zeros(n_new)]),
-            "groups": [f.add_classes(s, n_new) for f, s in zip(families, stats["groups"])]}
+    return {
+        "class_count": np.concatenate([stats["class_count"], np.zeros(n_new)]),
+        "groups": [f.add_classes(s, n_new) for f, s in zip(families, stats["groups"])],
+    }
 
 
-def log_class_prior(class_count: np.ndarray, class_prior=None, fit_prior: bool = True,
-                    prior_alpha: float = 0.0, param: str = "class_prior") -> np.ndarray:
+def log_class_prior(
+    class_count: np.ndarray,
+    class_prior=None,
+    fit_prior: bool = True,
+    prior_alpha: float = 0.0,
+    param: str = "class_prior",
+) -> np.ndarray:
     """Log class prior: fixed by the user, fitted (N_k + a) / (N + K a), or uniform.
 
     ``prior_alpha`` adds hallucinated observations to every class (Dirichlet posterior mean);
@@ -212,14 +243,23 @@ def _single_threaded_blas():
     """
     global _BLAS
     from threadpoolctl import ThreadpoolController
+
     if _BLAS is None:
         _BLAS = ThreadpoolController()
     return _BLAS.limit(limits=1, user_api="blas")
 
 
-def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
-                  blocks: Sequence, feature_names, normalised: bool, budget: int | None,
-                  out: np.ndarray, finish):
+def _score_chunks(
+    families: Sequence[Family],
+    params: Sequence,
+    log_prior: np.ndarray,
+    blocks: Sequence,
+    feature_names,
+    normalised: bool,
+    budget: int | None,
+    out: np.ndarray,
+    finish,
+):
     """Score ``out`` (n_samples, n_classes) chunk by chunk on the worker threads; yield
     ``finish(rows, jll)`` per chunk, in order, with jll the chunk's log P(x, y) of shape
     (rows, n_classes) for ``finish`` to complete in place and store with :func:`_store`.
@@ -237,8 +277,7 @@ def _score_chunks(families: Sequence[Family], params: Sequence, log_prior: np.nd
         # Scoring runs inside the row context too: families name rows of the user's data
         # when they reject a value only the parameters can judge (an unseen category).
         with rows_from(rows.start):
-            part = prepare(families, [_slice(X, rows) for X in blocks], feature_names,
-                           lazy=True)
+            part = prepare(families, [_slice(X, rows) for X in blocks], feature_names, lazy=True)
             jll = None
             for i, (fam, p, X) in enumerate(zip(families, params, part)):
                 name = feature_names and feature_names[i]
@@ -268,9 +307,15 @@ def _store(out: np.ndarray, rows: slice, jll: np.ndarray) -> None:
         out[rows] = jll
 
 
-def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
-                         blocks: Sequence, feature_names=None, normalised: bool = True,
-                         budget: int | None = None) -> np.ndarray:
+def joint_log_likelihood(
+    families: Sequence[Family],
+    params: Sequence,
+    log_prior: np.ndarray,
+    blocks: Sequence,
+    feature_names=None,
+    normalised: bool = True,
+    budget: int | None = None,
+) -> np.ndarray:
     """log P(x, y) for every row and class, shape (n_samples, n_classes), in row chunks.
 
     With ``normalised=False`` the class-independent terms (multinomial coefficient, Poisson
@@ -281,15 +326,22 @@ def joint_log_likelihood(families: Sequence[Family], params: Sequence, log_prior
     def finish(rows, jll):
         _store(out, rows, jll)
 
-    for _ in _score_chunks(families, params, log_prior, blocks, feature_names, normalised,
-                           budget, out, finish):
+    for _ in _score_chunks(
+        families, params, log_prior, blocks, feature_names, normalised, budget, out, finish
+    ):
         pass
     return out
 
 
-def posterior(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
-              blocks: Sequence, feature_names=None, log: bool = False,
-              budget: int | None = None) -> np.ndarray:
+def posterior(
+    families: Sequence[Family],
+    params: Sequence,
+    log_prior: np.ndarray,
+    blocks: Sequence,
+    feature_names=None,
+    log: bool = False,
+    budget: int | None = None,
+) -> np.ndarray:
     """P(y | x) (or its log) for every row and class, shape (n_samples, n_classes).
 
     Each chunk of joint log-likelihoods is normalised while it is still in cache, so
@@ -303,8 +355,11 @@ def posterior(families: Sequence[Family], params: Sequence, log_prior: np.ndarra
         _store(out, rows, jll)
         return impossible
 
-    impossible = sum(_score_chunks(families, params, log_prior, blocks, feature_names, False,
-                                   budget, out, finish))
+    impossible = sum(
+        _score_chunks(
+            families, params, log_prior, blocks, feature_names, False, budget, out, finish
+        )
+    )
     _warn_impossible(impossible, stacklevel=5)  # the user's predict call
     return out
 
@@ -359,7 +414,9 @@ def _warn_impossible(n_rows: int, stacklevel: int) -> None:
         warnings.warn(
             f"{n_rows} row(s) have probability zero under every class (a zero count with "
             "estimate='mle' or alpha=0); their posterior is set to uniform. Use alpha > 0 to "
-            "avoid this.", RuntimeWarning, stacklevel=stacklevel,
+            "avoid this.",
+            RuntimeWarning,
+            stacklevel=stacklevel,
         )
 
 
@@ -389,7 +446,9 @@ def log_odds(jll: np.ndarray) -> np.ndarray:
         warnings.warn(
             f"{int(impossible.sum())} row(s) have probability zero under both classes (a zero "
             "count with estimate='mle' or alpha=0); their log-odds are set to 0. Use alpha > 0 "
-            "to avoid this.", RuntimeWarning, stacklevel=3,
+            "to avoid this.",
+            RuntimeWarning,
+            stacklevel=3,
         )
         out[impossible] = 0.0
     return out

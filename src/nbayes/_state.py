@@ -34,8 +34,7 @@ def components() -> dict[str, type]:
 
     from .estimators import REGISTRY
 
-    return {**REGISTRY, "CountVectorizer": CountVectorizer,
-            "HashingVectorizer": HashingVectorizer}
+    return {**REGISTRY, "CountVectorizer": CountVectorizer, "HashingVectorizer": HashingVectorizer}
 
 
 # -- parameters as JSON ------------------------------------------------------------------------
@@ -79,8 +78,10 @@ def to_jsonable(value, where: str = "params"):
     from .distributions import Family
 
     if isinstance(value, Family) and FAMILIES.get(value.name) is type(value):
-        return {"__family__": value.name,
-                "params": to_jsonable(value.get_params(), f"{where}.params")}
+        return {
+            "__family__": value.name,
+            "params": to_jsonable(value.get_params(), f"{where}.params"),
+        }
     if isinstance(value, BaseEstimator):
         name = type(value).__name__
         if components().get(name) is not type(value):
@@ -88,8 +89,10 @@ def to_jsonable(value, where: str = "params"):
                 f"{where} holds a {name}, which model files cannot store; they store nbayes "
                 "estimators and scikit-learn's CountVectorizer / HashingVectorizer only."
             )
-        return {"__estimator__": name,
-                "params": to_jsonable(value.get_params(deep=False), f"{where}.params")}
+        return {
+            "__estimator__": name,
+            "params": to_jsonable(value.get_params(deep=False), f"{where}.params"),
+        }
     raise ParameterError(
         f"{where} = {value!r} cannot be saved: model files hold data only (numbers, strings, "
         "lists), never code or arbitrary objects. Use a built-in option instead (for text, a "
@@ -124,13 +127,13 @@ def from_jsonable(data, where: str = "params"):
         try:
             return np.asarray(from_jsonable(data["__ndarray__"], where), dtype=dtype)
         except (TypeError, ValueError) as exc:
-            raise ModelFormatError(f"Model file: {where} holds an unreadable array: {exc}") \
-                from None
+            raise ModelFormatError(
+                f"Model file: {where} holds an unreadable array: {exc}"
+            ) from None
     if set(data) == {"__family__", "params"}:
         return make_family({"name": data["__family__"], "params": data["params"]}, where)
     if set(data) == {"__estimator__", "params"}:
-        return build(data["__estimator__"], from_jsonable(data["params"], f"{where}.params"),
-                     where)
+        return build(data["__estimator__"], from_jsonable(data["params"], f"{where}.params"), where)
     raise ModelFormatError(f"Model file: {where} holds unknown tagged data {sorted(data)!r}.")
 
 
@@ -177,8 +180,10 @@ def make_family(spec, where: str):
 
 def family_spec(family) -> dict:
     """JSON description of a family: registry name and hyperparameters."""
-    return {"name": family.name,
-            "params": to_jsonable(family.get_params(), f"family {family.name!r}")}
+    return {
+        "name": family.name,
+        "params": to_jsonable(family.get_params(), f"family {family.name!r}"),
+    }
 
 
 # -- arrays --------------------------------------------------------------------------------------
@@ -193,8 +198,9 @@ def label_array(values, what: str = "classes") -> np.ndarray:
         items = arr.tolist()  # one entry per class or feature: bounded and small
         if all(isinstance(v, str) for v in items):
             return np.asarray(items, dtype=str) if items else np.asarray([], dtype="<U1")
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-               for v in items):
+        if all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in items
+        ):
             return np.asarray(items, dtype=np.int64)
     raise ParameterError(
         f"{what} {arr.tolist()!r} mix types or hold objects; a model file can store labels "
@@ -216,9 +222,15 @@ def check_array(name: str, arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def take(arrays: Mapping[str, np.ndarray], name: str, *, kinds: str = ARRAY_KINDS,
-         shape: tuple | None = None, ndim: int | None = None,
-         non_negative: bool = False) -> np.ndarray:
+def take(
+    arrays: Mapping[str, np.ndarray],
+    name: str,
+    *,
+    kinds: str = ARRAY_KINDS,
+    shape: tuple | None = None,
+    ndim: int | None = None,
+    non_negative: bool = False,
+) -> np.ndarray:
     """Fetch array ``name`` and check its kind, shape and values."""
     if name not in arrays:
         raise ModelFormatError(f"Model file: the array {name!r} is missing.")
@@ -240,8 +252,9 @@ def take(arrays: Mapping[str, np.ndarray], name: str, *, kinds: str = ARRAY_KIND
     return arr
 
 
-def restore_group(family, arrays: Mapping[str, np.ndarray], prefix: str, n_classes: int,
-                  width: int) -> dict:
+def restore_group(
+    family, arrays: Mapping[str, np.ndarray], prefix: str, n_classes: int, width: int
+) -> dict:
     """Statistics of one column group, checked against the family's own identity element.
 
     The checks are generic: the keys, dtype kinds and dimensions must be those of
@@ -249,7 +262,7 @@ def restore_group(family, arrays: Mapping[str, np.ndarray], prefix: str, n_class
     non-negative, and merging with ``zeros`` must be a shape-preserving no-op.
     """
     ref = family.zeros(n_classes, width)
-    got = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+    got = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
     if set(got) != set(ref):
         raise ModelFormatError(
             f"Model file: family {family.name!r} needs statistics {sorted(ref)} under "

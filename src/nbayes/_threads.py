@@ -22,8 +22,9 @@ from .exceptions import ParameterError
 #: Environment variable read when no thread count has been set in the program.
 ENV_VAR = "NBAYES_NUM_THREADS"
 
-_N_THREADS: contextvars.ContextVar[int | None] = contextvars.ContextVar("nbayes_n_threads",
-                                                                        default=None)
+_N_THREADS: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "nbayes_n_threads", default=None
+)
 _PROCESS_THREADS: int | None = None  # set_threads: for every thread of the process
 _POOL: ThreadPoolExecutor | None = None
 _POOL_PID = 0  # the process that made _POOL: a forked child inherits the object, not the threads
@@ -100,8 +101,9 @@ def _pool() -> ThreadPoolExecutor:
     # thread count of it by keeping that many chunks in flight.
     global _POOL, _POOL_PID
     if _POOL is None or _POOL_PID != os.getpid():
-        _POOL = ThreadPoolExecutor(max_workers=max(_available_cpus(), 2),
-                                   thread_name_prefix="nbayes")
+        _POOL = ThreadPoolExecutor(
+            max_workers=max(_available_cpus(), 2), thread_name_prefix="nbayes"
+        )
         _POOL_PID = os.getpid()
     return _POOL
 

@@ -111,18 +111,26 @@ def check_finite(X, family: str, feature_names=None, allow_nan: bool = False) ->
     else:
         mask = bad
     if allow_nan:
-        raise_at(mask, X, "finite values or NaN (missing)", "Replace infinite values.",
-                 family, feature_names)
+        raise_at(
+            mask,
+            X,
+            "finite values or NaN (missing)",
+            "Replace infinite values.",
+            family,
+            feature_names,
+        )
     raise_at(
-        mask, X, "finite values (no NaN or inf)",
+        mask,
+        X,
+        "finite values (no NaN or inf)",
         "Impute or drop missing values, or pass missing='ignore' to skip them "
         "(the factor is marginalised, which is exact under the naive assumption).",
-        family, feature_names,
+        family,
+        feature_names,
     )
 
 
-def check_finite_from(result, X, family: str, feature_names=None, allow_nan: bool = False
-                      ) -> None:
+def check_finite_from(result, X, family: str, feature_names=None, allow_nan: bool = False) -> None:
     """:func:`check_finite` for X, judged first from what was computed from it.
 
     NaN and inf in X propagate into every sum and score made from it, so finite ``result``

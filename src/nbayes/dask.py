@@ -95,8 +95,10 @@ def _vector_partitions(v, X, name: str) -> list:
     """Delayed blocks of labels or weights, aligned with the row blocks of array X."""
     n_parts = X.numblocks[0]
     if isinstance(v, dd.DataFrame):
-        raise DataError(f"{name} must be one column (a dask Series or 1-d array); got a "
-                        f"DataFrame with columns {list(v.columns)!r}.")
+        raise DataError(
+            f"{name} must be one column (a dask Series or 1-d array); got a "
+            f"DataFrame with columns {list(v.columns)!r}."
+        )
     if isinstance(v, dd.Series):
         parts = list(v.to_delayed())
     elif isinstance(v, da.Array):
@@ -106,15 +108,17 @@ def _vector_partitions(v, X, name: str) -> list:
         known = not any(np.isnan(c) for c in row_chunks + v.chunks[0])
         if known and v.chunks[0] != row_chunks:
             if v.shape[0] != X.shape[0]:
-                raise DataError(f"X has {X.shape[0]} rows but {name} has {v.shape[0]}; they "
-                                "must match.")
+                raise DataError(
+                    f"X has {X.shape[0]} rows but {name} has {v.shape[0]}; they must match."
+                )
             v = v.rechunk({0: row_chunks})
         parts = list(v.to_delayed())
     else:
         arr = np.asarray(v)
         if arr.ndim != 1 or arr.shape[0] != X.shape[0]:
-            raise DataError(f"X has {X.shape[0]} rows but {name} has shape {arr.shape}; give "
-                            "one value per row.")
+            raise DataError(
+                f"X has {X.shape[0]} rows but {name} has shape {arr.shape}; give one value per row."
+            )
         parts = list(da.from_array(arr, chunks=(X.rechunk({1: -1}).chunks[0],)).to_delayed())
     if len(parts) != n_parts:
         raise DataError(
@@ -141,8 +145,9 @@ def _frame_partitions(X, y, sample_weight) -> tuple[Any, Any]:
             continue
         if isinstance(v, str):
             if v not in X.columns:
-                raise DataError(f"{name}={v!r} is not a column of X; columns are "
-                                f"{list(X.columns)!r}.")
+                raise DataError(
+                    f"{name}={v!r} is not a column of X; columns are {list(X.columns)!r}."
+                )
             extra[key] = X[v]
             X = X.drop(columns=[v])
         elif isinstance(v, dd.Series):
@@ -155,14 +160,17 @@ def _frame_partitions(X, y, sample_weight) -> tuple[Any, Any]:
     try:
         frame = X.assign(**extra)
     except ValueError as exc:
-        raise DataError(f"Cannot align the partitions of y / sample_weight with X: {exc} "
-                        "Take them from the same DataFrame as X.") from exc
+        raise DataError(
+            f"Cannot align the partitions of y / sample_weight with X: {exc} "
+            "Take them from the same DataFrame as X."
+        ) from exc
     return X, frame
 
 
 # -- map and reduce steps (run on the workers) --------------------------------------------------
-def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | None,
-                     vectorizer=None):
+def _partition_stats(
+    shell: BaseNB, X, y, w, classes, index: int, offset: int | None, vectorizer=None
+):
     """(classes seen, statistics) of one partition, or None for an empty one.
 
     For DataFrames ``y`` is None and the labels (and weights) are columns of the partition.
@@ -173,8 +181,11 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
         w = X[_W] if _W in X.columns else None
         X = X.drop(columns=[c for c in (_Y, _W) if c in X.columns])
     n = X.shape[0]
-    where = f"partition {index}" + (f" (rows {offset}..{offset + n - 1})" if offset is not None
-                                    else " (rows counted from the partition's start)")
+    where = f"partition {index}" + (
+        f" (rows {offset}..{offset + n - 1})"
+        if offset is not None
+        else " (rows counted from the partition's start)"
+    )
     try:
         with rows_from(offset or 0):
             y = np.asarray(y).ravel()
@@ -193,7 +204,7 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
                 codes, row = label_codes(y, classes)
                 if row is not None:
                     raise UnknownLabelError(
-                        f"Label {y[row:row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
+                        f"Label {y[row : row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
                         f"not among classes {classes.tolist()!r}. Pass every label in "
                         "`classes`, or leave it out to find the labels in the data."
                     )
@@ -205,8 +216,9 @@ def _partition_stats(shell: BaseNB, X, y, w, classes, index: int, offset: int | 
     return classes, stats
 
 
-def _frame_stats(part: pd.DataFrame, shell: BaseNB, classes, vectorizer=None,
-                 partition_info=None) -> pd.Series:
+def _frame_stats(
+    part: pd.DataFrame, shell: BaseNB, classes, vectorizer=None, partition_info=None
+) -> pd.Series:
     """:func:`_partition_stats` of a DataFrame partition, boxed in a one-element Series.
 
     Running it through ``map_partitions`` lets Dask fuse it with the reading of the partition
@@ -230,8 +242,10 @@ def _merge_partials(shell: BaseNB, *parts):
         return parts[0]
     classes = reduce(np.union1d, [c for c, _ in parts])
     index = pd.Index(classes)
-    aligned = [engine.align_classes(shell.families_, s, index.get_indexer(c), len(classes))
-               for c, s in parts]
+    aligned = [
+        engine.align_classes(shell.families_, s, index.get_indexer(c), len(classes))
+        for c, s in parts
+    ]
     return classes, reduce(lambda a, b: engine.merge(shell.families_, a, b), aligned)
 
 
@@ -239,8 +253,9 @@ def _tree(tasks: list, shell, split_every: int):
     """Reduce delayed partials with a tree of fan-in ``split_every`` (depth log_k(n))."""
     merge = dask.delayed(_merge_partials, pure=True)
     while len(tasks) > 1:
-        tasks = [merge(shell, *tasks[i:i + split_every])
-                 for i in range(0, len(tasks), split_every)]
+        tasks = [
+            merge(shell, *tasks[i : i + split_every]) for i in range(0, len(tasks), split_every)
+        ]
     return tasks[0] if tasks else merge(shell)
 
 
@@ -262,8 +277,9 @@ def _shell(estimator: BaseNB, X, n_features: int | None = None) -> BaseNB:
 
 
 # -- public API ------------------------------------------------------------------------------
-def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
-        split_every: int = 8) -> BaseNB:
+def fit(
+    estimator: BaseNB, X, y, sample_weight=None, *, classes=None, split_every: int = 8
+) -> BaseNB:
     """Fit an nbayes estimator on Dask collections, one task per partition.
 
     Each partition's statistics are accumulated where the partition lives, merged in a tree
@@ -328,8 +344,9 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
     if isinstance(estimator, TextNB):
         return _fit_text(estimator, X, y, sample_weight, classes, int(split_every))
     if not isinstance(estimator, BaseNB):
-        raise ParameterError(f"estimator must be an nbayes estimator; got "
-                             f"{type(estimator).__name__}.")
+        raise ParameterError(
+            f"estimator must be an nbayes estimator; got {type(estimator).__name__}."
+        )
     if isinstance(estimator, MixedNB):
         if not isinstance(X, dd.DataFrame):
             raise DataError(f"MixedNB on Dask needs a dask DataFrame; got {type(X).__name__}.")
@@ -342,8 +359,11 @@ def fit(estimator: BaseNB, X, y, sample_weight=None, *, classes=None,
     else:
         X_parts, offsets = _row_partitions(X)
         y_parts = _vector_partitions(y, X, "y")
-        w_parts = [None] * len(X_parts) if sample_weight is None else \
-            _vector_partitions(sample_weight, X, "sample_weight")
+        w_parts = (
+            [None] * len(X_parts)
+            if sample_weight is None
+            else _vector_partitions(sample_weight, X, "sample_weight")
+        )
         parts = list(zip(X_parts, y_parts, w_parts, offsets or [None] * len(X_parts)))
     shell = _shell(estimator, X)
     found, stats = _statistics(shell, parts, classes, int(split_every))
@@ -359,13 +379,21 @@ def _statistics(shell: BaseNB, parts, classes, split_every: int, vectorizer=None
     shell_key = dask.delayed(shell)
     vec_key = None if vectorizer is None else dask.delayed(vectorizer)  # shipped once
     if isinstance(parts, dd.DataFrame):
-        boxed = parts.map_partitions(_frame_stats, shell_key, classes, vec_key,
-                                     meta=pd.Series(dtype=object), enforce_metadata=False)
+        boxed = parts.map_partitions(
+            _frame_stats,
+            shell_key,
+            classes,
+            vec_key,
+            meta=pd.Series(dtype=object),
+            enforce_metadata=False,
+        )
         tasks = list(boxed.to_delayed())
     else:
         accumulate = dask.delayed(_partition_stats, pure=True)
-        tasks = [accumulate(shell_key, xb, yb, wb, classes, i, off, vec_key)
-                 for i, (xb, yb, wb, off) in enumerate(parts)]
+        tasks = [
+            accumulate(shell_key, xb, yb, wb, classes, i, off, vec_key)
+            for i, (xb, yb, wb, off) in enumerate(parts)
+        ]
     (result,) = dask.compute(_tree(tasks, shell_key, split_every))
     result = _unbox(result)  # a single partition is never merged
     if result is None:
@@ -376,8 +404,10 @@ def _statistics(shell: BaseNB, parts, classes, split_every: int, vectorizer=None
     else:
         check_classification_targets(found)
     if not stats["class_count"].any():
-        raise DataError("sample_weight is zero for every row: there is nothing to learn from. "
-                        "Give at least one row a positive weight.")
+        raise DataError(
+            "sample_weight is zero for every row: there is nothing to learn from. "
+            "Give at least one row a positive weight."
+        )
     return found, stats
 
 
@@ -416,16 +446,20 @@ def _survey_partition(part: pd.DataFrame, capped: frozenset, cap: int) -> pd.Ser
     return pd.Series([(len(part), found)], dtype=object)
 
 
-def _survey(X, columns: list, capped: frozenset, split_every: int,
-            cap: int = _SURVEY_CAP) -> tuple[int, dict]:
+def _survey(
+    X, columns: list, capped: frozenset, split_every: int, cap: int = _SURVEY_CAP
+) -> tuple[int, dict]:
     """One pass over ``columns`` of X: number of rows and distinct values per column."""
-    boxed = X[columns].map_partitions(_survey_partition, capped, cap,
-                                      meta=pd.Series(dtype=object), enforce_metadata=False)
+    boxed = X[columns].map_partitions(
+        _survey_partition, capped, cap, meta=pd.Series(dtype=object), enforce_metadata=False
+    )
     merge = dask.delayed(_merge_surveys, pure=True)
     tasks = list(boxed.to_delayed())
     while len(tasks) > 1:
-        tasks = [merge(capped, cap, *tasks[i:i + split_every])
-                 for i in range(0, len(tasks), split_every)]
+        tasks = [
+            merge(capped, cap, *tasks[i : i + split_every])
+            for i in range(0, len(tasks), split_every)
+        ]
     (result,) = dask.compute(tasks[0])
     return _unbox(result)
 
@@ -462,14 +496,17 @@ def _mixed_shell(model: MixedNB, X, split_every: int, cap: int = _SURVEY_CAP) ->
     position = {c: p for p, c in enumerate(meta.columns)}
 
     def counts():
-        return {position[c]: (cap + 1 if found.get(c) is None else found[c].size)
-                for c in capped}
+        return {position[c]: (cap + 1 if found.get(c) is None else found[c].size) for c in capped}
 
     probe = clone(model)
     probe._check_params()
     probe._resolve_groups(meta, survey=(rows, counts()))
-    needed = [meta.columns[p] for fam, pos in zip(probe.families_, probe._positions)
-              if fam.name == "categorical" for p in pos]
+    needed = [
+        meta.columns[p]
+        for fam, pos in zip(probe.families_, probe._positions)
+        if fam.name == "categorical"
+        for p in pos
+    ]
     missing = [c for c in needed if found.get(c) is None]
     if missing:
         _, more = _survey(X, missing, frozenset(), split_every)
@@ -489,11 +526,15 @@ def _text_frame(X):
         return X.to_frame(name=_TEXT)
     if isinstance(X, dd.DataFrame):
         if len(X.columns) != 1:
-            raise DataError(f"TextNB needs one text column; got {len(X.columns)} columns "
-                            f"{list(X.columns)!r}. Select the text column first.")
+            raise DataError(
+                f"TextNB needs one text column; got {len(X.columns)} columns "
+                f"{list(X.columns)!r}. Select the text column first."
+            )
         return X
-    raise DataError(f"For TextNB, X must be a dask Series or one-column dask DataFrame of "
-                    f"texts; got {type(X).__name__}.")
+    raise DataError(
+        f"For TextNB, X must be a dask Series or one-column dask DataFrame of "
+        f"texts; got {type(X).__name__}."
+    )
 
 
 def _count_terms(texts: pd.Series, vectorizer) -> pd.Series:
@@ -504,9 +545,11 @@ def _count_terms(texts: pd.Series, vectorizer) -> pd.Series:
 def _add_terms(*parts):
     """Add up (texts, document frequencies, term frequencies) of several partitions."""
     parts = [_unbox(p) for p in parts]
-    return (sum(p[0] for p in parts),
-            reduce(lambda a, b: a.add(b, fill_value=0), [p[1] for p in parts]),
-            reduce(lambda a, b: a.add(b, fill_value=0), [p[2] for p in parts]))
+    return (
+        sum(p[0] for p in parts),
+        reduce(lambda a, b: a.add(b, fill_value=0), [p[1] for p in parts]),
+        reduce(lambda a, b: a.add(b, fill_value=0), [p[2] for p in parts]),
+    )
 
 
 def _fit_text(model: TextNB, X, y, sample_weight, classes, split_every: int) -> TextNB:
@@ -517,13 +560,16 @@ def _fit_text(model: TextNB, X, y, sample_weight, classes, split_every: int) -> 
     _, parts = _frame_partitions(frame, y, sample_weight)
     needs_vocabulary = not model._is_hashing(vectorizer) and vectorizer.vocabulary is None
     if needs_vocabulary:
-        counts = frame[text_col].map_partitions(_count_terms, dask.delayed(vectorizer),
-                                                meta=pd.Series(dtype=object),
-                                                enforce_metadata=False)
+        counts = frame[text_col].map_partitions(
+            _count_terms,
+            dask.delayed(vectorizer),
+            meta=pd.Series(dtype=object),
+            enforce_metadata=False,
+        )
         add = dask.delayed(_add_terms, pure=True)
         tasks = list(counts.to_delayed())
         while len(tasks) > 1:
-            tasks = [add(*tasks[i:i + split_every]) for i in range(0, len(tasks), split_every)]
+            tasks = [add(*tasks[i : i + split_every]) for i in range(0, len(tasks), split_every)]
         if not tasks:
             raise DataError("X has no partitions: there is nothing to learn from.")
         (totals,) = dask.compute(tasks[0])
@@ -531,8 +577,9 @@ def _fit_text(model: TextNB, X, y, sample_weight, classes, split_every: int) -> 
         model._set_vocabulary(vectorizer, doc_freq, term_freq, n_docs)
     elif not model._is_hashing(vectorizer):
         vectorizer.fit([""])  # a fixed vocabulary: validates it and sets vocabulary_
-    n_features = (vectorizer.n_features if model._is_hashing(vectorizer)
-                  else len(vectorizer.vocabulary_))
+    n_features = (
+        vectorizer.n_features if model._is_hashing(vectorizer) else len(vectorizer.vocabulary_)
+    )
     shell = _shell(classifier, None, n_features=n_features)
     found, stats = _statistics(shell, parts, classes, split_every, vectorizer=vectorizer)
     _install(classifier, shell, found, stats)
@@ -544,8 +591,11 @@ def _apply(X, model: BaseNB, method: str):
     """One block of a prediction; empty blocks give empty results of the right shape."""
     if X.shape[0] == 0:
         n_classes = len(model.classes_)
-        return (np.empty(0, dtype=model.classes_.dtype) if method == "predict"
-                else np.empty((0, n_classes)))
+        return (
+            np.empty(0, dtype=model.classes_.dtype)
+            if method == "predict"
+            else np.empty((0, n_classes))
+        )
     with threads(1):  # one block per Dask thread already
         return getattr(model, method)(X)
 
@@ -568,17 +618,26 @@ def _predict(estimator: BaseNB, X, method: str):
             meta = pd.DataFrame(np.empty((0, n_classes)), columns=list(estimator.classes_))
         return X.map_partitions(_apply_frame, model, method, meta=meta)
     if not isinstance(X, da.Array):
-        raise DataError(f"X must be a dask array or dask DataFrame; got {type(X).__name__}. "
-                        f"For data in memory call the estimator's own {method}.")
+        raise DataError(
+            f"X must be a dask array or dask DataFrame; got {type(X).__name__}. "
+            f"For data in memory call the estimator's own {method}."
+        )
     if X.ndim != 2:
         raise DataError(f"X must be 2-dimensional (rows, features); got shape {X.shape}.")
     X = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
     if method == "predict":
         dtype = estimator.classes_.dtype
-        return X.map_blocks(_apply, model, method, drop_axis=1, dtype=dtype,
-                            meta=np.empty(0, dtype=dtype))
-    return X.map_blocks(_apply, model, method, chunks=(X.chunks[0], (n_classes,)),
-                        dtype=np.float64, meta=np.empty((0, 0)))
+        return X.map_blocks(
+            _apply, model, method, drop_axis=1, dtype=dtype, meta=np.empty(0, dtype=dtype)
+        )
+    return X.map_blocks(
+        _apply,
+        model,
+        method,
+        chunks=(X.chunks[0], (n_classes,)),
+        dtype=np.float64,
+        meta=np.empty((0, 0)),
+    )
 
 
 def predict(estimator: BaseNB, X) -> Any:

@@ -99,9 +99,7 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
         meta = model._state_meta()
         arrays = model._state_arrays()
     except NotFittedError:
-        raise NotFittedError(
-            f"This {name} is not fitted yet; fit it before saving."
-        ) from None
+        raise NotFittedError(f"This {name} is not fitted yet; fit it before saving.") from None
     manifest = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -178,12 +176,18 @@ def _open_zip(path) -> zipfile.ZipFile:
     except IsADirectoryError:
         raise ModelFormatError(f"{path}: is a folder, not a model file.") from None
     if head[:1] == b"\x80":
-        raise _fail(path, "this looks like a Python pickle, not an nbayes model file. nbayes "
-                          "never loads pickles (they can run arbitrary code); re-save the model "
-                          "with nbayes.save().")
+        raise _fail(
+            path,
+            "this looks like a Python pickle, not an nbayes model file. nbayes "
+            "never loads pickles (they can run arbitrary code); re-save the model "
+            "with nbayes.save().",
+        )
     if head[:2] != b"PK":
-        raise _fail(path, "not an nbayes model file (not a zip archive). Model files are "
-                          "written by nbayes.save() or `nbayes train`.")
+        raise _fail(
+            path,
+            "not an nbayes model file (not a zip archive). Model files are "
+            "written by nbayes.save() or `nbayes train`.",
+        )
     try:
         return zipfile.ZipFile(path)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
@@ -196,16 +200,26 @@ def _read_member(zf: zipfile.ZipFile, path, name: str, limit: int) -> bytes:
     except KeyError:
         raise _fail(path, f"the member {name!r} is missing.") from None
     if info.file_size > limit:
-        raise _fail(path, f"the member {name!r} is {info.file_size} bytes uncompressed, over "
-                          f"the limit of {limit}; pass a larger max_member_bytes if you trust "
-                          "this file.")
+        raise _fail(
+            path,
+            f"the member {name!r} is {info.file_size} bytes uncompressed, over "
+            f"the limit of {limit}; pass a larger max_member_bytes if you trust "
+            "this file.",
+        )
     try:
         with zf.open(info) as f:
             data = f.read(limit + 1)  # never trust the declared size: read at most the limit
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
-            NotImplementedError) as exc:
-        raise _fail(path, f"cannot read {name!r}; the archive is damaged or truncated "
-                          f"({exc}).") from None
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,
+    ) as exc:
+        raise _fail(
+            path, f"cannot read {name!r}; the archive is damaged or truncated ({exc})."
+        ) from None
     if len(data) > limit:
         raise _fail(path, f"the member {name!r} is over the limit of {limit} bytes.")
     return data
@@ -227,9 +241,12 @@ def _parse_manifest(zf, path) -> dict:
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise _fail(path, f"invalid format_version {version!r}.")
     if version > FORMAT_VERSION:
-        raise _fail(path, f"written in model format {version} by nbayes "
-                          f"{manifest.get('nbayes_version', '?')}; this nbayes reads formats up "
-                          f"to {FORMAT_VERSION}. Upgrade nbayes to load it.")
+        raise _fail(
+            path,
+            f"written in model format {version} by nbayes "
+            f"{manifest.get('nbayes_version', '?')}; this nbayes reads formats up "
+            f"to {FORMAT_VERSION}. Upgrade nbayes to load it.",
+        )
     return manifest
 
 
@@ -266,16 +283,25 @@ def _load_array(data: bytes, path, name: str, declared) -> np.ndarray:
     except ValueError as exc:
         raise _fail(path, f"array {name!r} is not a valid .npy array ({exc}).") from None
     if dtype.hasobject or dtype.kind not in state.ARRAY_KINDS:
-        raise _fail(path, f"array {name!r} has dtype {dtype}; only bool, integer, float and "
-                          "unicode arrays are allowed (object arrays would need pickle).")
+        raise _fail(
+            path,
+            f"array {name!r} has dtype {dtype}; only bool, integer, float and "
+            "unicode arrays are allowed (object arrays would need pickle).",
+        )
     if list(shape) != declared["shape"] or dtype.str != declared["dtype"]:
-        raise _fail(path, f"array {name!r} has shape {tuple(shape)} and dtype {dtype.str}, "
-                          f"but the manifest declares {tuple(declared['shape'])} and "
-                          f"{declared['dtype']}.")
+        raise _fail(
+            path,
+            f"array {name!r} has shape {tuple(shape)} and dtype {dtype.str}, "
+            f"but the manifest declares {tuple(declared['shape'])} and "
+            f"{declared['dtype']}.",
+        )
     expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     if len(data) - buf.tell() != expected:
-        raise _fail(path, f"array {name!r} holds {len(data) - buf.tell()} bytes of data; its "
-                          f"header needs {expected}. The file is truncated or corrupt.")
+        raise _fail(
+            path,
+            f"array {name!r} holds {len(data) - buf.tell()} bytes of data; its "
+            f"header needs {expected}. The file is truncated or corrupt.",
+        )
     buf.seek(0)
     try:
         arr = np.load(buf, allow_pickle=False)
@@ -302,8 +328,10 @@ def _read_v1(zf, path, manifest, limit):
     for key in declared:
         if not isinstance(key, str) or not _ARRAY_NAME.match(key) or ".." in key:
             raise _fail(path, f"invalid array name {key!r}.")
-    arrays = {k: _load_array(_read_member(zf, path, _member(k), limit), path, k, v)
-              for k, v in declared.items()}
+    arrays = {
+        k: _load_array(_read_member(zf, path, _member(k), limit), path, k, v)
+        for k, v in declared.items()
+    }
     try:
         params = state.from_jsonable(manifest["params"], "params")
         if not isinstance(params, dict):
@@ -317,8 +345,9 @@ def _read_v1(zf, path, manifest, limit):
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         # Any other failure while rebuilding means the state is inconsistent; report it as a
         # format error rather than let a half-built model escape.
-        raise _fail(path, f"the stored state is inconsistent ({type(exc).__name__}: {exc}).") \
-            from None
+        raise _fail(
+            path, f"the stored state is inconsistent ({type(exc).__name__}: {exc})."
+        ) from None
     return model
 
 

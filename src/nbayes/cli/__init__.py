@@ -40,12 +40,10 @@ def split_list(value: str | None) -> list[str] | None:
 
 
 def _separator(value: str) -> str:
-    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|",
-             "space": " "}
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
     sep = named.get(value.lower(), value)
     if len(sep) != 1:
-        raise argparse.ArgumentTypeError(f"must be one character (or tab/comma/...); got "
-                                         f"{value!r}")
+        raise argparse.ArgumentTypeError(f"must be one character (or tab/comma/...); got {value!r}")
     return sep
 
 
@@ -58,13 +56,15 @@ def _positive(value: str) -> int:
 
 def read_options(args) -> ReadOptions:
     """The input options shared by commands that read DATA."""
-    return ReadOptions(format=getattr(args, "format", None), sep=getattr(args, "sep", None),
-                       header=not getattr(args, "no_header", False),
-                       names=tuple(split_list(args.names)) if getattr(args, "names", None)
-                       else None,
-                       encoding=getattr(args, "encoding", "utf-8"),
-                       quoting=not getattr(args, "no_quoting", False),
-                       chunk_rows=getattr(args, "chunk_rows", None))
+    return ReadOptions(
+        format=getattr(args, "format", None),
+        sep=getattr(args, "sep", None),
+        header=not getattr(args, "no_header", False),
+        names=tuple(split_list(args.names)) if getattr(args, "names", None) else None,
+        encoding=getattr(args, "encoding", "utf-8"),
+        quoting=not getattr(args, "no_quoting", False),
+        chunk_rows=getattr(args, "chunk_rows", None),
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,38 +74,64 @@ def build_parser() -> argparse.ArgumentParser:
 
     general = argparse.ArgumentParser(add_help=False)
     g = general.add_argument_group("general options")
-    g.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress bars or notes (bars also stay off when piped)")
+    g.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars or notes (bars also stay off when piped)",
+    )
     g.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    g.add_argument("--threads", type=_positive, metavar="N",
-                   help="threads for fitting and scoring row chunks (default: "
-                        "$NBAYES_NUM_THREADS, or every core)")
+    g.add_argument(
+        "--threads",
+        type=_positive,
+        metavar="N",
+        help="threads for fitting and scoring row chunks (default: "
+        "$NBAYES_NUM_THREADS, or every core)",
+    )
     reading = argparse.ArgumentParser(add_help=False)
     r = reading.add_argument_group("reading DATA")
-    r.add_argument("--format", choices=("csv", "tsv", "parquet", "jsonl"),
-                   help="input format (default: from the file name; CSV otherwise)")
-    r.add_argument("--sep", type=_separator,
-                   help="CSV separator (default: guessed from the first lines)")
-    r.add_argument("--no-header", action="store_true",
-                   help="the CSV has no header line; columns are named 0, 1, 2, ...")
-    r.add_argument("--names", metavar="COLS",
-                   help="comma-separated column names for a CSV without header")
+    r.add_argument(
+        "--format",
+        choices=("csv", "tsv", "parquet", "jsonl"),
+        help="input format (default: from the file name; CSV otherwise)",
+    )
+    r.add_argument(
+        "--sep", type=_separator, help="CSV separator (default: guessed from the first lines)"
+    )
+    r.add_argument(
+        "--no-header",
+        action="store_true",
+        help="the CSV has no header line; columns are named 0, 1, 2, ...",
+    )
+    r.add_argument(
+        "--names", metavar="COLS", help="comma-separated column names for a CSV without header"
+    )
     r.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
-    r.add_argument("--no-quoting", action="store_true",
-                   help="treat quote characters as ordinary text")
-    r.add_argument("--chunk-rows", type=_positive, metavar="N",
-                   help="rows read at a time (default: about 16 MB of input)")
+    r.add_argument(
+        "--no-quoting", action="store_true", help="treat quote characters as ordinary text"
+    )
+    r.add_argument(
+        "--chunk-rows",
+        type=_positive,
+        metavar="N",
+        help="rows read at a time (default: about 16 MB of input)",
+    )
 
-    parser = _Parser(prog="nbayes", description="Naive Bayes from the command line: train, "
-                     "predict, evaluate, explain and inspect models over CSV/TSV, Parquet and "
-                     "JSON-lines tables. Start with `nbayes demo`.")
-    parser.add_argument("--version", action="version",
-                        version=f"nbayes {__version__} ({describe()})")
+    parser = _Parser(
+        prog="nbayes",
+        description="Naive Bayes from the command line: train, "
+        "predict, evaluate, explain and inspect models over CSV/TSV, Parquet and "
+        "JSON-lines tables. Start with `nbayes demo`.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"nbayes {__version__} ({describe()})"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = import_module(f".{name}", __name__)
-        parents = [general, reading] if name in ("train", "predict", "evaluate", "explain") \
-            else [general]
+        parents = (
+            [general, reading] if name in ("train", "predict", "evaluate", "explain") else [general]
+        )
         module.add_parser(sub, parents).set_defaults(_run=module.run)
     return parser
 
@@ -121,8 +147,10 @@ def _describe(exc: BaseException) -> tuple[int, str]:
         return 1, f"{exc.filename}: {exc.strerror or exc}"
     if isinstance(exc, (NBayesError, NotFittedError, OSError, ValueError, MemoryError)):
         return 1, str(exc) or type(exc).__name__
-    return 1, (f"unexpected {type(exc).__name__}: {exc} (this is a bug in nbayes; run with "
-               "--debug for the traceback and report it)")
+    return 1, (
+        f"unexpected {type(exc).__name__}: {exc} (this is a bug in nbayes; run with "
+        "--debug for the traceback and report it)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

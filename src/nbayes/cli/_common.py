@@ -35,8 +35,7 @@ class _NoProgress:
 
 
 @contextmanager
-def progress_bar(enabled: bool, total: int | None = None, unit: str = "B",
-                 desc: str | None = None):
+def progress_bar(enabled: bool, total: int | None = None, unit: str = "B", desc: str | None = None):
     """A tqdm progress bar on stderr, or a silent stand-in.
 
     Bars appear only when ``enabled`` (the caller passes ``not quiet``), stderr is a terminal
@@ -49,24 +48,34 @@ def progress_bar(enabled: bool, total: int | None = None, unit: str = "B",
         except ImportError:  # optional extra: no bar without it
             tqdm = None
         if tqdm is not None:
-            bar = tqdm(total=total, unit=unit, unit_scale=unit == "B", unit_divisor=1024,
-                       desc=desc, leave=False, file=sys.stderr, dynamic_ncols=True)
+            bar = tqdm(
+                total=total,
+                unit=unit,
+                unit_scale=unit == "B",
+                unit_divisor=1024,
+                desc=desc,
+                leave=False,
+                file=sys.stderr,
+                dynamic_ncols=True,
+            )
     try:
         yield bar
     finally:
         bar.close()
 
 
-def format_table(rows: Sequence[Sequence], headers: Sequence[str],
-                 align: str | None = None) -> str:
+def format_table(rows: Sequence[Sequence], headers: Sequence[str], align: str | None = None) -> str:
     """Rows as an aligned plain-text table; ``align`` has one 'l' or 'r' per column."""
     cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     align = align or "l" + "r" * (len(headers) - 1)
     lines = []
     for n, row in enumerate(cells):
-        lines.append("  ".join(c.ljust(w) if a == "l" else c.rjust(w)
-                               for c, w, a in zip(row, widths, align)).rstrip())
+        lines.append(
+            "  ".join(
+                c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(row, widths, align)
+            ).rstrip()
+        )
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)

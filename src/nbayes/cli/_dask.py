@@ -49,9 +49,16 @@ def connect(spec: str):
         workers = int(match.group(1) or os.cpu_count() or 1)
         if workers < 1:
             raise UsageError(f"--dask local:N needs N >= 1; got {spec!r}.")
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
-                Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=logging.ERROR,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             yield client
         return
     if not re.match(r"^(tcp|tls|ucx|inproc)://\S+$", spec):
@@ -59,8 +66,10 @@ def connect(spec: str):
     try:
         client = Client(spec, timeout="20s")
     except OSError as exc:
-        raise CLIError(f"--dask {spec}: cannot reach the Dask scheduler ({exc}). Is it "
-                       "running (`dask scheduler`), and is the address right?") from None
+        raise CLIError(
+            f"--dask {spec}: cannot reach the Dask scheduler ({exc}). Is it "
+            "running (`dask scheduler`), and is the address right?"
+        ) from None
     with client:
         yield client
 
@@ -80,15 +89,26 @@ def read_frame(table: Table, columns: list[str], schema: dict):
     # A compressed file cannot be split; it becomes one partition.
     blocksize = None if table.compression else "64MB"
     if table.format == "jsonl":
-        frame = dd.read_json(path, lines=True, blocksize=blocksize, encoding=opts.encoding,
-                             compression=table.compression or "infer", dtype=False)
+        frame = dd.read_json(
+            path,
+            lines=True,
+            blocksize=blocksize,
+            encoding=opts.encoding,
+            compression=table.compression or "infer",
+            dtype=False,
+        )
         frame.columns = [str(c) for c in frame.columns]
         return frame[list(columns)]
-    kwargs = dict(sep=table.sep, encoding=opts.encoding, usecols=list(columns),
-                  dtype={c: "float64" if schema.get(c) in ("int", "float") else object
-                         for c in columns},
-                  blocksize=blocksize, compression=table.compression, on_bad_lines="error",
-                  skip_blank_lines=True)
+    kwargs = dict(
+        sep=table.sep,
+        encoding=opts.encoding,
+        usecols=list(columns),
+        dtype={c: "float64" if schema.get(c) in ("int", "float") else object for c in columns},
+        blocksize=blocksize,
+        compression=table.compression,
+        on_bad_lines="error",
+        skip_blank_lines=True,
+    )
     if opts.names:
         kwargs.update(header=None, names=list(opts.names))
     elif not opts.header:
@@ -102,12 +122,14 @@ def read_frame(table: Table, columns: list[str], schema: dict):
 
 def _in_partition(exc: NBayesError, partition_info) -> NBayesError:
     number = (partition_info or {}).get("number", "?")
-    return type(exc)(f"{exc} (in partition {number} of DATA; row numbers count from the "
-                     "partition's start)")
+    return type(exc)(
+        f"{exc} (in partition {number} of DATA; row numbers count from the partition's start)"
+    )
 
 
-def _training_partition(frame: pd.DataFrame, the_plan, target: str, path: str,
-                        partition_info=None) -> pd.DataFrame:
+def _training_partition(
+    frame: pd.DataFrame, the_plan, target: str, path: str, partition_info=None
+) -> pd.DataFrame:
     """One partition as the estimator's input plus a label column (as ``train`` does)."""
     try:
         X = the_plan.inputs(frame, 0, path)
@@ -136,16 +158,14 @@ def _parse_errors(table: Table):
         ) from None
 
 
-def train_on_cluster(spec: str, table: Table, the_plan, target: str,
-                     first: pd.DataFrame) -> int:
+def train_on_cluster(spec: str, table: Table, the_plan, target: str, first: pd.DataFrame) -> int:
     """Fit ``the_plan.estimator`` on every row of DATA on the cluster; return the row count."""
     nbdask, _ = dask_modules()
     columns = [*the_plan.features, target]
     with connect(spec):
         raw = read_frame(table, columns, the_plan.schema)
         meta = _training_partition(first[columns].iloc[:0], the_plan, target, table.path)
-        frame = raw.map_partitions(_training_partition, the_plan, target, table.path,
-                                   meta=meta)
+        frame = raw.map_partitions(_training_partition, the_plan, target, table.path, meta=meta)
         est = the_plan.estimator
         with _parse_errors(table):
             if the_plan.is_text:
@@ -155,8 +175,9 @@ def train_on_cluster(spec: str, table: Table, the_plan, target: str,
     return round(float(inner(est).class_count_.sum()))
 
 
-def _predicted(frame: pd.DataFrame, model, the_plan, keep: tuple, proba: bool, path: str,
-               partition_info=None) -> pd.DataFrame:
+def _predicted(
+    frame: pd.DataFrame, model, the_plan, keep: tuple, proba: bool, path: str, partition_info=None
+) -> pd.DataFrame:
     from .predict import predict_chunk
 
     try:
@@ -175,8 +196,9 @@ def _predict_meta(raw_meta: pd.DataFrame, keep: tuple, classes, proba: bool) -> 
     return out
 
 
-def predict_on_cluster(spec: str, table: Table, the_plan, columns: list[str], keep: tuple,
-                       proba: bool, writer) -> int:
+def predict_on_cluster(
+    spec: str, table: Table, the_plan, columns: list[str], keep: tuple, proba: bool, writer
+) -> int:
     """Predict every partition of DATA on the cluster and write them in input order."""
     import dask
 
@@ -186,8 +208,7 @@ def predict_on_cluster(spec: str, table: Table, the_plan, columns: list[str], ke
         est = the_plan.estimator
         model = dask.delayed(est)  # shipped once per worker, not with every task
         meta = _predict_meta(raw._meta, keep, est.classes_, proba)
-        out = raw.map_partitions(_predicted, model, the_plan, keep, proba, table.path,
-                                 meta=meta)
+        out = raw.map_partitions(_predicted, model, the_plan, keep, proba, table.path, meta=meta)
         rows = 0
         # Partitions run in parallel; each result is written, in order, as soon as it and
         # all before it are done.

@@ -26,22 +26,41 @@ from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._tables import conform, infer_schema
 
-MODELS = ("auto", "gaussian", "bernoulli", "multinomial", "complement", "categorical",
-          "poisson", "mixed")
+MODELS = (
+    "auto",
+    "gaussian",
+    "bernoulli",
+    "multinomial",
+    "complement",
+    "categorical",
+    "poisson",
+    "mixed",
+)
 #: --model choices for a numeric table, each one preset over every feature column.
-PRESETS = {"gaussian": GaussianNB, "bernoulli": BernoulliNB, "multinomial": MultinomialNB,
-           "complement": ComplementNB, "poisson": PoissonNB}
+PRESETS = {
+    "gaussian": GaussianNB,
+    "bernoulli": BernoulliNB,
+    "multinomial": MultinomialNB,
+    "complement": ComplementNB,
+    "poisson": PoissonNB,
+}
 #: --model choices for a text column (the count model behind the vectoriser).
-TEXT_MODELS = {"multinomial": MultinomialNB, "complement": ComplementNB,
-               "bernoulli": BernoulliNB, "poisson": PoissonNB}
+TEXT_MODELS = {
+    "multinomial": MultinomialNB,
+    "complement": ComplementNB,
+    "bernoulli": BernoulliNB,
+    "poisson": PoissonNB,
+}
 
 
 def mixed_nb():
     """The MixedNB class, or a clear error when this nbayes does not have it."""
     cls = getattr(estimators, "MixedNB", None)
     if cls is None:
-        raise UsageError("--model mixed / categorical needs MixedNB, which this nbayes lacks; "
-                         "use a numeric model (--model gaussian) or a text column.")
+        raise UsageError(
+            "--model mixed / categorical needs MixedNB, which this nbayes lacks; "
+            "use a numeric model (--model gaussian) or a text column."
+        )
     return cls
 
 
@@ -98,9 +117,15 @@ class Plan:
         return conform(frame, schema, offset, path, numeric=numeric)
 
     def metadata(self, rows: int, source: str) -> dict:
-        return {"target": self.target, "model": self.model, "features": self.features,
-                "text_column": self.text_column, "schema": self.schema, "rows": rows,
-                "source": source}
+        return {
+            "target": self.target,
+            "model": self.model,
+            "features": self.features,
+            "text_column": self.text_column,
+            "schema": self.schema,
+            "rows": rows,
+            "source": source,
+        }
 
     @classmethod
     def from_model(cls, model, manifest: dict, text_column: str | None = None) -> Plan:
@@ -108,31 +133,50 @@ class Plan:
         info = manifest.get("metadata", {}).get("cli")
         if isinstance(info, dict):
             try:
-                return cls(model=info["model"], target=info["target"],
-                           features=list(info["features"]),
-                           text_column=text_column or info.get("text_column"),
-                           schema=dict(info["schema"]), estimator=model)
+                return cls(
+                    model=info["model"],
+                    target=info["target"],
+                    features=list(info["features"]),
+                    text_column=text_column or info.get("text_column"),
+                    schema=dict(info["schema"]),
+                    estimator=model,
+                )
             except (KeyError, TypeError):
                 pass  # fall through: derive what we can from the estimator itself
         if isinstance(model, TextNB):
             if text_column is None:
-                raise UsageError("This text model was saved from Python and does not record "
-                                 "its text column; pass --text-column COL.")
-            return cls(model="text", target="", features=[text_column],
-                       text_column=text_column, schema={text_column: "str"}, estimator=model)
+                raise UsageError(
+                    "This text model was saved from Python and does not record "
+                    "its text column; pass --text-column COL."
+                )
+            return cls(
+                model="text",
+                target="",
+                features=[text_column],
+                text_column=text_column,
+                schema={text_column: "str"},
+                estimator=model,
+            )
         names = getattr(model, "feature_names_in_", None)
         if names is None:
-            raise CLIError("This model was trained without column names, so it cannot read a "
-                           "table; train it with `nbayes train` or on a DataFrame.")
+            raise CLIError(
+                "This model was trained without column names, so it cannot read a "
+                "table; train it with `nbayes train` or on a DataFrame."
+            )
         names = [str(n) for n in names]
-        kind = "float" if type(model).__name__ in {c.__name__ for c in PRESETS.values()} \
-            else None
+        kind = "float" if type(model).__name__ in {c.__name__ for c in PRESETS.values()} else None
         model_name = next((k for k, c in PRESETS.items() if type(model) is c), "mixed")
         # Without the training's record of column types, pass columns on as read and let
         # the estimator judge them.
         schema = {n: kind or "any" for n in names}
-        return cls(model=model_name, target="", features=names, text_column=None,
-                   schema=schema, estimator=model)
+        return cls(
+            model=model_name,
+            target="",
+            features=names,
+            text_column=None,
+            schema=schema,
+            estimator=model,
+        )
 
 
 def load_plan(path: str, text_column: str | None = None) -> Plan:
@@ -153,25 +197,37 @@ def looks_like_text(series: pd.Series) -> bool:
     return words >= 8 or (words >= 3 and values.nunique() >= 0.5 * len(values))
 
 
-def plan(first: pd.DataFrame, target: str, model: str, *, text_column: str | None = None,
-         features: list[str] | None = None, exclude: tuple[str, ...] = (),
-         settings: Settings | None = None) -> Plan:
+def plan(
+    first: pd.DataFrame,
+    target: str,
+    model: str,
+    *,
+    text_column: str | None = None,
+    features: list[str] | None = None,
+    exclude: tuple[str, ...] = (),
+    settings: Settings | None = None,
+) -> Plan:
     """Choose the estimator and its input columns from the first chunk of DATA."""
     settings = settings or Settings()
     columns = [str(c) for c in first.columns]
     if target not in columns:
-        raise DataError(f"DATA has no target column {target!r}; its columns are "
-                        f"{names(columns)}. Pass the label column with --target.")
+        raise DataError(
+            f"DATA has no target column {target!r}; its columns are "
+            f"{names(columns)}. Pass the label column with --target."
+        )
     for name, cols in (("--exclude", exclude), ("--features", features or [])):
         absent = [c for c in cols if c not in columns]
         if absent:
-            raise DataError(f"{name} names column(s) {names(absent)} that DATA lacks; its "
-                            f"columns are {names(columns)}.")
+            raise DataError(
+                f"{name} names column(s) {names(absent)} that DATA lacks; its "
+                f"columns are {names(columns)}."
+            )
     notes = []
     if text_column is not None:
         if text_column not in columns:
-            raise DataError(f"DATA has no text column {text_column!r}; its columns are "
-                            f"{names(columns)}.")
+            raise DataError(
+                f"DATA has no text column {text_column!r}; its columns are {names(columns)}."
+            )
         if text_column == target:
             raise UsageError("--text-column and --target must be different columns.")
     candidates = [c for c in (features or columns) if c != target and c not in exclude]
@@ -183,13 +239,22 @@ def plan(first: pd.DataFrame, target: str, model: str, *, text_column: str | Non
     if text_column is not None:
         name = "multinomial" if model == "auto" else model
         if name not in TEXT_MODELS:
-            raise UsageError(f"--model {model} cannot model a text column; use one of "
-                             f"{sorted(TEXT_MODELS)} (or auto).")
+            raise UsageError(
+                f"--model {model} cannot model a text column; use one of "
+                f"{sorted(TEXT_MODELS)} (or auto)."
+            )
         ignored = [c for c in candidates if c != text_column]
         if ignored:
             notes.append(f"ignoring column(s) {names(ignored)} next to the text column")
-        return Plan(name, target, [text_column], text_column, {text_column: "str"},
-                    text_estimator(name, settings), notes)
+        return Plan(
+            name,
+            target,
+            [text_column],
+            text_column,
+            {text_column: "str"},
+            text_estimator(name, settings),
+            notes,
+        )
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
     schema = infer_schema(first[candidates])
@@ -198,8 +263,9 @@ def plan(first: pd.DataFrame, target: str, model: str, *, text_column: str | Non
     if model in PRESETS:
         if settings.alpha is not None and model == "gaussian":
             raise UsageError("--alpha does not apply to --model gaussian; use --var-smoothing.")
-        return Plan(model, target, candidates, None, schema,
-                    preset_estimator(model, settings), notes)
+        return Plan(
+            model, target, candidates, None, schema, preset_estimator(model, settings), notes
+        )
     cls = mixed_nb()
     columns_arg = "auto" if model == "mixed" else [("categorical", candidates)]
     params = {"columns": columns_arg}
@@ -215,8 +281,10 @@ def _auto_model(schema: dict[str, str]) -> str:
         return "mixed"
     text = [c for c, k in schema.items() if k == "str"]
     if text:
-        raise UsageError(f"Column(s) {names(text)} hold text; pass --text-column for free "
-                         "text or --exclude them.")
+        raise UsageError(
+            f"Column(s) {names(text)} hold text; pass --text-column for free "
+            "text or --exclude them."
+        )
     return "gaussian"
 
 
@@ -241,13 +309,13 @@ def text_estimator(name: str, settings: Settings) -> TextNB:
 
     common = {"ngram_range": (1, settings.ngrams), "lowercase": settings.lowercase}
     if settings.hashing:
-        vectorizer = HashingVectorizer(n_features=settings.hashing, alternate_sign=False,
-                                       norm=None, **common)
+        vectorizer = HashingVectorizer(
+            n_features=settings.hashing, alternate_sign=False, norm=None, **common
+        )
     else:
         min_df = settings.min_df
         min_df = int(min_df) if float(min_df).is_integer() and min_df >= 1 else float(min_df)
-        vectorizer = CountVectorizer(min_df=min_df, max_features=settings.max_features,
-                                     **common)
+        vectorizer = CountVectorizer(min_df=min_df, max_features=settings.max_features, **common)
     params = {}
     if settings.alpha is not None:
         params["alpha"] = settings.alpha
@@ -272,8 +340,10 @@ def sort_classes(model) -> None:
     if np.array_equal(order, np.arange(order.size)):
         return
     stats = est.stats_
-    groups = [{k: (v[order] if k in fam.class_keys else v) for k, v in group.items()}
-              for fam, group in zip(est.families_, stats["groups"])]
+    groups = [
+        {k: (v[order] if k in fam.class_keys else v) for k, v in group.items()}
+        for fam, group in zip(est.families_, stats["groups"])
+    ]
     est.stats_ = {**stats, "class_count": stats["class_count"][order], "groups": groups}
     est.classes_ = est.classes_[order]
     est._finalize()
@@ -286,6 +356,8 @@ def class_labels(series: pd.Series, offset: int, path: str, target: str) -> np.n
     missing = series.isna().to_numpy()
     if missing.any():
         row = offset + int(np.flatnonzero(missing)[0])
-        raise DataError(f"{path}: the target column {target!r} is empty at row {row}; every "
-                        "training row needs a label. Drop or fill unlabelled rows.")
+        raise DataError(
+            f"{path}: the target column {target!r} is empty at row {row}; every "
+            "training row needs a label. Drop or fill unlabelled rows."
+        )
     return series.astype(str).to_numpy(dtype=object)

@@ -25,8 +25,16 @@ from ._common import CLIError, UsageError, names, progress_bar
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 _COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
-_SUFFIXES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
-             ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+}
 #: Raw bytes of input per chunk when the chunk size is chosen automatically. pandas needs a
 #: few times this in memory (objects for strings), which keeps training well under 1 GB.
 CHUNK_BYTES = 16 * 2**20
@@ -169,8 +177,9 @@ class Table:
             import pyarrow.parquet as pq
 
             meta = pq.ParquetFile(self.path).metadata
-            per_row = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)
-                          ) / max(meta.num_rows, 1)
+            per_row = sum(
+                meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)
+            ) / max(meta.num_rows, 1)
         else:
             per_row = self._bytes_per_row(self._text_sample())
         return int(np.clip(CHUNK_BYTES / max(per_row, 1.0), MIN_CHUNK_ROWS, MAX_CHUNK_ROWS))
@@ -178,8 +187,7 @@ class Table:
     def _bytes_per_row(self, sample: str) -> float:
         """Average row size in a sample. Quoted fields (e-mails) may span lines, so a row ends
         at a newline outside quotes: where the count of quote characters so far is even."""
-        data = np.frombuffer(sample.encode(self.options.encoding, errors="replace"),
-                             dtype=np.uint8)
+        data = np.frombuffer(sample.encode(self.options.encoding, errors="replace"), dtype=np.uint8)
         ends = data == ord("\n")
         if self.options.quoting and self.format != "jsonl":
             ends &= np.cumsum(data == ord('"')) % 2 == 0
@@ -206,22 +214,29 @@ class Table:
         try:
             import pyarrow.parquet as pq
         except ImportError:
-            raise CLIError("Reading Parquet needs pyarrow: pip install 'nbayes[parquet]'.") \
-                from None
+            raise CLIError(
+                "Reading Parquet needs pyarrow: pip install 'nbayes[parquet]'."
+            ) from None
         try:
             return pq.ParquetFile(self.path)
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for bad files
             raise DataError(f"{self.path}: not a readable Parquet file ({exc}).") from None
 
-    def chunks(self, columns: Sequence[str] | None = None, dtypes: dict | None = None,
-               desc: str | None = None) -> Iterator[tuple[int, pd.DataFrame]]:
+    def chunks(
+        self,
+        columns: Sequence[str] | None = None,
+        dtypes: dict | None = None,
+        desc: str | None = None,
+    ) -> Iterator[tuple[int, pd.DataFrame]]:
         """Yield ``(offset, frame)`` for consecutive chunks; ``offset`` is the first row's
         number in the data (0-based, header excluded)."""
         if columns is not None:
             missing = [c for c in columns if c not in self.columns]
             if missing:
-                raise DataError(f"{self.path}: no column(s) {names(missing)}; the columns are "
-                                f"{names(self.columns)}.")
+                raise DataError(
+                    f"{self.path}: no column(s) {names(missing)}; the columns are "
+                    f"{names(self.columns)}."
+                )
         offset = 0
         for frame in self._frames(columns, dtypes, self.chunk_rows(), self.progress, desc):
             if len(frame):
@@ -251,9 +266,17 @@ class Table:
 
     def _csv_frames(self, columns, dtypes, rows, progress, desc):
         opts = self.options
-        kwargs = dict(sep=self.sep, encoding=opts.encoding, compression=self.compression,
-                      chunksize=rows, usecols=columns, dtype=dtypes, on_bad_lines="error",
-                      engine="c", skip_blank_lines=True)
+        kwargs = dict(
+            sep=self.sep,
+            encoding=opts.encoding,
+            compression=self.compression,
+            chunksize=rows,
+            usecols=columns,
+            dtype=dtypes,
+            on_bad_lines="error",
+            engine="c",
+            skip_blank_lines=True,
+        )
         if opts.names:
             kwargs.update(header=None, names=list(opts.names))
         elif not opts.header:
@@ -269,8 +292,14 @@ class Table:
     def _positional_names(self) -> list[str]:
         """Names "0", "1", ... for a CSV without header, counted on its first line."""
         if self._columns is None:
-            kwargs = dict(sep=self.sep, encoding=self.options.encoding, header=None,
-                          compression=self.compression, nrows=1, engine="c")
+            kwargs = dict(
+                sep=self.sep,
+                encoding=self.options.encoding,
+                header=None,
+                compression=self.compression,
+                nrows=1,
+                engine="c",
+            )
             if not self.options.quoting:
                 kwargs.update(quoting=csv.QUOTE_NONE)
             with self._open_raw() as raw:
@@ -283,9 +312,17 @@ class Table:
             raw = self._open_raw()
             handle = io.BufferedReader(_CountingReader(raw, bar), 1 << 20)
             try:
-                with handle, pd.read_json(handle, lines=True, chunksize=rows, dtype=False,
-                                          encoding=self.options.encoding,
-                                          compression=self.compression) as reader:
+                with (
+                    handle,
+                    pd.read_json(
+                        handle,
+                        lines=True,
+                        chunksize=rows,
+                        dtype=False,
+                        encoding=self.options.encoding,
+                        compression=self.compression,
+                    ) as reader,
+                ):
                     for frame in reader:
                         frame.columns = [str(c) for c in frame.columns]
                         if columns is not None:
@@ -295,8 +332,11 @@ class Table:
                             frame = frame[list(columns)]
                         yield frame
             except ValueError as exc:
-                if "Expected object" in str(exc) or "Unexpected character" in str(exc) or \
-                        "Trailing data" in str(exc):
+                if (
+                    "Expected object" in str(exc)
+                    or "Unexpected character" in str(exc)
+                    or "Trailing data" in str(exc)
+                ):
                     raise DataError(f"{self.path}: malformed JSON line ({exc}).") from None
                 raise
 
@@ -340,8 +380,7 @@ def read_dtypes(schema: dict[str, str]) -> dict[str, type]:
     return {c: str for c, k in schema.items() if k == "str"}
 
 
-def numeric_column(series: pd.Series, name: str, offset: int, path: str,
-                   why: str) -> pd.Series:
+def numeric_column(series: pd.Series, name: str, offset: int, path: str, why: str) -> pd.Series:
     """``series`` as float64; a value that is not a number raises a DataError naming it."""
     if series.dtype.kind in "iufb":
         return series.astype(np.float64)
@@ -357,8 +396,9 @@ def numeric_column(series: pd.Series, name: str, offset: int, path: str,
     return values.astype(np.float64)
 
 
-def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
-            numeric: str | None = None) -> pd.DataFrame:
+def conform(
+    frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str, numeric: str | None = None
+) -> pd.DataFrame:
     """Convert a chunk's columns to the kinds of ``schema`` (``int``, ``float``, ``bool``,
     ``str``, or ``any`` to leave a column as read).
 
@@ -370,8 +410,9 @@ def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
     for col, kind in schema.items():  # one conversion per column: bounded by the table width
         s = frame[col]
         if numeric is not None or kind in ("int", "float"):
-            s = numeric_column(s, col, offset, path,
-                               numeric or f"its type in the first rows ({kind})")
+            s = numeric_column(
+                s, col, offset, path, numeric or f"its type in the first rows ({kind})"
+            )
             if numeric is None and kind == "int":
                 whole = s.dropna()
                 if (whole == np.round(whole)).all():
@@ -382,8 +423,10 @@ def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
                 bad = mapped.isna() & s.notna()
                 if bad.any():
                     i = int(np.flatnonzero(bad.to_numpy())[0])
-                    raise DataError(f"{path}: column {col!r} holds true/false values in its "
-                                    f"first rows but {s.iloc[i]!r} at row {offset + i}.")
+                    raise DataError(
+                        f"{path}: column {col!r} holds true/false values in its "
+                        f"first rows but {s.iloc[i]!r} at row {offset + i}."
+                    )
                 s = mapped.astype("boolean")
         elif kind == "str":
             s = s.astype(object).where(s.notna(), None)
@@ -393,8 +436,18 @@ def conform(frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str,
     return pd.DataFrame(out, index=frame.index)
 
 
-_BOOLS = {True: True, False: False, "True": True, "False": False, "true": True,
-          "false": False, "TRUE": True, "FALSE": False, "1": True, "0": False}
+_BOOLS = {
+    True: True,
+    False: False,
+    "True": True,
+    "False": False,
+    "true": True,
+    "false": False,
+    "TRUE": True,
+    "FALSE": False,
+    "1": True,
+    "0": False,
+}
 
 
 # -- writing ------------------------------------------------------------------------------------
@@ -419,8 +472,9 @@ class TableWriter:
             self._handle = sys.stdout
         else:
             folder = self.path.parent
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                             dir=folder)
+            fd, self._tmp = tempfile.mkstemp(
+                prefix=f".{self.path.name}.", suffix=".tmp", dir=folder
+            )
             os.close(fd)
             if self.format != "parquet":
                 self._handle = open(self._tmp, "w", encoding="utf-8", newline="")
@@ -433,8 +487,13 @@ class TableWriter:
             text = frame.to_json(orient="records", lines=True, force_ascii=False)
             self._handle.write(text if text.endswith("\n") else text + "\n")
         else:
-            frame.to_csv(self._handle, sep="\t" if self.format == "tsv" else ",",
-                         index=False, header=self._first, lineterminator="\n")
+            frame.to_csv(
+                self._handle,
+                sep="\t" if self.format == "tsv" else ",",
+                index=False,
+                header=self._first,
+                lineterminator="\n",
+            )
         self._first = False
 
     def _write_parquet(self, frame: pd.DataFrame) -> None:
@@ -442,16 +501,16 @@ class TableWriter:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
-            raise CLIError("Writing Parquet needs pyarrow: pip install 'nbayes[parquet]'.") \
-                from None
+            raise CLIError(
+                "Writing Parquet needs pyarrow: pip install 'nbayes[parquet]'."
+            ) from None
         if self.path is None:
             raise UsageError("Parquet output needs a file: pass -o OUT.parquet.")
         if self._parquet is None:
             table = pa.Table.from_pandas(frame, preserve_index=False)
             self._parquet = pq.ParquetWriter(self._tmp, table.schema)
         else:
-            table = pa.Table.from_pandas(frame, schema=self._parquet.schema,
-                                         preserve_index=False)
+            table = pa.Table.from_pandas(frame, schema=self._parquet.schema, preserve_index=False)
         self._parquet.write_table(table)
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -28,8 +28,14 @@ EXAMPLES = (
 )
 
 
-def demo(output: str = "sms-spam.nbayes", *, test_size: float = 0.25, seed: int = 0,
-         k: int = 10, examples=EXAMPLES) -> dict:
+def demo(
+    output: str = "sms-spam.nbayes",
+    *,
+    test_size: float = 0.25,
+    seed: int = 0,
+    k: int = 10,
+    examples=EXAMPLES,
+) -> dict:
     """Train and evaluate the SMS spam filter; save it to ``output``.
 
     Returns
@@ -41,27 +47,45 @@ def demo(output: str = "sms-spam.nbayes", *, test_size: float = 0.25, seed: int 
     from sklearn.model_selection import train_test_split
 
     data = load_sms_spam()
-    train, test = train_test_split(data, test_size=test_size, random_state=seed,
-                                   stratify=data["label"])
+    train, test = train_test_split(
+        data, test_size=test_size, random_state=seed, stratify=data["label"]
+    )
     model = TextNB(MultinomialNB()).fit(train["text"], train["label"])
     scores = Scores(model.classes_)
     scores.add(test["label"].to_numpy(dtype=object), model.predict_proba(test["text"]))
-    evaluation = {"model": "TextNB(MultinomialNB)", "data": "SMS test split",
-                  "target": "label", **scores.report()}
+    evaluation = {
+        "model": "TextNB(MultinomialNB)",
+        "data": "SMS test split",
+        "target": "label",
+        **scores.report(),
+    }
     spam_words = model.top_features("spam", k=k)
-    metadata = {"cli": {"target": "label", "model": "multinomial", "features": ["text"],
-                        "text_column": "text", "schema": {"text": "str"}, "rows": len(train),
-                        "source": "SMS Spam Collection v.1 (bundled), 75% split"}}
+    metadata = {
+        "cli": {
+            "target": "label",
+            "model": "multinomial",
+            "features": ["text"],
+            "text_column": "text",
+            "schema": {"text": "str"},
+            "rows": len(train),
+            "source": "SMS Spam Collection v.1 (bundled), 75% split",
+        }
+    }
     path = save(model, output, metadata=metadata)
     spam_index = list(model.classes_).index("spam")
     proba = model.predict_proba(list(examples))[:, spam_index]
     return {
-        "train_rows": len(train), "test_rows": len(test), "evaluation": evaluation,
-        "spam_words": list(zip(spam_words["feature"].tolist(),
-                               spam_words["weight"].astype(float).tolist())),
+        "train_rows": len(train),
+        "test_rows": len(test),
+        "evaluation": evaluation,
+        "spam_words": list(
+            zip(spam_words["feature"].tolist(), spam_words["weight"].astype(float).tolist())
+        ),
         "model": str(path),
-        "examples": [{"text": t, "label": "spam" if p >= 0.5 else "ham", "p_spam": float(p)}
-                     for t, p in zip(examples, np.asarray(proba))],
+        "examples": [
+            {"text": t, "label": "spam" if p >= 0.5 else "ham", "p_spam": float(p)}
+            for t, p in zip(examples, np.asarray(proba))
+        ],
     }
 
 
@@ -80,8 +104,11 @@ def format_demo(result: dict) -> str:
         "  " + ", ".join(f"{w} ({v:.2f})" for w, v in result["spam_words"]),
         "",
         f"model saved to {path}; classifying new messages:",
-        format_table([[e["label"], f"{e['p_spam']:.3f}", e["text"]] for e in result["examples"]],
-                     ["label", "P(spam)", "message"], "lrl"),
+        format_table(
+            [[e["label"], f"{e['p_spam']:.3f}", e["text"]] for e in result["examples"]],
+            ["label", "P(spam)", "message"],
+            "lrl",
+        ),
         "",
         "next steps:",
         f"  nbayes inspect {path}",
@@ -94,10 +121,16 @@ def format_demo(result: dict) -> str:
 
 def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("demo", help=HELP, description=HELP + ".", parents=parents)
-    p.add_argument("-o", "--output", default="sms-spam.nbayes", metavar="MODEL",
-                   help="where to save the model (default: sms-spam.nbayes)")
-    p.add_argument("-k", "--top", type=int, default=10, metavar="K",
-                   help="spam words to show (default 10)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="sms-spam.nbayes",
+        metavar="MODEL",
+        help="where to save the model (default: sms-spam.nbayes)",
+    )
+    p.add_argument(
+        "-k", "--top", type=int, default=10, metavar="K", help="spam words to show (default 10)"
+    )
     return p
 
 

@@ -62,8 +62,9 @@ class Scores:
         if known.any():
             # log_loss reads probability columns in sorted label order.
             order = np.argsort(model_labels)
-            self.log_loss_sum += log_loss(y_true[known], proba[known][:, order],
-                                          labels=model_labels[order], normalize=False)
+            self.log_loss_sum += log_loss(
+                y_true[known], proba[known][:, order], labels=model_labels[order], normalize=False
+            )
             self.log_loss_rows += int(known.sum())
         self.rows += len(y_true)
 
@@ -77,7 +78,8 @@ class Scores:
         y_pred = labels[np.tile(np.arange(n), n)[keep]]
         weight = cells[keep]
         precision, recall, f1, support = precision_recall_fscore_support(
-            y_true, y_pred, labels=self.labels, sample_weight=weight, zero_division=0)
+            y_true, y_pred, labels=self.labels, sample_weight=weight, zero_division=0
+        )
         unknown = self.rows - self.log_loss_rows
         with warnings.catch_warnings():
             # A predicted class with no true rows is left out of the balanced accuracy, as
@@ -93,17 +95,23 @@ class Scores:
             "log_loss": self.log_loss_sum / self.log_loss_rows if self.log_loss_rows else None,
             "rows_with_unknown_labels": unknown,
             "classes": self.labels,
-            "per_class": {c: {"precision": float(p), "recall": float(r), "f1": float(f),
-                              "support": int(s)}
-                          for c, p, r, f, s in zip(self.labels, precision, recall, f1,
-                                                   support)},
+            "per_class": {
+                c: {"precision": float(p), "recall": float(r), "f1": float(f), "support": int(s)}
+                for c, p, r, f, s in zip(self.labels, precision, recall, f1, support)
+            },
             "confusion_matrix": self.matrix.tolist(),
         }
 
 
-def evaluate(model: str, data: str, target: str | None = None, *,
-             text_column: str | None = None, read: ReadOptions | None = None,
-             progress: bool = False) -> dict:
+def evaluate(
+    model: str,
+    data: str,
+    target: str | None = None,
+    *,
+    text_column: str | None = None,
+    read: ReadOptions | None = None,
+    progress: bool = False,
+) -> dict:
     """Score MODEL on the labelled table DATA; ``target`` defaults to the training target.
 
     Returns
@@ -153,21 +161,32 @@ def format_report(report: dict) -> str:
     lines = [
         f"{report['data']}: {plural(report['rows'], 'row')}, target {report['target']!r}",
         "",
-        format_table([["accuracy", report["accuracy"]],
-                      ["balanced accuracy", report["balanced_accuracy"]],
-                      ["log-loss", "n/a" if loss is None else loss]],
-                     ["metric", "value"]),
+        format_table(
+            [
+                ["accuracy", report["accuracy"]],
+                ["balanced accuracy", report["balanced_accuracy"]],
+                ["log-loss", "n/a" if loss is None else loss],
+            ],
+            ["metric", "value"],
+        ),
     ]
     if report["rows_with_unknown_labels"]:
-        lines.append(f"({plural(report['rows_with_unknown_labels'], 'row')} have labels the "
-                     "model does not know; log-loss leaves them out)")
-    per_class = [[c, v["precision"], v["recall"], v["f1"], v["support"]]
-                 for c, v in report["per_class"].items()]
+        lines.append(
+            f"({plural(report['rows_with_unknown_labels'], 'row')} have labels the "
+            "model does not know; log-loss leaves them out)"
+        )
+    per_class = [
+        [c, v["precision"], v["recall"], v["f1"], v["support"]]
+        for c, v in report["per_class"].items()
+    ]
     lines += ["", format_table(per_class, ["class", "precision", "recall", "f1", "support"])]
     labels = report["classes"]
     matrix = [[f"true {c}", *row] for c, row in zip(labels, report["confusion_matrix"])]
-    lines += ["", "confusion matrix (rows: true class, columns: predicted class)",
-              format_table(matrix, ["", *[f"pred {c}" for c in labels]])]
+    lines += [
+        "",
+        "confusion matrix (rows: true class, columns: predicted class)",
+        format_table(matrix, ["", *[f"pred {c}" for c in labels]]),
+    ]
     return "\n".join(lines)
 
 
@@ -175,18 +194,29 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("evaluate", help=HELP, description=HELP + ".", parents=parents)
     p.add_argument("model", metavar="MODEL", help="model file written by `nbayes train`")
     p.add_argument("data", metavar="DATA", help="labelled table")
-    p.add_argument("--target", "-t", metavar="COL",
-                   help="label column (default: the one the model was trained on)")
+    p.add_argument(
+        "--target",
+        "-t",
+        metavar="COL",
+        help="label column (default: the one the model was trained on)",
+    )
     p.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    p.add_argument("--text-column", metavar="COL",
-                   help="text column, for a text model saved from Python")
+    p.add_argument(
+        "--text-column", metavar="COL", help="text column, for a text model saved from Python"
+    )
     return p
 
 
 def run(args) -> int:
     from . import read_options
 
-    report = evaluate(args.model, args.data, args.target, text_column=args.text_column,
-                      read=read_options(args), progress=not args.quiet)
+    report = evaluate(
+        args.model,
+        args.data,
+        args.target,
+        text_column=args.text_column,
+        read=read_options(args),
+        progress=not args.quiet,
+    )
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

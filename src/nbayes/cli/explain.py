@@ -33,9 +33,16 @@ def _value(v):
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def explain(model: str, data: str | None = None, *, k: int = 10, rows: int = 5,
-            by: str = "weight", text_column: str | None = None,
-            read: ReadOptions | None = None) -> dict:
+def explain(
+    model: str,
+    data: str | None = None,
+    *,
+    k: int = 10,
+    rows: int = 5,
+    by: str = "weight",
+    text_column: str | None = None,
+    read: ReadOptions | None = None,
+) -> dict:
     """Top ``k`` features of every class, and for the first ``rows`` rows of DATA the ``k``
     features that pushed each prediction most.
 
@@ -66,10 +73,15 @@ def explain(model: str, data: str | None = None, *, k: int = 10, rows: int = 5,
     top = {}
     for c in classes:  # one table per class: bounded by K
         frame = est.top_features(c, k=k, by=by)
-        top[str(c)] = [{key: _jsonable(v) for key, v in rec.items()}
-                       for rec in frame.to_dict(orient="records")]
-    report = {"model": str(model), "classes": [str(c) for c in classes], "top_features": top,
-              "rows": []}
+        top[str(c)] = [
+            {key: _jsonable(v) for key, v in rec.items()} for rec in frame.to_dict(orient="records")
+        ]
+    report = {
+        "model": str(model),
+        "classes": [str(c) for c in classes],
+        "top_features": top,
+        "rows": [],
+    }
     if data is None:
         return report
     read = ReadOptions(**{**read.__dict__, "chunk_rows": max(1, rows)})
@@ -87,31 +99,48 @@ def explain(model: str, data: str | None = None, *, k: int = 10, rows: int = 5,
     for i in range(len(chunk)):  # a handful of rows, capped by --rows
         frame = ex.to_frame(i, k)
         frame = frame[frame["contribution"] != 0]
-        report["rows"].append({
-            "row": offset + i,
-            "predicted": str(ex.predicted_class[i]),
-            "runner_up": str(ex.runner_up_class[i]),
-            "log_odds": float(ex.log_odds[i]),
-            "features": [{key: _jsonable(v) for key, v in rec.items()}
-                         for rec in frame.to_dict(orient="records")],
-        })
+        report["rows"].append(
+            {
+                "row": offset + i,
+                "predicted": str(ex.predicted_class[i]),
+                "runner_up": str(ex.runner_up_class[i]),
+                "log_odds": float(ex.log_odds[i]),
+                "features": [
+                    {key: _jsonable(v) for key, v in rec.items()}
+                    for rec in frame.to_dict(orient="records")
+                ],
+            }
+        )
     return report
 
 
 def format_explanation(report: dict, by: str = "weight") -> str:
-    lines = [f"most indicative features per class ({by}: log-odds against the strongest "
-             "other class, per unit of the feature)"]
+    lines = [
+        f"most indicative features per class ({by}: log-odds against the strongest "
+        "other class, per unit of the feature)"
+    ]
     for c, feats in report["top_features"].items():
-        lines += ["", f"class {c}:",
-                  format_table([[f["feature"], f[by]] for f in feats], ["feature", by])]
+        lines += [
+            "",
+            f"class {c}:",
+            format_table([[f["feature"], f[by]] for f in feats], ["feature", by]),
+        ]
     for r in report["rows"]:
-        lines += ["", f"row {r['row']}: predicted {r['predicted']} over {r['runner_up']} "
-                      f"(log-odds {r['log_odds']:+.3f}); features that pushed it most:"]
+        lines += [
+            "",
+            f"row {r['row']}: predicted {r['predicted']} over {r['runner_up']} "
+            f"(log-odds {r['log_odds']:+.3f}); features that pushed it most:",
+        ]
         if r["features"]:
-            lines.append(format_table(
-                [[f["feature"], _value(f["value"]), f"{f['contribution']:+.3f}"]
-                 for f in r["features"]],
-                ["feature", "value", "contribution"]))
+            lines.append(
+                format_table(
+                    [
+                        [f["feature"], _value(f["value"]), f"{f['contribution']:+.3f}"]
+                        for f in r["features"]
+                    ],
+                    ["feature", "value", "contribution"],
+                )
+            )
         else:
             lines.append("(no feature moved it: the class prior decided)")
     return "\n".join(lines)
@@ -121,15 +150,31 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("explain", help=HELP, description=HELP + ".", parents=parents)
     p.add_argument("model", metavar="MODEL", help="model file")
     p.add_argument("data", metavar="DATA", nargs="?", help="rows to explain (optional)")
-    p.add_argument("-k", "--top", type=int, default=10, metavar="K",
-                   help="features to show per class and per row (default 10)")
-    p.add_argument("--rows", type=int, default=5, metavar="N",
-                   help="explain the first N rows of DATA (default 5)")
-    p.add_argument("--by", choices=("weight", "impact"), default="weight",
-                   help="rank features by their weight per unit, or by weight x typical value")
+    p.add_argument(
+        "-k",
+        "--top",
+        type=int,
+        default=10,
+        metavar="K",
+        help="features to show per class and per row (default 10)",
+    )
+    p.add_argument(
+        "--rows",
+        type=int,
+        default=5,
+        metavar="N",
+        help="explain the first N rows of DATA (default 5)",
+    )
+    p.add_argument(
+        "--by",
+        choices=("weight", "impact"),
+        default="weight",
+        help="rank features by their weight per unit, or by weight x typical value",
+    )
     p.add_argument("--json", action="store_true", help="print as JSON")
-    p.add_argument("--text-column", metavar="COL",
-                   help="text column, for a text model saved from Python")
+    p.add_argument(
+        "--text-column", metavar="COL", help="text column, for a text model saved from Python"
+    )
     return p
 
 
@@ -139,7 +184,14 @@ def run(args) -> int:
 
     if args.top < 1 or args.rows < 1:
         raise UsageError("-k/--top and --rows must be at least 1.")
-    report = explain(args.model, args.data, k=args.top, rows=args.rows, by=args.by,
-                     text_column=args.text_column, read=read_options(args))
+    report = explain(
+        args.model,
+        args.data,
+        k=args.top,
+        rows=args.rows,
+        by=args.by,
+        text_column=args.text_column,
+        read=read_options(args),
+    )
     print(json.dumps(report, indent=2) if args.json else format_explanation(report, args.by))
     return 0

@@ -66,8 +66,10 @@ def inspect_model(path: str) -> dict:
     columns = _families(model)
     if isinstance(model, TextNB) and info.get("text_column"):
         columns[0]["column"] = info["text_column"]
-    params = {k: (repr(v) if hasattr(v, "get_params") else v)
-              for k, v in model.get_params(deep=False).items()}
+    params = {
+        k: (repr(v) if hasattr(v, "get_params") else v)
+        for k, v in model.get_params(deep=False).items()
+    }
     return {
         "file": str(path),
         "size_bytes": os.path.getsize(path),
@@ -83,38 +85,53 @@ def inspect_model(path: str) -> dict:
         "class_count": [float(c) for c in est.class_count_],
         "prior": [float(p) for p in np.exp(est.class_log_prior_)],
         "columns": columns,
-        "params": {k: v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
-                   for k, v in params.items()},
+        "params": {
+            k: v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
+            for k, v in params.items()
+        },
     }
 
 
 def format_inspection(info: dict) -> str:
     rows = info["training_rows"]
     lines = [
-        f"{info['file']}: {info['estimator']}"
-        + (f" ({info['model']})" if info["model"] else ""),
+        f"{info['file']}: {info['estimator']}" + (f" ({info['model']})" if info["model"] else ""),
         f"format version {info['format_version']}, written by nbayes {info['nbayes_version']}, "
         f"{info['size_bytes']:,} bytes",
     ]
     if info["target"]:
-        lines.append(f"target {info['target']!r}, trained on "
-                     f"{plural(rows, 'row') if rows is not None else '?'} of {info['source']}")
+        lines.append(
+            f"target {info['target']!r}, trained on "
+            f"{plural(rows, 'row') if rows is not None else '?'} of {info['source']}"
+        )
     else:
         lines.append(f"trained on a total sample weight of {info['training_weight']:,.6g}")
-    lines += ["", format_table(
-        [[c, f"{int(n):,}" if float(n).is_integer() else f"{n:.6g}", p]
-         for c, n, p in zip(info["classes"], info["class_count"], info["prior"])],
-        ["class", "count", "prior"])]
+    lines += [
+        "",
+        format_table(
+            [
+                [c, f"{int(n):,}" if float(n).is_integer() else f"{n:.6g}", p]
+                for c, n, p in zip(info["classes"], info["class_count"], info["prior"])
+            ],
+            ["class", "count", "prior"],
+        ),
+    ]
     cols = info["columns"]
     with_features = any("features" in c for c in cols)
-    table = [[c["column"] or "(text)", c["family"], *([c.get("features", "")]
-                                                       if with_features else [])]
-             for c in cols]
+    table = [
+        [c["column"] or "(text)", c["family"], *([c.get("features", "")] if with_features else [])]
+        for c in cols
+    ]
     headers = ["column", "family", *(["features"] if with_features else [])]
     lines += ["", format_table(table, headers, "l" * len(headers))]
-    lines += ["", "parameters: " + ", ".join(f"{k}={v!r}" if isinstance(v, str) and
-                                             not v.endswith(")") else f"{k}={v}"
-                                             for k, v in info["params"].items())]
+    lines += [
+        "",
+        "parameters: "
+        + ", ".join(
+            f"{k}={v!r}" if isinstance(v, str) and not v.endswith(")") else f"{k}={v}"
+            for k, v in info["params"].items()
+        ),
+    ]
     return "\n".join(lines)
 
 

@@ -35,13 +35,13 @@ def required_columns(table, the_plan, extra=()) -> list[str]:
         )
     absent = [c for c in extra if c not in have]
     if absent:
-        raise DataError(f"{table.path}: no column(s) {names(absent)}; the columns are "
-                        f"{names(have)}.")
+        raise DataError(
+            f"{table.path}: no column(s) {names(absent)}; the columns are {names(have)}."
+        )
     return list(dict.fromkeys([*the_plan.features, *extra]))
 
 
-def predict_chunk(est, the_plan, chunk, offset: int, data: str, keep: tuple[str, ...],
-                  proba: bool):
+def predict_chunk(est, the_plan, chunk, offset: int, data: str, keep: tuple[str, ...], proba: bool):
     """The output rows of one chunk: ``keep`` columns, ``prediction``, ``proba_<class>``."""
     classes = np.asarray(est.classes_)
     X = the_plan.inputs(chunk, offset, data)
@@ -55,10 +55,19 @@ def predict_chunk(est, the_plan, chunk, offset: int, data: str, keep: tuple[str,
     return out
 
 
-def predict(model: str, data: str, output: str | None = None, *, proba: bool = False,
-            keep: tuple[str, ...] = (), text_column: str | None = None,
-            read: ReadOptions | None = None, out_format: str | None = None,
-            progress: bool = False, dask: str | None = None) -> PredictResult:
+def predict(
+    model: str,
+    data: str,
+    output: str | None = None,
+    *,
+    proba: bool = False,
+    keep: tuple[str, ...] = (),
+    text_column: str | None = None,
+    read: ReadOptions | None = None,
+    out_format: str | None = None,
+    progress: bool = False,
+    dask: str | None = None,
+) -> PredictResult:
     """Write one prediction per row of DATA, in order, to ``output`` (stdout when None).
 
     Columns: the ``keep`` columns of DATA, ``prediction``, and with ``proba`` one
@@ -99,9 +108,11 @@ def predict(model: str, data: str, output: str | None = None, *, proba: bool = F
             from ._dask import predict_on_cluster
 
             rows = predict_on_cluster(dask, table, the_plan, columns, keep, proba, writer)
-        for offset, chunk in ([] if dask is not None else
-                              table.chunks(columns, read_dtypes(the_plan.schema),
-                                           desc="predicting")):
+        for offset, chunk in (
+            []
+            if dask is not None
+            else table.chunks(columns, read_dtypes(the_plan.schema), desc="predicting")
+        ):
             writer.write(predict_chunk(est, the_plan, chunk, offset, data, keep, proba))
             rows += len(chunk)
         if rows == 0:
@@ -113,19 +124,34 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("predict", help=HELP, description=HELP + ".", parents=parents)
     p.add_argument("model", metavar="MODEL", help="model file written by `nbayes train`")
     p.add_argument("data", metavar="DATA", help="table to classify (- for CSV on stdin)")
-    p.add_argument("--proba", action="store_true",
-                   help="add one probability column per class")
-    p.add_argument("--keep", action="append", default=[], metavar="COL",
-                   help="copy this input column to the output (repeatable, or comma-separated)")
-    p.add_argument("-o", "--output", metavar="OUT",
-                   help="output file (.csv, .tsv, .jsonl, .parquet); default: CSV on stdout")
-    p.add_argument("--output-format", choices=("csv", "tsv", "jsonl", "parquet"),
-                   help="output format (default: from the OUT suffix)")
-    p.add_argument("--text-column", metavar="COL",
-                   help="text column, for a text model saved from Python")
-    p.add_argument("--dask", metavar="CLUSTER",
-                   help="classify partitions in parallel on Dask: local, local:N (N worker "
-                        "processes) or tcp://HOST:PORT (a running scheduler)")
+    p.add_argument("--proba", action="store_true", help="add one probability column per class")
+    p.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="copy this input column to the output (repeatable, or comma-separated)",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="output file (.csv, .tsv, .jsonl, .parquet); default: CSV on stdout",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=("csv", "tsv", "jsonl", "parquet"),
+        help="output format (default: from the OUT suffix)",
+    )
+    p.add_argument(
+        "--text-column", metavar="COL", help="text column, for a text model saved from Python"
+    )
+    p.add_argument(
+        "--dask",
+        metavar="CLUSTER",
+        help="classify partitions in parallel on Dask: local, local:N (N worker "
+        "processes) or tcp://HOST:PORT (a running scheduler)",
+    )
     return p
 
 
@@ -135,10 +161,18 @@ def run(args) -> int:
     from . import read_options, split_list
 
     keep = tuple(c for item in args.keep for c in split_list(item))
-    result = predict(args.model, args.data, args.output, proba=args.proba, keep=keep,
-                     text_column=args.text_column, read=read_options(args),
-                     out_format=args.output_format, progress=not args.quiet,
-                     dask=args.dask)
+    result = predict(
+        args.model,
+        args.data,
+        args.output,
+        proba=args.proba,
+        keep=keep,
+        text_column=args.text_column,
+        read=read_options(args),
+        out_format=args.output_format,
+        progress=not args.quiet,
+        dask=args.dask,
+    )
     if args.output and not args.quiet:
         print(f"nbayes: wrote {result.rows:,} predictions to {args.output}", file=sys.stderr)
     return 0

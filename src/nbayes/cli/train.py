@@ -48,11 +48,20 @@ class TrainResult:
     notes: list
 
 
-def train(data: str, target: str, output: str, *, model: str = "auto",
-          text_column: str | None = None, features: list[str] | None = None,
-          exclude: tuple[str, ...] = (), settings: Settings | None = None,
-          read: ReadOptions | None = None, progress: bool = False,
-          dask: str | None = None) -> TrainResult:
+def train(
+    data: str,
+    target: str,
+    output: str,
+    *,
+    model: str = "auto",
+    text_column: str | None = None,
+    features: list[str] | None = None,
+    exclude: tuple[str, ...] = (),
+    settings: Settings | None = None,
+    read: ReadOptions | None = None,
+    progress: bool = False,
+    dask: str | None = None,
+) -> TrainResult:
     """Train a model on DATA in chunks and save it to ``output``.
 
     Parameters
@@ -104,8 +113,15 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
     reader.close()
     if first is None:
         raise DataError(f"{data}: no data rows.")
-    the_plan = plan(first[1], target, model, text_column=text_column, features=features,
-                    exclude=tuple(exclude), settings=settings)
+    the_plan = plan(
+        first[1],
+        target,
+        model,
+        text_column=text_column,
+        features=features,
+        exclude=tuple(exclude),
+        settings=settings,
+    )
     est = the_plan.estimator
     dtypes = {**read_dtypes(the_plan.schema), target: str}
     if dask is not None:
@@ -118,11 +134,18 @@ def train(data: str, target: str, output: str, *, model: str = "auto",
     metadata = {"cli": the_plan.metadata(rows, Path(data).name)}
     path = save(est, output, metadata=metadata)
     inner = getattr(est, "classifier_", est)
-    return TrainResult(output=path, estimator=type(est).__name__, model=the_plan.model,
-                       rows=rows, classes=inner.classes_.tolist(),
-                       class_counts=inner.class_count_.tolist(), features=the_plan.features,
-                       text_column=the_plan.text_column,
-                       seconds=time.perf_counter() - start, notes=the_plan.notes)
+    return TrainResult(
+        output=path,
+        estimator=type(est).__name__,
+        model=the_plan.model,
+        rows=rows,
+        classes=inner.classes_.tolist(),
+        class_counts=inner.class_count_.tolist(),
+        features=the_plan.features,
+        text_column=the_plan.text_column,
+        seconds=time.perf_counter() - start,
+        notes=the_plan.notes,
+    )
 
 
 def _train_in_chunks(table, the_plan, target: str, dtypes: dict, settings: Settings) -> int:
@@ -150,8 +173,9 @@ def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
     labels: set = set()
 
     def texts():
-        for offset, chunk in table.chunks([the_plan.text_column, target], dtypes,
-                                          desc="vocabulary (pass 1/2)"):
+        for offset, chunk in table.chunks(
+            [the_plan.text_column, target], dtypes, desc="vocabulary (pass 1/2)"
+        ):
             labels.update(class_labels(chunk[target], offset, table.path, target).tolist())
             yield chunk[the_plan.text_column]
 
@@ -173,61 +197,118 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("train", help=HELP, description=HELP + ".", parents=parents)
     p.add_argument("data", metavar="DATA", help="training table (CSV/TSV, Parquet, JSON lines)")
     p.add_argument("--target", "-t", required=True, metavar="COL", help="the label column")
-    p.add_argument("-o", "--output", required=True, metavar="MODEL",
-                   help="model file to write (e.g. model.nbayes)")
-    p.add_argument("--model", "-m", default="auto", choices=MODELS,
-                   help="model family (default: auto -- a text model for a free-text column, "
-                        "otherwise one family per column)")
-    p.add_argument("--text-column", metavar="COL",
-                   help="a column of free text, vectorised into word counts")
-    p.add_argument("--features", metavar="COLS",
-                   help="comma-separated input columns (default: all but the target)")
-    p.add_argument("--exclude", metavar="COLS", default="",
-                   help="comma-separated columns to leave out")
-    p.add_argument("--alpha", type=_number_or_auto,
-                   help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the "
-                        "evidence")
-    p.add_argument("--estimate", choices=("posterior_mean", "map", "mle"),
-                   help="estimate of discrete parameters (default posterior_mean)")
-    p.add_argument("--var-smoothing", type=_number_or_auto,
-                   help="Gaussian variance floor (default 1e-9), or 'auto'")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="MODEL",
+        help="model file to write (e.g. model.nbayes)",
+    )
+    p.add_argument(
+        "--model",
+        "-m",
+        default="auto",
+        choices=MODELS,
+        help="model family (default: auto -- a text model for a free-text column, "
+        "otherwise one family per column)",
+    )
+    p.add_argument(
+        "--text-column", metavar="COL", help="a column of free text, vectorised into word counts"
+    )
+    p.add_argument(
+        "--features",
+        metavar="COLS",
+        help="comma-separated input columns (default: all but the target)",
+    )
+    p.add_argument(
+        "--exclude", metavar="COLS", default="", help="comma-separated columns to leave out"
+    )
+    p.add_argument(
+        "--alpha",
+        type=_number_or_auto,
+        help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence",
+    )
+    p.add_argument(
+        "--estimate",
+        choices=("posterior_mean", "map", "mle"),
+        help="estimate of discrete parameters (default posterior_mean)",
+    )
+    p.add_argument(
+        "--var-smoothing",
+        type=_number_or_auto,
+        help="Gaussian variance floor (default 1e-9), or 'auto'",
+    )
     text = p.add_argument_group("text options")
-    text.add_argument("--hashing", type=int, metavar="N", nargs="?", const=2**20,
-                      help="hash words into N buckets (default 2^20) instead of a vocabulary: "
-                           "one pass over the data, but no readable words in explanations")
-    text.add_argument("--min-df", type=float, default=1,
-                      help="keep words in at least this many texts (or this fraction)")
+    text.add_argument(
+        "--hashing",
+        type=int,
+        metavar="N",
+        nargs="?",
+        const=2**20,
+        help="hash words into N buckets (default 2^20) instead of a vocabulary: "
+        "one pass over the data, but no readable words in explanations",
+    )
+    text.add_argument(
+        "--min-df",
+        type=float,
+        default=1,
+        help="keep words in at least this many texts (or this fraction)",
+    )
     text.add_argument("--max-features", type=int, help="keep only the N most frequent words")
-    text.add_argument("--ngrams", type=int, default=1, metavar="N",
-                      help="use word n-grams up to N (default 1)")
-    text.add_argument("--no-lowercase", dest="lowercase", action="store_false",
-                      help="keep upper case distinct")
-    p.add_argument("--dask", metavar="CLUSTER",
-                   help="train in parallel on Dask: local, local:N (N worker processes) or "
-                        "tcp://HOST:PORT (a running scheduler); DATA is read with "
-                        "dask.dataframe, one task per partition")
+    text.add_argument(
+        "--ngrams", type=int, default=1, metavar="N", help="use word n-grams up to N (default 1)"
+    )
+    text.add_argument(
+        "--no-lowercase", dest="lowercase", action="store_false", help="keep upper case distinct"
+    )
+    p.add_argument(
+        "--dask",
+        metavar="CLUSTER",
+        help="train in parallel on Dask: local, local:N (N worker processes) or "
+        "tcp://HOST:PORT (a running scheduler); DATA is read with "
+        "dask.dataframe, one task per partition",
+    )
     return p
 
 
 def run(args) -> int:
     from . import read_options, split_list
 
-    settings = Settings(alpha=args.alpha, estimate=args.estimate,
-                        var_smoothing=args.var_smoothing, hashing=args.hashing,
-                        min_df=args.min_df, max_features=args.max_features, ngrams=args.ngrams,
-                        lowercase=args.lowercase)
-    result = train(args.data, args.target, args.output, model=args.model,
-                   text_column=args.text_column, features=split_list(args.features),
-                   exclude=tuple(split_list(args.exclude) or ()), settings=settings,
-                   read=read_options(args), progress=not args.quiet, dask=args.dask)
+    settings = Settings(
+        alpha=args.alpha,
+        estimate=args.estimate,
+        var_smoothing=args.var_smoothing,
+        hashing=args.hashing,
+        min_df=args.min_df,
+        max_features=args.max_features,
+        ngrams=args.ngrams,
+        lowercase=args.lowercase,
+    )
+    result = train(
+        args.data,
+        args.target,
+        args.output,
+        model=args.model,
+        text_column=args.text_column,
+        features=split_list(args.features),
+        exclude=tuple(split_list(args.exclude) or ()),
+        settings=settings,
+        read=read_options(args),
+        progress=not args.quiet,
+        dask=args.dask,
+    )
     if not args.quiet:
         for note in result.notes:
             print(f"nbayes: {note}")
-        what = (f"text column {result.text_column!r}" if result.text_column
-                else plural(len(result.features), "column"))
-        counts = ", ".join(f"{c}: {int(n):,}" for c, n in zip(result.classes,
-                                                               result.class_counts))
-        print(f"trained {result.estimator} ({result.model}) on {plural(result.rows, 'row')}, "
-              f"{what}; classes {counts}")
+        what = (
+            f"text column {result.text_column!r}"
+            if result.text_column
+            else plural(len(result.features), "column")
+        )
+        counts = ", ".join(f"{c}: {int(n):,}" for c, n in zip(result.classes, result.class_counts))
+        print(
+            f"trained {result.estimator} ({result.model}) on {plural(result.rows, 'row')}, "
+            f"{what}; classes {counts}"
+        )
         print(f"saved {result.output} in {result.seconds:.1f} s")
     return 0

@@ -75,8 +75,13 @@ class Labels:
         one stored value per column. Built over the codes without scipy's checks and copies,
         which cost more than the product on a chunk of a few thousand rows."""
         n = len(self)
-        return compressed_view(sp.csc_matrix, self.weights, self.codes,
-                               np.arange(n + 1, dtype=self.codes.dtype), (self.n_classes, n))
+        return compressed_view(
+            sp.csc_matrix,
+            self.weights,
+            self.codes,
+            np.arange(n + 1, dtype=self.codes.dtype),
+            (self.n_classes, n),
+        )
 
     @cached_property
     def class_weight(self) -> np.ndarray:
@@ -149,9 +154,7 @@ def row_chunks(n_rows: int, row_bytes: int, budget: int | None = None) -> Iterat
 def check_alpha(alpha, n_features: int, estimate: str, name: str = "alpha") -> np.ndarray:
     """Validate a scalar or per-feature smoothing parameter; return it as (n_features,)."""
     if estimate not in ESTIMATES:
-        raise ParameterError(
-            f"Parameter 'estimate' must be one of {ESTIMATES}; got {estimate!r}."
-        )
+        raise ParameterError(f"Parameter 'estimate' must be one of {ESTIMATES}; got {estimate!r}.")
     a = np.asarray(alpha, dtype=np.float64)
     if a.ndim > 1 or (a.ndim == 1 and a.shape[0] != n_features):
         raise ParameterError(
@@ -159,9 +162,7 @@ def check_alpha(alpha, n_features: int, estimate: str, name: str = "alpha") -> n
             f"({n_features}); got shape {a.shape}."
         )
     if not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ParameterError(
-            f"Parameter {name!r} must be finite and non-negative; got {alpha!r}."
-        )
+        raise ParameterError(f"Parameter {name!r} must be finite and non-negative; got {alpha!r}.")
     if estimate == "map" and np.any(a < 1):
         raise ParameterError(
             f"estimate='map' needs {name} >= 1 (the Dirichlet mode is undefined below 1); "
@@ -215,9 +216,7 @@ class Family:
 
     def __init__(self, alpha=1.0, estimate: str = "posterior_mean", missing: str = "error"):
         if missing not in MISSING:
-            raise ParameterError(
-                f"Parameter 'missing' must be one of {MISSING}; got {missing!r}."
-            )
+            raise ParameterError(f"Parameter 'missing' must be one of {MISSING}; got {missing!r}.")
         self.alpha = alpha
         self.estimate = estimate
         self.missing = missing
@@ -250,14 +249,14 @@ class Family:
     def check_finite(self, X, feature_names=None, lazy: bool = False) -> None:
         """Reject inf, and NaN unless missing values are ignored (later, if ``lazy`` allows)."""
         if not (lazy and self.finite_shows_in_result):
-            check_finite(X, type(self).__name__, feature_names,
-                         allow_nan=self.missing == "ignore")
+            check_finite(X, type(self).__name__, feature_names, allow_nan=self.missing == "ignore")
 
     def check_result(self, X, result, feature_names=None) -> None:
         """After ``prepare(X, lazy=True)``: raise for bad values of X that ``result`` shows."""
         if self.finite_shows_in_result:
-            check_finite_from(result, X, type(self).__name__, feature_names,
-                              allow_nan=self.missing == "ignore")
+            check_finite_from(
+                result, X, type(self).__name__, feature_names, allow_nan=self.missing == "ignore"
+            )
 
     def _missing(self, X) -> np.ndarray | None:
         """NaN mask of prepared dense X, or None. Only looked for where missing values are
@@ -287,8 +286,12 @@ class Family:
         DataError naming the class and column. ``class_names`` / ``feature_names`` only
         improve that message. Families with non-additive moments override this.
         """
-        return {k: subtract_nonnegative(a[k], b[k], k, class_names, feature_names)
-                if k in self.class_keys else a[k] for k in a}
+        return {
+            k: subtract_nonnegative(a[k], b[k], k, class_names, feature_names)
+            if k in self.class_keys
+            else a[k]
+            for k in a
+        }
 
     def add_classes(self, stats: Stats, n_new: int) -> Stats:
         """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
@@ -416,8 +419,7 @@ class Family:
                 )
             check_alpha(1.0, n_features, self.estimate)  # validates ``estimate``
             lower = 1.0 if self.estimate == "map" else AUTO_ALPHA_RANGE[0]
-            best = maximise_log_scalar(self.evidence_function(stats), lower,
-                                       AUTO_ALPHA_RANGE[1])
+            best = maximise_log_scalar(self.evidence_function(stats), lower, AUTO_ALPHA_RANGE[1])
             return np.full(n_features, best)
         return check_alpha(self.alpha, n_features, self.estimate)
 
@@ -448,8 +450,9 @@ def maximise_log_scalar(fun, lower: float, upper: float, per_decade: int = 4) ->
     values = np.where(np.isnan(values), -np.inf, values)
     i = int(np.argmax(values))
     a, b = grid[max(i - 1, 0)], grid[min(i + 1, n_grid - 1)]
-    res = minimize_scalar(lambda t: -fun(float(np.exp(t))), bounds=(a, b), method="bounded",
-                          options={"xatol": 1e-6})
+    res = minimize_scalar(
+        lambda t: -fun(float(np.exp(t))), bounds=(a, b), method="bounded", options={"xatol": 1e-6}
+    )
     best = res.x if res.success and -res.fun >= values[i] else grid[i]
     return float(np.exp(best))
 
@@ -472,8 +475,9 @@ def sum_shifted_lgamma(values: np.ndarray):
     return fun
 
 
-def describe_cell(k: int, j: int | None, class_names=None, feature_names=None,
-                  column_of=None) -> str:
+def describe_cell(
+    k: int, j: int | None, class_names=None, feature_names=None, column_of=None
+) -> str:
     """Name a (class, column) cell of the statistics for an error message."""
     cls = f"class {class_names[k]!r}" if class_names is not None else f"class index {k}"
     if j is None:
@@ -492,8 +496,9 @@ def unlearn_error(what: str, where: str, held, removed) -> DataError:
     )
 
 
-def subtract_nonnegative(a: np.ndarray, b: np.ndarray, what: str, class_names=None,
-                         feature_names=None, column_of=None) -> np.ndarray:
+def subtract_nonnegative(
+    a: np.ndarray, b: np.ndarray, what: str, class_names=None, feature_names=None, column_of=None
+) -> np.ndarray:
     """``a - b`` for non-negative statistics, with rounding residue snapped to zero.
 
     Raises a DataError at the first cell where the difference is negative beyond rounding
@@ -504,8 +509,9 @@ def subtract_nonnegative(a: np.ndarray, b: np.ndarray, what: str, class_names=No
     negative = out < -slack
     if negative.any():
         cell = tuple(int(i) for i in np.argwhere(negative)[0])
-        where = describe_cell(cell[0], cell[1] if len(cell) > 1 else None, class_names,
-                              feature_names, column_of)
+        where = describe_cell(
+            cell[0], cell[1] if len(cell) > 1 else None, class_names, feature_names, column_of
+        )
         raise unlearn_error(f"the statistic {what!r}", where, a[cell], b[cell])
     out[np.abs(out) <= slack] = 0.0
     return out

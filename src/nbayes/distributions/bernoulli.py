@@ -57,8 +57,9 @@ class Bernoulli(Family):
     name = "bernoulli"
     class_keys = ("n_ones", "n_observed")
 
-    def __init__(self, alpha=1.0, estimate="posterior_mean", binarize: float | None = 0.0,
-                 missing="error"):
+    def __init__(
+        self, alpha=1.0, estimate="posterior_mean", binarize: float | None = 0.0, missing="error"
+    ):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
         self.binarize = binarize
 
@@ -92,21 +93,31 @@ class Bernoulli(Family):
                 mask.data = bad
             else:
                 mask = bad
-            raise_at(mask, X, "0/1 values", "Binarize the data or set binarize=<threshold>.",
-                     "Bernoulli (binarize=None)", feature_names)
+            raise_at(
+                mask,
+                X,
+                "0/1 values",
+                "Binarize the data or set binarize=<threshold>.",
+                "Bernoulli (binarize=None)",
+                feature_names,
+            )
         return X.astype(np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:
-        return {"n_ones": np.zeros((n_classes, n_features)),
-                "n_observed": np.zeros((n_classes, n_features))}
+        return {
+            "n_ones": np.zeros((n_classes, n_features)),
+            "n_observed": np.zeros((n_classes, n_features)),
+        }
 
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)
         if nan is None:
             n_observed = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
             return {"n_ones": class_sums(X, labels), "n_observed": n_observed}
-        return {"n_ones": class_sums(np.where(nan, 0.0, X), labels),
-                "n_observed": class_sums(~nan, labels)}
+        return {
+            "n_ones": class_sums(np.where(nan, 0.0, X), labels),
+            "n_observed": class_sums(~nan, labels),
+        }
 
     def n_samples(self, stats):
         return stats["n_observed"].max(axis=1, initial=0.0)
@@ -115,9 +126,13 @@ class Bernoulli(Family):
         out = super().subtract(a, b, class_names, feature_names)
         # Zeros are observations minus ones; removing more zeros than were learned would
         # leave more ones than observations.
-        zeros_left = subtract_nonnegative(a["n_observed"] - a["n_ones"],
-                                          b["n_observed"] - b["n_ones"], "n_zeros",
-                                          class_names, feature_names)
+        zeros_left = subtract_nonnegative(
+            a["n_observed"] - a["n_ones"],
+            b["n_observed"] - b["n_ones"],
+            "n_zeros",
+            class_names,
+            feature_names,
+        )
         out["n_ones"] = np.where(zeros_left == 0, out["n_observed"], out["n_ones"])
         return out
 
@@ -155,8 +170,14 @@ class Bernoulli(Family):
     def scoring_params(self, params: Params) -> Params:
         log_p, hit_p = split_inf(params["log_p"])
         log_q, hit_q = split_inf(params["log_1mp"])
-        return {**params, "slopes_t": transposed(log_p - log_q), "log_q": log_q,
-                "hit_p_t": transposed(hit_p), "hit_q": hit_q, "hit_q_t": transposed(hit_q)}
+        return {
+            **params,
+            "slopes_t": transposed(log_p - log_q),
+            "log_q": log_q,
+            "hit_p_t": transposed(hit_p),
+            "hit_q": hit_q,
+            "hit_q_t": transposed(hit_q),
+        }
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log p_j + (o_j - x_j) log q_j, o_j = 1 where x_j is observed: two products.
@@ -172,7 +193,8 @@ class Bernoulli(Family):
             hits += dot(X, params["hit_p_t"])
         if hit_q is not None:
             hits += (hit_q.sum(axis=1) if nan is None else dot_t(~nan, hit_q)) - dot(
-                X, params["hit_q_t"])
+                X, params["hit_q_t"]
+            )
         jll[hits > 0] = -np.inf
         return jll
 
@@ -182,4 +204,3 @@ class Bernoulli(Family):
         with np.errstate(invalid="ignore"):
             t = np.where(x == 1, params["log_p"][None], params["log_1mp"][None])
         return np.where(np.isnan(x), 0.0, t)
-

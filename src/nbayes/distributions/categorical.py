@@ -92,21 +92,27 @@ class Categorical(Family):
     name = "categorical"
     class_keys = ("n_counts",)
 
-    def __init__(self, alpha=1.0, estimate="posterior_mean", min_categories=None,
-                 missing="error", unseen="error"):
+    def __init__(
+        self,
+        alpha=1.0,
+        estimate="posterior_mean",
+        min_categories=None,
+        missing="error",
+        unseen="error",
+    ):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
         if unseen not in UNSEEN:
-            raise ParameterError(
-                f"Parameter 'unseen' must be one of {UNSEEN}; got {unseen!r}."
-            )
+            raise ParameterError(f"Parameter 'unseen' must be one of {UNSEEN}; got {unseen!r}.")
         self.min_categories = min_categories
         self.unseen = unseen
 
     def get_params(self) -> dict:
         mc = self.min_categories
-        return {**super().get_params(),
-                "min_categories": mc.tolist() if isinstance(mc, np.ndarray) else mc,
-                "unseen": self.unseen}
+        return {
+            **super().get_params(),
+            "min_categories": mc.tolist() if isinstance(mc, np.ndarray) else mc,
+            "unseen": self.unseen,
+        }
 
     def prepare(self, X, feature_names=None, lazy=False):
         """Return int64 codes (dense or sparse); missing cells become -1 when ignored."""
@@ -135,15 +141,23 @@ class Categorical(Family):
             mask = X.copy() if sp.issparse(X) else bad
             if sp.issparse(X):
                 mask.data = bad
-            raise_at(mask, X, "non-negative integer category codes",
-                     "Negative values in data or fractional codes are not categories: encode "
-                     "them as 0, 1, 2, ... (MixedNB and string input do this for you).",
-                     family, feature_names)
+            raise_at(
+                mask,
+                X,
+                "non-negative integer category codes",
+                "Negative values in data or fractional codes are not categories: encode "
+                "them as 0, 1, 2, ... (MixedNB and string input do this for you).",
+                family,
+                feature_names,
+            )
         if sp.issparse(X):
             X = X.tocsr().astype(np.int64)
             return X
-        codes = np.where(nan, 0, vals).astype(np.int64) if nan is not None else \
-            vals.astype(np.int64, copy=False)
+        codes = (
+            np.where(nan, 0, vals).astype(np.int64)
+            if nan is not None
+            else vals.astype(np.int64, copy=False)
+        )
         if nan is not None:
             codes[nan] = MISSING_CODE
         return codes
@@ -154,8 +168,13 @@ class Categorical(Family):
         ``prepare(lazy=True)`` then leaves them unchecked (saving a pass), and a code below
         the allowed range makes the result NaN, which :meth:`check_result` turns into the
         error ``prepare`` gives."""
-        return kernels() is not None and isinstance(X, np.ndarray) and X.ndim == 2 \
-            and X.dtype == np.int64 and X.flags.c_contiguous
+        return (
+            kernels() is not None
+            and isinstance(X, np.ndarray)
+            and X.ndim == 2
+            and X.dtype == np.int64
+            and X.flags.c_contiguous
+        )
 
     def check_result(self, X, result, feature_names=None) -> None:
         values = result["n_counts"] if isinstance(result, dict) else result
@@ -171,8 +190,10 @@ class Categorical(Family):
         return MISSING_CODE if self.missing == "ignore" else 0
 
     def zeros(self, n_classes, n_features) -> Stats:
-        return {"n_counts": np.zeros((n_classes, n_features)),
-                "n_categories": np.ones(n_features, dtype=np.int64)}
+        return {
+            "n_counts": np.zeros((n_classes, n_features)),
+            "n_categories": np.ones(n_features, dtype=np.int64),
+        }
 
     def accumulate(self, X, labels: Labels) -> Stats:
         n_classes, d = labels.n_classes, X.shape[1]
@@ -187,8 +208,9 @@ class Categorical(Family):
             off = offsets_of(n_cat)
             total = int(n_cat.sum())
             idx = labels.codes[row] * total + off[col] + code
-            counts = np.bincount(idx, weights=labels.weights[row],
-                                 minlength=n_classes * total).reshape(n_classes, total)
+            counts = np.bincount(
+                idx, weights=labels.weights[row], minlength=n_classes * total
+            ).reshape(n_classes, total)
             counts[:, off] = labels.class_weight[:, None] - _segment_sums(counts, n_cat)
             return {"n_counts": counts, "n_categories": n_cat}
         compiled = kernels()
@@ -217,17 +239,21 @@ class Categorical(Family):
         One unweighted bincount over in-place offset codes, with no masks and no weight
         array, in the layout of :func:`_count_in_batch_layout`.
         """
+
         def count(offsets, per_class, limit):
             return _bincount_codes(X, labels, offsets, per_class)
 
-        return _count_in_batch_layout(X, labels.n_classes, count,
-                                      lambda: X.max(axis=0, initial=0) + 1)
+        return _count_in_batch_layout(
+            X, labels.n_classes, count, lambda: X.max(axis=0, initial=0) + 1
+        )
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         n_cat = np.maximum(a["n_categories"], b["n_categories"])
-        return {"n_counts": expand(a["n_counts"], a["n_categories"], n_cat)
-                + expand(b["n_counts"], b["n_categories"], n_cat),
-                "n_categories": n_cat}
+        return {
+            "n_counts": expand(a["n_counts"], a["n_categories"], n_cat)
+            + expand(b["n_counts"], b["n_categories"], n_cat),
+            "n_categories": n_cat,
+        }
 
     def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
         n_cat = a["n_categories"]
@@ -246,9 +272,13 @@ class Categorical(Family):
             j = int(feature[flat])
             return f"{column_label(j, feature_names)}, category code {int(local[flat])}"
 
-        counts = subtract_nonnegative(a["n_counts"], expand(b["n_counts"], b["n_categories"],
-                                                            n_cat),
-                                      "n_counts", class_names, column_of=column_of)
+        counts = subtract_nonnegative(
+            a["n_counts"],
+            expand(b["n_counts"], b["n_categories"], n_cat),
+            "n_counts",
+            class_names,
+            column_of=column_of,
+        )
         # Trailing codes that no row holds any more would not exist in a model trained on the
         # remaining rows; drop them so that unlearning equals refitting.
         held = counts.any(axis=0)
@@ -263,8 +293,12 @@ class Categorical(Family):
         n_cat = stats["n_categories"]
         if self.min_categories is not None:
             mc = np.asarray(self.min_categories)
-            if mc.ndim > 1 or (mc.ndim == 1 and mc.size != n_cat.size) or np.any(mc < 1) \
-                    or mc.dtype.kind not in "iu":
+            if (
+                mc.ndim > 1
+                or (mc.ndim == 1 and mc.size != n_cat.size)
+                or np.any(mc < 1)
+                or mc.dtype.kind not in "iu"
+            ):
                 raise ParameterError(
                     "Parameter 'min_categories' must be a positive integer or one per feature "
                     f"({n_cat.size}); got {self.min_categories!r}."
@@ -278,12 +312,17 @@ class Categorical(Family):
         alpha = self.resolve_alpha(stats, n_cat.size)
         a = pseudo_count(alpha, self.estimate)
         totals = _segment_sums(counts, n_cat) + n_cat * a
-        log_theta = log_normalise(counts + np.repeat(a, n_cat),
-                                  np.repeat(totals, n_cat, axis=1), np.repeat(n_cat, n_cat))
+        log_theta = log_normalise(
+            counts + np.repeat(a, n_cat), np.repeat(totals, n_cat, axis=1), np.repeat(n_cat, n_cat)
+        )
         # The mass a category with no observations gets: what "smooth" gives unseen values.
         log_unseen = log_normalise(np.broadcast_to(a, totals.shape), totals, n_cat + 1)
-        return {"log_theta": log_theta, "n_categories": n_cat, "alpha": alpha,
-                "log_unseen": log_unseen}
+        return {
+            "log_theta": log_theta,
+            "n_categories": n_cat,
+            "alpha": alpha,
+            "log_unseen": log_unseen,
+        }
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class and feature: Gamma(K_j a) / Gamma(n_kj + K_j a)
@@ -378,8 +417,7 @@ class Categorical(Family):
         ready = {**params, **linear_tables(params["log_theta"])}
         if kernels() is not None:
             unseen = params["log_unseen"] if self.unseen == "smooth" else None
-            ready["compiled"] = compiled_tables(params["log_theta"], params["n_categories"],
-                                                unseen)
+            ready["compiled"] = compiled_tables(params["log_theta"], params["n_categories"], unseen)
         return ready
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
@@ -414,8 +452,11 @@ class Categorical(Family):
 
     def _scores_sparse(self, params: Params, X) -> bool:
         """Whether sparse X is scored without densifying it (see :meth:`_sparse_jll`)."""
-        return sp.issparse(X) and not np.isneginf(params["log_theta"]).any() \
+        return (
+            sp.issparse(X)
+            and not np.isneginf(params["log_theta"]).any()
             and self._unseen_ok_sparse(params)
+        )
 
     def _compiled_jll(self, compiled, params: Params, X, out: np.ndarray, base) -> None:
         """``out = base + joint_log_likelihood(X)`` for dense codes in one compiled pass: each
@@ -424,8 +465,9 @@ class Categorical(Family):
         rejects."""
         codes = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.int64)
         base = np.ascontiguousarray(np.broadcast_to(base, out.shape[1:]), dtype=np.float64)
-        n_unseen, n_below = compiled.categorical_scores(codes, params["compiled"], out, base,
-                                                        self._lowest_code)
+        n_unseen, n_below = compiled.categorical_scores(
+            codes, params["compiled"], out, base, self._lowest_code
+        )
         if n_below:
             out.fill(np.nan)  # see check_result
         elif n_unseen and self.unseen == "error":
@@ -451,15 +493,18 @@ class Categorical(Family):
                     "min_categories, or pass unseen='ignore' or 'smooth'."
                 )
             # An unseen cell replaces its feature's category-0 baseline by its own term.
-            u = sp.csr_matrix((np.ones(int(unseen.sum())), (coo.row[unseen], coo.col[unseen])),
-                              shape=X.shape)
+            u = sp.csr_matrix(
+                (np.ones(int(unseen.sum())), (coo.row[unseen], coo.col[unseen])), shape=X.shape
+            )
             own = params["log_unseen"] if self.unseen == "smooth" else 0.0
             jll += np.asarray(u @ (own - base).T)
             keep = ~unseen
             coo = sp.coo_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=X.shape)
         delta = log_theta - np.repeat(base, n_cat, axis=1)
-        onehot = sp.csr_matrix((np.ones(coo.nnz), (coo.row, off[coo.col] + coo.data)),
-                               shape=(X.shape[0], log_theta.shape[1]))
+        onehot = sp.csr_matrix(
+            (np.ones(coo.nnz), (coo.row, off[coo.col] + coo.data)),
+            shape=(X.shape[0], log_theta.shape[1]),
+        )
         return jll + np.asarray(onehot @ delta.T)
 
     def log_likelihood_terms(self, params, X) -> np.ndarray:
@@ -483,8 +528,9 @@ PAIR_MAX_CATEGORIES = 32
 PAIR_TABLE_BYTES = 4 * 2**20
 
 
-def compiled_tables(log_theta: np.ndarray, n_categories: np.ndarray,
-                    log_unseen: np.ndarray | None) -> Params:
+def compiled_tables(
+    log_theta: np.ndarray, n_categories: np.ndarray, log_unseen: np.ndarray | None
+) -> Params:
     """Tables of the compiled scoring loop: log theta as (categories, classes) rows, the row
     unseen codes add (``log_unseen`` for "smooth", else zeros), and pair tables for
     consecutive small features (see :data:`PAIR_MAX_CATEGORIES`)."""
@@ -500,18 +546,26 @@ def compiled_tables(log_theta: np.ndarray, n_categories: np.ndarray,
             break
         pair_a.append(a)
         pair_b.append(b)
-        pair_rows.append((table[off[a]:off[a] + n_cat[a], None, :]
-                          + table[None, off[b]:off[b] + n_cat[b], :]).reshape(size, n_classes))
+        pair_rows.append(
+            (
+                table[off[a] : off[a] + n_cat[a], None, :]
+                + table[None, off[b] : off[b] + n_cat[b], :]
+            ).reshape(size, n_classes)
+        )
         used += size
     singles = np.setdiff1d(np.arange(d), np.concatenate([pair_a, pair_b]).astype(np.intp))
     unseen = np.zeros((d, n_classes)) if log_unseen is None else log_unseen.T
-    return {"offsets": off, "n_categories": n_cat, "log_theta_t": table,
-            "unseen_t": np.ascontiguousarray(unseen),
-            "pair_a": np.array(pair_a, dtype=np.intp), "pair_b": np.array(pair_b, dtype=np.intp),
-            "pair_offsets": offsets_of(np.array([len(r) for r in pair_rows], dtype=np.intp)),
-            "pair_table": np.concatenate(pair_rows) if pair_rows
-            else np.zeros((0, n_classes)),
-            "singles": singles.astype(np.intp)}
+    return {
+        "offsets": off,
+        "n_categories": n_cat,
+        "log_theta_t": table,
+        "unseen_t": np.ascontiguousarray(unseen),
+        "pair_a": np.array(pair_a, dtype=np.intp),
+        "pair_b": np.array(pair_b, dtype=np.intp),
+        "pair_offsets": offsets_of(np.array([len(r) for r in pair_rows], dtype=np.intp)),
+        "pair_table": np.concatenate(pair_rows) if pair_rows else np.zeros((0, n_classes)),
+        "singles": singles.astype(np.intp),
+    }
 
 
 #: Room per feature the compiled counting loop tries first: most categorical features have
@@ -519,8 +573,9 @@ def compiled_tables(log_theta: np.ndarray, n_categories: np.ndarray,
 FIRST_STRIDE = 16
 
 
-def _count_in_batch_layout(X: np.ndarray, n_classes: int, count, column_sizes,
-                           first_stride: int | None = None) -> Stats:
+def _count_in_batch_layout(
+    X: np.ndarray, n_classes: int, count, column_sizes, first_stride: int | None = None
+) -> Stats:
     """Statistics from ``count(offsets, per_class, limit)``, which returns the (n_classes,
     per_class) counts with each feature's codes starting at its offset, or None where a code
     reaches ``limit``.
@@ -533,17 +588,19 @@ def _count_in_batch_layout(X: np.ndarray, n_classes: int, count, column_sizes,
     d = X.shape[1]
     room = max(4 * X.size, 2**16)  # count cells beyond this: per-column room instead
     if first_stride and n_classes * d * first_stride <= room:
-        counts = count(np.arange(d, dtype=np.intp) * first_stride, d * first_stride,
-                       first_stride)
+        counts = count(np.arange(d, dtype=np.intp) * first_stride, d * first_stride, first_stride)
         if counts is not None:
             return _trimmed(counts, n_classes, d, first_stride)
     stride = max(int(X.max(initial=0)), 0) + 1
     if n_classes * d * stride > room:
         n_cat = column_sizes()
-        return {"n_counts": count(offsets_of(n_cat), int(n_cat.sum()), np.iinfo(np.int64).max),
-                "n_categories": n_cat.astype(np.int64)}
-    return _trimmed(count(np.arange(d, dtype=np.intp) * stride, d * stride, stride),
-                    n_classes, d, stride)
+        return {
+            "n_counts": count(offsets_of(n_cat), int(n_cat.sum()), np.iinfo(np.int64).max),
+            "n_categories": n_cat.astype(np.int64),
+        }
+    return _trimmed(
+        count(np.arange(d, dtype=np.intp) * stride, d * stride, stride), n_classes, d, stride
+    )
 
 
 def _trimmed(counts: np.ndarray, n_classes: int, d: int, stride: int) -> Stats:
@@ -566,8 +623,16 @@ def _compiled_counts(compiled, X: np.ndarray, labels: Labels, lowest: int) -> St
 
     def count(offsets, per_class, limit):
         counts = np.zeros(labels.n_classes * per_class)
-        n_below = compiled.count_codes(codes, np.ascontiguousarray(labels.codes), weights,
-                                       offsets, per_class, counts, lowest, limit)
+        n_below = compiled.count_codes(
+            codes,
+            np.ascontiguousarray(labels.codes),
+            weights,
+            offsets,
+            per_class,
+            counts,
+            lowest,
+            limit,
+        )
         if n_below < 0:
             return None
         if n_below:
@@ -575,13 +640,17 @@ def _compiled_counts(compiled, X: np.ndarray, labels: Labels, lowest: int) -> St
         return counts.reshape(labels.n_classes, per_class)
 
     return _count_in_batch_layout(
-        codes, labels.n_classes, count,
+        codes,
+        labels.n_classes,
+        count,
         lambda: np.maximum(compiled.column_max_codes(codes, weights), 0) + 1,
-        first_stride=FIRST_STRIDE)
+        first_stride=FIRST_STRIDE,
+    )
 
 
-def _bincount_codes(X: np.ndarray, labels: Labels, offsets: np.ndarray,
-                    per_class: int) -> np.ndarray:
+def _bincount_codes(
+    X: np.ndarray, labels: Labels, offsets: np.ndarray, per_class: int
+) -> np.ndarray:
     """Counts of each (class, feature, code) as float64 (n_classes, per_class), the feature's
     codes starting at ``offsets``: one bincount over keys built in place (two passes)."""
     idx = np.add(X, offsets, dtype=np.int64)
@@ -592,5 +661,8 @@ def _bincount_codes(X: np.ndarray, labels: Labels, offsets: np.ndarray,
 
 def _segment_sums(counts: np.ndarray, n_cat: np.ndarray) -> np.ndarray:
     """Per-feature totals of a flat (n_classes, sum K_j) array, shape (n_classes, n_features)."""
-    return np.add.reduceat(counts, offsets_of(n_cat), axis=1) if counts.shape[1] else \
-        np.zeros((counts.shape[0], n_cat.size))
+    return (
+        np.add.reduceat(counts, offsets_of(n_cat), axis=1)
+        if counts.shape[1]
+        else np.zeros((counts.shape[0], n_cat.size))
+    )

@@ -48,8 +48,7 @@ def subtract_moments(wt, mt, m2t, wb, mb, m2b):
     left = wa > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(left, mt + (mt - mb) * (wb / np.where(left, wa, 1.0)), 0.0)
-        between = np.where(wt > 0, (mb - mean) ** 2 * wa * (wb / np.where(wt > 0, wt, 1.0)),
-                           0.0)
+        between = np.where(wt > 0, (mb - mean) ** 2 * wa * (wb / np.where(wt > 0, wt, 1.0)), 0.0)
         spread = np.sqrt(np.where(wt > 0, (m2t + m2b) / np.where(wt > 0, wt, 1.0), 0.0))
     m2 = m2t - m2b - between
     slack = SUBTRACT_RTOL * (np.abs(m2t) + np.abs(m2b) + between)
@@ -155,14 +154,20 @@ class Gaussian(Family):
     sparse_ok = False
     class_keys = ("n_weight", "mean", "m2")
 
-    def __init__(self, var_smoothing=1e-9, estimate: str = "mle", missing="error",
-                 var_pooling: str = "per_class", mean_prior=None, mean_prior_count: float = 1.0,
-                 var_prior=None, var_prior_count: float = 1.0):
+    def __init__(
+        self,
+        var_smoothing=1e-9,
+        estimate: str = "mle",
+        missing="error",
+        var_pooling: str = "per_class",
+        mean_prior=None,
+        mean_prior_count: float = 1.0,
+        var_prior=None,
+        var_prior_count: float = 1.0,
+    ):
         super().__init__(alpha=0.0, estimate=estimate, missing=missing)
         if estimate not in ESTIMATES:
-            raise ParameterError(
-                f"Gaussian supports estimate in {ESTIMATES}; got {estimate!r}."
-            )
+            raise ParameterError(f"Gaussian supports estimate in {ESTIMATES}; got {estimate!r}.")
         if var_pooling not in POOLING:
             raise ParameterError(
                 f"Parameter 'var_pooling' must be one of {POOLING}; got {var_pooling!r}."
@@ -183,10 +188,16 @@ class Gaussian(Family):
         def plain(v):
             return v.tolist() if isinstance(v, np.ndarray) else v
 
-        return {"var_smoothing": self.var_smoothing, "estimate": self.estimate,
-                "missing": self.missing, "var_pooling": self.var_pooling,
-                "mean_prior": plain(self.mean_prior), "mean_prior_count": self.mean_prior_count,
-                "var_prior": plain(self.var_prior), "var_prior_count": self.var_prior_count}
+        return {
+            "var_smoothing": self.var_smoothing,
+            "estimate": self.estimate,
+            "missing": self.missing,
+            "var_pooling": self.var_pooling,
+            "mean_prior": plain(self.mean_prior),
+            "mean_prior_count": self.mean_prior_count,
+            "var_prior": plain(self.var_prior),
+            "var_prior_count": self.var_prior_count,
+        }
 
     def prepare(self, X, feature_names=None, lazy=False):
         if sp.issparse(X):
@@ -219,9 +230,14 @@ class Gaussian(Family):
         if compiled is not None and X.flags.c_contiguous and X.dtype in (np.float32, np.float64):
             sum_dev = np.zeros((labels.n_classes, X.shape[1]))
             sum_sq = np.zeros_like(sum_dev)
-            compiled.class_moment_sums(X, np.ascontiguousarray(labels.codes),
-                                       np.ascontiguousarray(labels.weights), shift, sum_dev,
-                                       sum_sq)
+            compiled.class_moment_sums(
+                X,
+                np.ascontiguousarray(labels.codes),
+                np.ascontiguousarray(labels.weights),
+                shift,
+                sum_dev,
+                sum_sq,
+            )
         else:
             dev = np.subtract(X, shift, dtype=np.float64)
             sum_dev = class_sums(dev, labels)
@@ -264,15 +280,16 @@ class Gaussian(Family):
         return {"n_weight": weight, "mean": mean, "m2": class_sums(dev, labels)}
 
     def merge(self, a: Stats, b: Stats) -> Stats:
-        w, mean, m2 = merge_moments(a["n_weight"], a["mean"], a["m2"],
-                                    b["n_weight"], b["mean"], b["m2"])
+        w, mean, m2 = merge_moments(
+            a["n_weight"], a["mean"], a["m2"], b["n_weight"], b["mean"], b["m2"]
+        )
         return {"n_weight": w, "mean": mean, "m2": m2}
 
     def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
-        subtract_nonnegative(a["n_weight"], b["n_weight"], "n_weight", class_names,
-                             feature_names)
-        w, mean, m2, impossible = subtract_moments(a["n_weight"], a["mean"], a["m2"],
-                                                   b["n_weight"], b["mean"], b["m2"])
+        subtract_nonnegative(a["n_weight"], b["n_weight"], "n_weight", class_names, feature_names)
+        w, mean, m2, impossible = subtract_moments(
+            a["n_weight"], a["mean"], a["m2"], b["n_weight"], b["mean"], b["m2"]
+        )
         if impossible.any():
             k, j = (int(i) for i in np.argwhere(impossible)[0])
             where = describe_cell(k, j, class_names, feature_names)
@@ -294,8 +311,9 @@ class Gaussian(Family):
         """Weight, mean and M2 per feature over all classes, each of shape (n_features,)."""
         w, mean, m2 = stats["n_weight"][0], stats["mean"][0], stats["m2"][0]
         for k in range(1, stats["n_weight"].shape[0]):  # bounded by the number of classes
-            w, mean, m2 = merge_moments(w, mean, m2, stats["n_weight"][k], stats["mean"][k],
-                                        stats["m2"][k])
+            w, mean, m2 = merge_moments(
+                w, mean, m2, stats["n_weight"][k], stats["mean"][k], stats["m2"][k]
+            )
         return w, mean, m2
 
     def _check_smoothing(self) -> None:
@@ -313,9 +331,7 @@ class Gaussian(Family):
                     "var_prior_count)."
                 )
         elif not np.isfinite(vs) or vs < 0:
-            raise ParameterError(
-                f"Parameter 'var_smoothing' must be non-negative; got {vs!r}."
-            )
+            raise ParameterError(f"Parameter 'var_smoothing' must be non-negative; got {vs!r}.")
 
     def finalize(self, stats: Stats) -> Params:
         self._check_smoothing()
@@ -325,8 +341,9 @@ class Gaussian(Family):
         within_w, within_m2 = w.sum(axis=0), m2.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             total_var = np.where(total_w > 0, total_m2 / total_w, 0.0)
-            within_var = np.where(within_w > 0, within_m2 / np.where(within_w > 0, within_w, 1),
-                                  0.0)
+            within_var = np.where(
+                within_w > 0, within_m2 / np.where(within_w > 0, within_w, 1), 0.0
+            )
         largest = total_var.max(initial=0.0)
         scale = largest if largest > 0 else 1.0
         if self.estimate == "posterior_predictive":
@@ -341,7 +358,8 @@ class Gaussian(Family):
             # A shared variance is one cell per feature, not one per class.
             cells = slice(0, 1) if self.var_pooling == "shared" else slice(None)
             epsilon = scale * maximise_log_scalar(
-                self._floor_evidence(w_eff[cells], m2_eff[cells], scale), *AUTO_FLOOR_RANGE)
+                self._floor_evidence(w_eff[cells], m2_eff[cells], scale), *AUTO_FLOOR_RANGE
+            )
             var = (m2_eff + epsilon) / (w_eff + 1.0)
         else:
             epsilon = self.var_smoothing * scale
@@ -355,8 +373,12 @@ class Gaussian(Family):
                 f"Class index {k}, feature index {j} has zero variance and var_smoothing=0, "
                 "so its density is a point mass. Set var_smoothing > 0 (default 1e-9)."
             )
-        return {"mean": mean, "var": np.array(var), "center": total_mean,
-                "epsilon": np.asarray(epsilon)}
+        return {
+            "mean": mean,
+            "var": np.array(var),
+            "center": total_mean,
+            "epsilon": np.asarray(epsilon),
+        }
 
     @staticmethod
     def _floor_evidence(w: np.ndarray, m2: np.ndarray, scale: float):
@@ -382,10 +404,16 @@ class Gaussian(Family):
                 f"prior observations); got {self.mean_prior_count!r} and "
                 f"{self.var_prior_count!r}."
             )
-        mu0 = total_mean if self.mean_prior is None else self._per_feature(
-            self.mean_prior, d, "mean_prior", positive=False)
-        s0 = within_var + epsilon if self.var_prior is None else self._per_feature(
-            self.var_prior, d, "var_prior", positive=True)
+        mu0 = (
+            total_mean
+            if self.mean_prior is None
+            else self._per_feature(self.mean_prior, d, "mean_prior", positive=False)
+        )
+        s0 = (
+            within_var + epsilon
+            if self.var_prior is None
+            else self._per_feature(self.var_prior, d, "var_prior", positive=True)
+        )
         if np.any(s0 <= 0):
             j = int(np.flatnonzero(s0 <= 0)[0])
             raise ParameterError(
@@ -394,8 +422,13 @@ class Gaussian(Family):
             )
         a0, b0 = nu0 / 2, nu0 * s0 / 2
         mu_n, kappa_n, a_n, b_n = nig_posterior(w, mean, m2, mu0, kappa0, a0, b0)
-        return {"mean": mu_n, "var": b_n * (kappa_n + 1) / (a_n * kappa_n), "dof": 2 * a_n,
-                "center": total_mean, "epsilon": np.asarray(epsilon)}
+        return {
+            "mean": mu_n,
+            "var": b_n * (kappa_n + 1) / (a_n * kappa_n),
+            "dof": 2 * a_n,
+            "center": total_mean,
+            "epsilon": np.asarray(epsilon),
+        }
 
     @staticmethod
     def _per_feature(value, d: int, name: str, positive: bool) -> np.ndarray:
@@ -428,8 +461,13 @@ class Gaussian(Family):
         prec = 1.0 / params["var"]
         mc = params["mean"] - params["center"]
         const = -0.5 * (mc**2 * prec + np.log(params["var"]) + LOG_2PI)
-        return {**params, "w_linear": mc * prec, "w_square": -0.5 * prec, "w_const": const,
-                "const": const.sum(axis=1)}
+        return {
+            **params,
+            "w_linear": mc * prec,
+            "w_square": -0.5 * prec,
+            "w_const": const,
+            "const": const.sum(axis=1),
+        }
 
     def _normal_jll(self, params: Params, X) -> np.ndarray:
         # The temporaries are contiguous and filled in place (ufuncs on strided views run
@@ -474,10 +512,14 @@ class Gaussian(Family):
         if "dof" in params:
             nu, s2 = params["dof"][None], params["var"][None]
             t = self._student_log_const(params)[None] - (nu + 1) / 2 * np.log1p(
-                (x - params["mean"][None]) ** 2 / (nu * s2))
+                (x - params["mean"][None]) ** 2 / (nu * s2)
+            )
         else:
-            t = -0.5 * (LOG_2PI + np.log(params["var"])[None]
-                        + (x - params["mean"][None]) ** 2 / params["var"][None])
+            t = -0.5 * (
+                LOG_2PI
+                + np.log(params["var"])[None]
+                + (x - params["mean"][None]) ** 2 / params["var"][None]
+            )
         return np.where(np.isnan(x), 0.0, t)
 
     # -- linear form ---------------------------------------------------------------------------

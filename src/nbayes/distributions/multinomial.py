@@ -46,7 +46,7 @@ def _whole_and_non_negative(flat: np.ndarray) -> bool:
     truncated, equal = np.empty(size), np.empty(size, dtype=bool)
     with np.errstate(invalid="ignore"):
         for start in range(0, flat.size, WHOLE_CHECK_BLOCK):
-            block = flat[start:start + WHOLE_CHECK_BLOCK]
+            block = flat[start : start + WHOLE_CHECK_BLOCK]
             n = block.size
             if not block.min() >= 0:
                 return False
@@ -73,8 +73,11 @@ def check_non_negative(X, family: str, feature_names=None, integer: bool = False
         mask = X.copy()
         mask.data = bad
     what = "non-negative integer counts" if integer else "non-negative counts"
-    fix = ("Negative values in data are not counts" + (" and counts are whole numbers" if integer
-           else "") + "; check the column or choose another family (e.g. Gaussian).")
+    fix = (
+        "Negative values in data are not counts"
+        + (" and counts are whole numbers" if integer else "")
+        + "; check the column or choose another family (e.g. Gaussian)."
+    )
     raise_at(mask, X, what, fix, family, feature_names)
 
 
@@ -142,8 +145,12 @@ class Multinomial(Family):
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
         smoothed = counts + a
-        return {"log_theta": log_normalise(smoothed, smoothed.sum(axis=1, keepdims=True),
-                                           counts.shape[1]), "alpha": alpha}
+        return {
+            "log_theta": log_normalise(
+                smoothed, smoothed.sum(axis=1, keepdims=True), counts.shape[1]
+            ),
+            "alpha": alpha,
+        }
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class: Gamma(D a) / Gamma(N_k + D a) prod_j
@@ -224,8 +231,7 @@ class Complement(Multinomial):
     name = "complement"
     uses_class_prior = False
 
-    def __init__(self, alpha=1.0, estimate="posterior_mean", norm: bool = False,
-                 missing="error"):
+    def __init__(self, alpha=1.0, estimate="posterior_mean", norm: bool = False, missing="error"):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
         self.norm = norm
 
@@ -237,8 +243,7 @@ class Complement(Multinomial):
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
         complement = counts.sum(axis=0) + a - counts
-        logged = log_normalise(complement, complement.sum(axis=1, keepdims=True),
-                               counts.shape[1])
+        logged = log_normalise(complement, complement.sum(axis=1, keepdims=True), counts.shape[1])
         if self.norm:
             return {"log_theta": logged / logged.sum(axis=1, keepdims=True), "alpha": alpha}
         return {"log_theta": -logged, "alpha": alpha}

@@ -51,8 +51,7 @@ class Poisson(Family):
     finite_shows_in_result = True
     class_keys = ("n_sum", "n_observed")
 
-    def __init__(self, alpha=1.0, beta: float = 1.0, estimate="posterior_mean",
-                 missing="error"):
+    def __init__(self, alpha=1.0, beta: float = 1.0, estimate="posterior_mean", missing="error"):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
         self.beta = beta
 
@@ -64,8 +63,10 @@ class Poisson(Family):
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
 
     def zeros(self, n_classes, n_features) -> Stats:
-        return {"n_sum": np.zeros((n_classes, n_features)),
-                "n_observed": np.zeros((n_classes, n_features))}
+        return {
+            "n_sum": np.zeros((n_classes, n_features)),
+            "n_observed": np.zeros((n_classes, n_features)),
+        }
 
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)
@@ -116,8 +117,11 @@ class Poisson(Family):
         return params["log_rate"], -params["rate"].sum(axis=1)
 
     def scoring_params(self, params: Params) -> Params:
-        return {**params, **linear_tables(params["log_rate"]),
-                "rate_total": params["rate"].sum(axis=1)}
+        return {
+            **params,
+            **linear_tables(params["log_rate"]),
+            "rate_total": params["rate"].sum(axis=1),
+        }
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         # sum_j x_j log lambda_j - lambda_j; a zero rate makes any positive count impossible.

@@ -24,8 +24,7 @@ from . import _explain, _linear
 THRESHOLD_SCALES = ("log_odds", "proba")
 
 
-def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False
-                        ) -> np.ndarray:
+def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False) -> np.ndarray:
     """Return float64 weights of shape (n_samples,); reject negative or non-finite ones.
 
     All-zero weights are rejected too (nothing to learn from) unless ``allow_all_zero``: one
@@ -48,8 +47,10 @@ def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = Fa
             f"{row + row_offset()}. Use 0 to drop a row."
         )
     if n_samples and not w.any() and not allow_all_zero:
-        raise DataError("sample_weight is zero for every row: there is nothing to learn from. "
-                        "Give at least one row a positive weight.")
+        raise DataError(
+            "sample_weight is zero for every row: there is nothing to learn from. "
+            "Give at least one row a positive weight."
+        )
     return w
 
 
@@ -67,7 +68,8 @@ def fit_classes(y: np.ndarray) -> np.ndarray:
             # Exact: the difference fits even where the subtraction wraps around.
             present = np.bincount((wide - wide.dtype.type(low)).astype(np.intp)) > 0
             return (np.flatnonzero(present).astype(wide.dtype) + wide.dtype.type(low)).astype(
-                y.dtype)
+                y.dtype
+            )
     check_classification_targets(y)
     return np.unique(y)
 
@@ -95,8 +97,13 @@ def _integer_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     """:func:`label_codes` of integer labels: a lookup table over the classes' range when
     every label falls inside it (two fast passes to check), else pandas' hash table."""
     low, high = int(classes.min()), int(classes.max())
-    if y.size and high - low <= 2 * y.size and high < 2**63 and int(y.min()) >= low \
-            and int(y.max()) <= high:
+    if (
+        y.size
+        and high - low <= 2 * y.size
+        and high < 2**63
+        and int(y.min()) >= low
+        and int(y.max()) <= high
+    ):
         table = np.full(high - low + 1, -1, dtype=np.intp)
         table[classes.astype(np.int64) - low] = np.arange(classes.size)
         # Inside [low, high] the difference is exact in int64 whatever y's own width.
@@ -116,17 +123,21 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # copies the matrix and makes scipy sort and deduplicate its indices (17 ms of a 33 ms
         # predict on Enron); the families cast stored values where they need floats.
         dtype = "numeric" if sp.issparse(X) else (np.float64, np.float32)
-        return validate_data(self, X, reset=reset, accept_sparse="csr", dtype=dtype,
-                             ensure_all_finite=False)
+        return validate_data(
+            self, X, reset=reset, accept_sparse="csr", dtype=dtype, ensure_all_finite=False
+        )
 
     def _blocks(self, X) -> list:
         """One matrix per family; presets use all columns in one block."""
         return [X]
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
-        return engine.log_class_prior(class_count, getattr(self, "class_prior", None),
-                                      getattr(self, "fit_prior", True),
-                                      getattr(self, "prior_alpha", 0.0))
+        return engine.log_class_prior(
+            class_count,
+            getattr(self, "class_prior", None),
+            getattr(self, "fit_prior", True),
+            getattr(self, "prior_alpha", 0.0),
+        )
 
     def _publish(self) -> None:
         """Set the familiar fitted attributes (feature_log_prob_, theta_, ...)."""
@@ -208,7 +219,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         if new.size == 0:
             return 0
         self.classes_ = np.concatenate([old.astype(object), np.sort(new)]).astype(
-            np.result_type(old, classes) if old.dtype != object else object)
+            np.result_type(old, classes) if old.dtype != object else object
+        )
         return new.size
 
     def _encode_labels(self, y, weights) -> Labels:
@@ -265,8 +277,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # values outside the vocabulary.
         self._accumulating = True
         try:
-            return engine.accumulate(self.families_, self._blocks(X), labels,
-                                     self._feature_names_per_block())
+            return engine.accumulate(
+                self.families_, self._blocks(X), labels, self._feature_names_per_block()
+            )
         finally:
             self._accumulating = False
 
@@ -321,9 +334,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 f"{self.classes_.tolist()!r}, so the model never learned it."
             )
         removed = self._accumulate(X, Labels(codes, weights, len(self.classes_)))
-        stats = engine.subtract(self.families_, self.stats_, removed,
-                                class_names=self.classes_.tolist(),
-                                feature_names=self._feature_names_per_block())
+        stats = engine.subtract(
+            self.families_,
+            self.stats_,
+            removed,
+            class_names=self.classes_.tolist(),
+            feature_names=self._feature_names_per_block(),
+        )
         if not stats["class_count"].any():
             raise DataError(
                 "Cannot unlearn: these rows are everything the model learned, so nothing "
@@ -410,8 +427,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         Subclasses that add state call ``super()._state_meta()`` and add their own keys.
         """
         check_is_fitted(self, "stats_")
-        return {"n_features_in": int(self.n_features_in_),
-                "families": [state.family_spec(f) for f in self.families_]}
+        return {
+            "n_features_in": int(self.n_features_in_),
+            "families": [state.family_spec(f) for f in self.families_],
+        }
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         """The fitted state as named numpy arrays (no object dtype; strings as unicode).
@@ -420,8 +439,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         identically and can continue with ``partial_fit``.
         """
         check_is_fitted(self, "stats_")
-        arrays = {"classes": state.label_array(self.classes_),
-                  "class_count": np.asarray(self.stats_["class_count"])}
+        arrays = {
+            "classes": state.label_array(self.classes_),
+            "class_count": np.asarray(self.stats_["class_count"]),
+        }
         names = getattr(self, "feature_names_in_", None)
         if names is not None:
             arrays["feature_names_in"] = state.label_array(names, "feature names")
@@ -451,8 +472,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise ModelFormatError(
                 f"Model file: 'classes' must be non-empty and distinct; got {classes.tolist()!r}."
             )
-        class_count = state.take(arrays, "class_count", kinds="f", shape=(n_classes,),
-                                 non_negative=True)
+        class_count = state.take(
+            arrays, "class_count", kinds="f", shape=(n_classes,), non_negative=True
+        )
         self.__dict__.pop("feature_names_in_", None)
         self.n_features_in_ = n_features
         if "feature_names_in" in arrays:
@@ -463,8 +485,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             raise ModelFormatError(
                 f"Model file: {len(families)} families stored for {len(widths)} column groups."
             )
-        groups = [state.restore_group(fam, arrays, f"stats/{i}/", n_classes, width)
-                  for i, (fam, width) in enumerate(zip(families, widths))]
+        groups = [
+            state.restore_group(fam, arrays, f"stats/{i}/", n_classes, width)
+            for i, (fam, width) in enumerate(zip(families, widths))
+        ]
         self.classes_ = classes
         self.families_ = families
         self.stats_ = {"class_count": class_count.astype(np.float64), "groups": groups}
@@ -480,9 +504,14 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _jll(self, X, normalised: bool) -> np.ndarray:
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)
-        return engine.joint_log_likelihood(self.families_, self.params_, self.class_log_prior_,
-                                           self._blocks(X), self._feature_names_per_block(),
-                                           normalised=normalised)
+        return engine.joint_log_likelihood(
+            self.families_,
+            self.params_,
+            self.class_log_prior_,
+            self._blocks(X),
+            self._feature_names_per_block(),
+            normalised=normalised,
+        )
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log P(x, y) for every class, shape (n_samples, n_classes), columns in ``classes_``
@@ -492,8 +521,14 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _posterior(self, X, log: bool) -> np.ndarray:
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)
-        return engine.posterior(self.families_, self.params_, self.class_log_prior_,
-                                self._blocks(X), self._feature_names_per_block(), log=log)
+        return engine.posterior(
+            self.families_,
+            self.params_,
+            self.class_log_prior_,
+            self._blocks(X),
+            self._feature_names_per_block(),
+            log=log,
+        )
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior log P(y | x), shape (n_samples, n_classes)."""
@@ -672,15 +707,26 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # Terms come group by group; ``order`` puts them back in the user's column order.
         cols = np.concatenate(self._block_columns())
         order = np.argsort(cols, kind="stable")
-        names = np.asarray([n for block in self._block_names(feature_names) for n in block],
-                           dtype=str)
+        names = np.asarray(
+            [n for block in self._block_names(feature_names) for n in block], dtype=str
+        )
         values = self._column_values(X)[:, cols[order]]
-        return _explain.explain(self.families_, self.params_, self.class_log_prior_,
-                                self._blocks(X), self.classes_, predicted, names[order], order,
-                                values, self._feature_names_per_block())
+        return _explain.explain(
+            self.families_,
+            self.params_,
+            self.class_log_prior_,
+            self._blocks(X),
+            self.classes_,
+            predicted,
+            names[order],
+            order,
+            values,
+            self._feature_names_per_block(),
+        )
 
-    def top_features(self, class_, k: int | None = 10, feature_names=None,
-                     by: str = "weight") -> pd.DataFrame:
+    def top_features(
+        self, class_, k: int | None = 10, feature_names=None, by: str = "weight"
+    ) -> pd.DataFrame:
         """The features whose presence (or one more unit) most favours ``class_``.
 
         The weight of a feature is the class's score weight minus that of its strongest rival
@@ -727,8 +773,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 f"class_={class_!r} is not among classes {self.classes_.tolist()!r}."
             )
         names = self._linear_names(self._block_names(feature_names))
-        return _linear.top_features(self.families_, self.stats_, self.params_, index, names, k,
-                                    by)
+        return _linear.top_features(self.families_, self.stats_, self.params_, index, names, k, by)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -738,4 +783,3 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             tags.input_tags.sparse = True
         tags.input_tags.allow_nan = getattr(self, "missing", "error") == "ignore"
         return tags
-

@@ -95,8 +95,13 @@ class Vocabulary:
     code: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
     def copy(self) -> Vocabulary:
-        return Vocabulary(self.n_columns, self.first_code, self.values.copy(),
-                          self.column.copy(), self.code.copy())
+        return Vocabulary(
+            self.n_columns,
+            self.first_code,
+            self.values.copy(),
+            self.column.copy(),
+            self.code.copy(),
+        )
 
     def n_categories(self) -> np.ndarray:
         """Number of codes per column, including the reserved missing code."""
@@ -203,7 +208,7 @@ class Vocabulary:
         """Append the values of ``other`` that this vocabulary lacks (in ``other``'s code
         order); return the code here of each of ``other``'s entries."""
         value_id, _ = pd.factorize(np.concatenate([self.values, other.values]))
-        mine, theirs = value_id[:self.values.size], value_id[self.values.size:]
+        mine, theirs = value_id[: self.values.size], value_id[self.values.size :]
         width = int(value_id.max(initial=0)) + 1
         pos = pd.Index(self.column * width + mine).get_indexer(other.column * width + theirs)
         new = np.flatnonzero(pos < 0)
@@ -250,8 +255,11 @@ class Vocabulary:
     # -- model files -----------------------------------------------------------------------
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Arrays without object dtype: values as unicode text plus a one-letter type tag."""
-        kinds = np.array([_type_tag(v) for v in self.values], dtype="<U1") \
-            if self.values.size else np.empty(0, dtype="<U1")
+        kinds = (
+            np.array([_type_tag(v) for v in self.values], dtype="<U1")
+            if self.values.size
+            else np.empty(0, dtype="<U1")
+        )
         if (kinds == "?").any():
             bad = self.values[np.argmax(kinds == "?")]
             raise ModelFormatError(
@@ -260,16 +268,24 @@ class Vocabulary:
                 "df[col].astype(str), before fitting."
             )
         text = self.values.astype(str) if self.values.size else np.empty(0, dtype="<U1")
-        return {"values": text, "kinds": kinds, "column": self.column.astype(np.int64),
-                "code": self.code.astype(np.int64)}
+        return {
+            "values": text,
+            "kinds": kinds,
+            "column": self.column.astype(np.int64),
+            "code": self.code.astype(np.int64),
+        }
 
     @classmethod
     def from_arrays(cls, n_columns: int, first_code: int, arrays: dict) -> Vocabulary:
         text, kinds = np.asarray(arrays["values"]), np.asarray(arrays["kinds"])
         column, code = np.asarray(arrays["column"]), np.asarray(arrays["code"])
-        if not (text.shape == kinds.shape == column.shape == code.shape and text.ndim == 1) \
-                or text.dtype.kind != "U" or column.dtype.kind != "i" or code.dtype.kind != "i" \
-                or (column.size and (column.min() < 0 or column.max() >= n_columns)):
+        if (
+            not (text.shape == kinds.shape == column.shape == code.shape and text.ndim == 1)
+            or text.dtype.kind != "U"
+            or column.dtype.kind != "i"
+            or code.dtype.kind != "i"
+            or (column.size and (column.min() < 0 or column.max() >= n_columns))
+        ):
             raise ModelFormatError("Category vocabulary arrays are inconsistent or corrupt.")
         values = np.empty(text.size, dtype=object)
         for tag, convert in _FROM_TEXT.items():  # bounded: four value types

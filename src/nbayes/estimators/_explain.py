@@ -108,22 +108,36 @@ class Explanation:
         order = np.argsort(-np.abs(np.nan_to_num(contrib, nan=0.0)), kind="stable")
         if k is not None:
             order = order[:k]
-        return pd.DataFrame({"feature": self.feature_names[order],
-                             "value": self.values[row, order],
-                             "contribution": contrib[order]})
+        return pd.DataFrame(
+            {
+                "feature": self.feature_names[order],
+                "value": self.values[row, order],
+                "contribution": contrib[order],
+            }
+        )
 
 
-def explain(families: Sequence[Family], params: Sequence, log_prior: np.ndarray, blocks: Sequence,
-            classes: np.ndarray, predicted: np.ndarray, names: np.ndarray,
-            order: np.ndarray, values: np.ndarray, block_feature_names=None) -> Explanation:
+def explain(
+    families: Sequence[Family],
+    params: Sequence,
+    log_prior: np.ndarray,
+    blocks: Sequence,
+    classes: np.ndarray,
+    predicted: np.ndarray,
+    names: np.ndarray,
+    order: np.ndarray,
+    values: np.ndarray,
+    block_feature_names=None,
+) -> Explanation:
     """Build an :class:`Explanation` from the (unprepared) blocks of the rows.
 
     ``order`` permutes the concatenated group columns back into the user's column order;
     ``names`` and ``values`` are already in that order.
     """
     parts = engine.prepare(families, blocks, block_feature_names)
-    terms = np.concatenate([f.log_likelihood_terms(p, X)
-                            for f, p, X in zip(families, params, parts)], axis=2)[:, :, order]
+    terms = np.concatenate(
+        [f.log_likelihood_terms(p, X) for f, p, X in zip(families, params, parts)], axis=2
+    )[:, :, order]
     n_classes = log_prior.shape[0]
     prior = log_prior if engine.uses_class_prior(families, n_classes) else np.zeros(n_classes)
     if n_classes == 1:
@@ -132,5 +146,12 @@ def explain(families: Sequence[Family], params: Sequence, log_prior: np.ndarray,
         scores = prior[None, :] + terms.sum(axis=2)
         scores[np.arange(len(predicted)), predicted] = -np.inf
         runner_up = np.argmax(scores, axis=1)
-    return Explanation(classes=classes, feature_names=names, log_prior=prior, terms=terms,
-                       values=values, predicted=predicted, runner_up=runner_up)
+    return Explanation(
+        classes=classes,
+        feature_names=names,
+        log_prior=prior,
+        terms=terms,
+        values=values,
+        predicted=predicted,
+        runner_up=runner_up,
+    )

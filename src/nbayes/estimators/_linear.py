@@ -27,8 +27,9 @@ def is_linear(families: Sequence[Family], params: Sequence) -> bool:
     return all(f.is_linear(p) for f, p in zip(families, params))
 
 
-def linear_form(families: Sequence[Family], params: Sequence,
-                log_prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def linear_form(
+    families: Sequence[Family], params: Sequence, log_prior: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-class weights W (n_classes, n_linear) and intercepts b (n_classes,) of all groups.
 
     The class prior enters the intercept exactly when the scores use it (not for Complement NB
@@ -64,8 +65,9 @@ def linear_design(families: Sequence[Family], params: Sequence, blocks: Sequence
     return np.hstack([np.asarray(X, dtype=np.float64) for X in parts])
 
 
-def linear_names(families: Sequence[Family], params: Sequence,
-                 block_names: Sequence[Sequence[str]]) -> np.ndarray:
+def linear_names(
+    families: Sequence[Family], params: Sequence, block_names: Sequence[Sequence[str]]
+) -> np.ndarray:
     """Names of the linear columns, e.g. ``"colour=2"`` for a one-hot category."""
     names: list[str] = []
     for fam, p, cols in zip(families, params, block_names):
@@ -76,8 +78,15 @@ def linear_names(families: Sequence[Family], params: Sequence,
 RANKINGS = ("weight", "impact")
 
 
-def top_features(families: Sequence[Family], stats: dict, params: Sequence, class_index: int,
-                 names: np.ndarray, k: int | None, by: str = "weight") -> pd.DataFrame:
+def top_features(
+    families: Sequence[Family],
+    stats: dict,
+    params: Sequence,
+    class_index: int,
+    names: np.ndarray,
+    k: int | None,
+    by: str = "weight",
+) -> pd.DataFrame:
     """The ``k`` features that most favour one class.
 
     ``weight``: the class's weight minus that of its strongest rival, per unit of the feature
@@ -93,8 +102,12 @@ def top_features(families: Sequence[Family], stats: dict, params: Sequence, clas
     table = {"feature": names, "weight": weight}
     score = weight
     if by == "impact":
-        means = np.hstack([f.feature_means(s, p, stats["class_count"])
-                           for f, s, p in zip(families, stats["groups"], params)])
+        means = np.hstack(
+            [
+                f.feature_means(s, p, stats["class_count"])
+                for f, s, p in zip(families, stats["groups"], params)
+            ]
+        )
         with np.errstate(invalid="ignore"):
             score = table["impact"] = means[class_index] * weight
     order = np.argsort(-np.where(np.isnan(score), -np.inf, score), kind="stable")

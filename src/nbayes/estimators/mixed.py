@@ -146,9 +146,21 @@ class MixedNB(BaseNB):
     ['plum']
     """
 
-    def __init__(self, columns="auto", *, remainder="auto", missing="ignore", unseen="smooth",
-                 max_int_categories="auto", alpha=1.0, estimate="posterior_mean",
-                 var_smoothing=1e-9, fit_prior=True, class_prior=None, prior_alpha=0.0):
+    def __init__(
+        self,
+        columns="auto",
+        *,
+        remainder="auto",
+        missing="ignore",
+        unseen="smooth",
+        max_int_categories="auto",
+        alpha=1.0,
+        estimate="posterior_mean",
+        var_smoothing=1e-9,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+    ):
         self.columns = columns
         self.remainder = remainder
         self.missing = missing
@@ -163,14 +175,18 @@ class MixedNB(BaseNB):
 
     # -- parameters and column groups --------------------------------------------------------
     def _check_params(self) -> None:
-        for name, allowed in (("missing", MISSING_POLICIES), ("unseen", UNSEEN),
-                              ("remainder", REMAINDER)):
+        for name, allowed in (
+            ("missing", MISSING_POLICIES),
+            ("unseen", UNSEEN),
+            ("remainder", REMAINDER),
+        ):
             if getattr(self, name) not in allowed:
                 raise ParameterError(
                     f"Parameter {name!r} must be one of {allowed}; got {getattr(self, name)!r}."
                 )
-        if not (isinstance(self.columns, str) and self.columns == "auto") and \
-                not isinstance(self.columns, (list, tuple)):
+        if not (isinstance(self.columns, str) and self.columns == "auto") and not isinstance(
+            self.columns, (list, tuple)
+        ):
             raise ParameterError(
                 "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
                 f"[('gaussian', ['age']), ('categorical', ['city'])]; got {self.columns!r}."
@@ -206,8 +222,10 @@ class MixedNB(BaseNB):
         if callable(selector):
             selector = list(selector(df))
         if isinstance(selector, slice):
-            if not all(v is None or isinstance(v, (int, np.integer))
-                       for v in (selector.start, selector.stop)):
+            if not all(
+                v is None or isinstance(v, (int, np.integer))
+                for v in (selector.start, selector.stop)
+            ):
                 selector = labels.slice_indexer(selector.start, selector.stop, selector.step)
             return np.arange(df.shape[1])[selector]
         many = isinstance(selector, (list, tuple, np.ndarray, pd.Index))
@@ -239,12 +257,19 @@ class MixedNB(BaseNB):
         """
         dtypes = df.dtypes.iloc[positions]
         kinds = [getattr(t, "kind", "O") for t in dtypes]
-        ints = positions[[k in "iu" and not isinstance(t, pd.CategoricalDtype)
-                          for k, t in zip(kinds, dtypes)]] if len(positions) else positions
+        ints = (
+            positions[
+                [
+                    k in "iu" and not isinstance(t, pd.CategoricalDtype)
+                    for k, t in zip(kinds, dtypes)
+                ]
+            ]
+            if len(positions)
+            else positions
+        )
         if survey is None:
             n_rows = df.shape[0]
-            n_unique = df.iloc[:, ints].nunique(dropna=True) if len(ints) else \
-                pd.Series(dtype=int)
+            n_unique = df.iloc[:, ints].nunique(dropna=True) if len(ints) else pd.Series(dtype=int)
             unique_of = dict(zip(ints.tolist(), n_unique.tolist()))
         else:
             n_rows, counts = survey
@@ -315,8 +340,12 @@ class MixedNB(BaseNB):
             )
         self.families_ = [fam for fam, _ in groups]
         self._positions = [pos for _, pos in groups]
-        self._vocabs = [Vocabulary(len(pos), int(self.missing == "category"))
-                        if fam.name == "categorical" else None for fam, pos in groups]
+        self._vocabs = [
+            Vocabulary(len(pos), int(self.missing == "category"))
+            if fam.name == "categorical"
+            else None
+            for fam, pos in groups
+        ]
 
     # -- BaseNB hooks ---------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
@@ -357,8 +386,9 @@ class MixedNB(BaseNB):
         else:
             self.__dict__.pop("feature_names_in_", None)
 
-    def _start_from_survey(self, meta: pd.DataFrame, n_rows: int, n_unique: dict,
-                           categories: dict) -> None:
+    def _start_from_survey(
+        self, meta: pd.DataFrame, n_rows: int, n_unique: dict, categories: dict
+    ) -> None:
         """Column groups and vocabularies from a summary of a table instead of its rows.
 
         ``meta`` holds the table's columns and dtypes (no rows needed); ``n_rows`` is the
@@ -378,7 +408,7 @@ class MixedNB(BaseNB):
             # a fit on all rows (padding cells are missing, which learning skips).
             grid = np.full((max(1, *(v.size for v in values)), len(pos)), None, dtype=object)
             for j, v in enumerate(values):  # bounded by the group's width
-                grid[:v.size, j] = v
+                grid[: v.size, j] = v
             vocab.encode(grid, True, self.missing == "category")
 
     def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
@@ -397,15 +427,23 @@ class MixedNB(BaseNB):
             if len(extra):
                 warnings.warn(
                     f"X has column(s) {extra.tolist()!r} that MixedNB was not fitted on; they "
-                    "are ignored.", UserWarning, stacklevel=4,
+                    "are ignored.",
+                    UserWarning,
+                    stacklevel=4,
                 )
             return df if have.equals(want) else df.loc[:, want]
         if from_table and names is None and self._from_table is False:
-            warnings.warn("X has feature names, but MixedNB was fitted without feature names",
-                          UserWarning, stacklevel=4)
+            warnings.warn(
+                "X has feature names, but MixedNB was fitted without feature names",
+                UserWarning,
+                stacklevel=4,
+            )
         elif not from_table and names is not None:
-            warnings.warn("X does not have valid feature names, but MixedNB was fitted with "
-                          "feature names", UserWarning, stacklevel=4)
+            warnings.warn(
+                "X does not have valid feature names, but MixedNB was fitted with feature names",
+                UserWarning,
+                stacklevel=4,
+            )
         if df.shape[1] != self.n_features_in_:
             raise DataError(
                 f"X has {df.shape[1]} features, but MixedNB is expecting "
@@ -451,9 +489,12 @@ class MixedNB(BaseNB):
         unlearning = getattr(self, "_accumulating", False) and not learning
         if unseen is not None and (self.unseen == "error" or unlearning):
             row, j = divmod(unseen, part.shape[1])
-            why = ("so these rows cannot have been learned and cannot be unlearned"
-                   if unlearning else "partial_fit with it, or pass unseen='smooth' (prior "
-                   "mass of an unobserved category) or 'ignore' (drop the factor)")
+            why = (
+                "so these rows cannot have been learned and cannot be unlearned"
+                if unlearning
+                else "partial_fit with it, or pass unseen='smooth' (prior "
+                "mass of an unobserved category) or 'ignore' (drop the factor)"
+            )
             raise DataError(
                 f"{self._label(pos[j]).capitalize()} has the category {show(part.iat[row, j])} "
                 f"at row {row}, which no training batch contained; {why}."
@@ -495,14 +536,18 @@ class MixedNB(BaseNB):
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
         from .. import _engine as engine
 
-        return engine.log_class_prior(class_count, self.class_prior, self.fit_prior,
-                                      self.prior_alpha)
+        return engine.log_class_prior(
+            class_count, self.class_prior, self.fit_prior, self.prior_alpha
+        )
 
     def _publish(self) -> None:
-        self.column_groups_ = [(fam.name, [self._columns[p] for p in pos])
-                               for fam, pos in zip(self.families_, self._positions)]
-        family_of = {int(p): fam.name for fam, pos in zip(self.families_, self._positions)
-                     for p in pos}
+        self.column_groups_ = [
+            (fam.name, [self._columns[p] for p in pos])
+            for fam, pos in zip(self.families_, self._positions)
+        ]
+        family_of = {
+            int(p): fam.name for fam, pos in zip(self.families_, self._positions) for p in pos
+        }
         self.column_families_ = {self._columns[p]: family_of[p] for p in sorted(family_of)}
         self.categories_ = {}
         for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
@@ -523,10 +568,14 @@ class MixedNB(BaseNB):
     def _linear_names(self, block_names) -> np.ndarray:
         """One-hot columns of categorical groups are named by value: ``"city=Rome"``."""
         names: list[str] = []
-        for fam, p, cols, vocab in zip(self.families_, self.params_, block_names,
-                                       self._vocabs):  # bounded by the number of groups
-            names.extend(fam.linear_feature_names(p, cols) if vocab is None
-                         else vocab.linear_names(cols, p["n_categories"]))
+        for fam, p, cols, vocab in zip(
+            self.families_, self.params_, block_names, self._vocabs
+        ):  # bounded by the number of groups
+            names.extend(
+                fam.linear_feature_names(p, cols)
+                if vocab is None
+                else vocab.linear_names(cols, p["n_categories"])
+            )
         return np.asarray(names, dtype=str)
 
     def __sklearn_tags__(self):
@@ -563,8 +612,9 @@ class MixedNB(BaseNB):
             raise NotFittedError("This MixedNB instance is not fitted yet; call 'fit' first.")
         total = float(self.class_count_.sum())
         frames = []
-        for g, (fam, pos, stats, vocab) in enumerate(zip(
-                self.families_, self._positions, self.stats_["groups"], self._vocabs)):
+        for g, (fam, pos, stats, vocab) in enumerate(
+            zip(self.families_, self._positions, self.stats_["groups"], self._vocabs)
+        ):
             observed = _observed_weight(fam.name, stats)
             n_cat = np.full(len(pos), np.nan)
             if vocab is not None:
@@ -573,10 +623,17 @@ class MixedNB(BaseNB):
                     observed = observed - stats["n_counts"][:, offsets(stats)].sum(axis=0)
             with np.errstate(invalid="ignore", divide="ignore"):
                 missing = 1.0 - observed / total if total > 0 else np.full(len(pos), np.nan)
-            frames.append(pd.DataFrame(
-                {"family": fam.name, "group": g, "n_categories": n_cat,
-                 "missing": np.round(missing, 12)},
-                index=pd.Index([self._columns[p] for p in pos])))
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "family": fam.name,
+                        "group": g,
+                        "n_categories": n_cat,
+                        "missing": np.round(missing, 12),
+                    },
+                    index=pd.Index([self._columns[p] for p in pos]),
+                )
+            )
         table = pd.concat(frames)
         return table.iloc[np.argsort(np.concatenate(self._positions), kind="stable")]
 
@@ -590,8 +647,10 @@ class MixedNB(BaseNB):
         params = self.get_params(deep=False)
         spec = [] if isinstance(params["columns"], str) else params["columns"]
         if any(callable(item[1]) for item in spec if isinstance(item, (tuple, list))):
-            params["columns"] = [(fam, [self._columns[p] for p in pos])
-                                 for fam, pos in zip(self.families_, self._positions)]
+            params["columns"] = [
+                (fam, [self._columns[p] for p in pos])
+                for fam, pos in zip(self.families_, self._positions)
+            ]
             params["remainder"] = "drop"
         return params
 
@@ -603,8 +662,9 @@ class MixedNB(BaseNB):
             "columns": state.to_jsonable(list(self._columns), "column labels"),
             "from_table": bool(self._from_table),
             "positions": [[int(p) for p in pos] for pos in self._positions],
-            "vocabularies": [None if v is None else {"first_code": int(v.first_code)}
-                             for v in self._vocabs],
+            "vocabularies": [
+                None if v is None else {"first_code": int(v.first_code)} for v in self._vocabs
+            ],
         }
         return meta
 
@@ -629,16 +689,27 @@ class MixedNB(BaseNB):
             )
         columns = state.from_jsonable(layout.get("columns"), "column labels")
         positions, vocab_specs = layout.get("positions"), layout.get("vocabularies")
-        if not isinstance(columns, list) or not isinstance(positions, list) \
-                or not isinstance(vocab_specs, list) or len(vocab_specs) != len(positions) \
-                or not all(isinstance(p, list) and p and all(
-                    isinstance(i, int) and not isinstance(i, bool) for i in p)
-                    for p in positions):
+        if (
+            not isinstance(columns, list)
+            or not isinstance(positions, list)
+            or not isinstance(vocab_specs, list)
+            or len(vocab_specs) != len(positions)
+            or not all(
+                isinstance(p, list)
+                and p
+                and all(isinstance(i, int) and not isinstance(i, bool) for i in p)
+                for p in positions
+            )
+        ):
             raise ModelFormatError("Model file: MixedNB column layout is malformed.")
-        flat = np.concatenate([np.asarray(p, dtype=np.intp) for p in positions]) \
-            if positions else np.empty(0, dtype=np.intp)
-        if flat.size and (flat.min() < 0 or flat.max() >= len(columns)
-                          or np.unique(flat).size != flat.size):
+        flat = (
+            np.concatenate([np.asarray(p, dtype=np.intp) for p in positions])
+            if positions
+            else np.empty(0, dtype=np.intp)
+        )
+        if flat.size and (
+            flat.min() < 0 or flat.max() >= len(columns) or np.unique(flat).size != flat.size
+        ):
             raise ModelFormatError(
                 "Model file: MixedNB column groups overlap or name columns outside the table."
             )
@@ -651,10 +722,14 @@ class MixedNB(BaseNB):
                 self._vocabs.append(None)
                 continue
             prefix = f"vocabulary/{g}/"
-            parts = {k[len(prefix):]: state.take(arrays, k, ndim=1)
-                     for k in arrays if k.startswith(prefix)}
-            if set(parts) != {"values", "kinds", "column", "code"} \
-                    or spec.get("first_code") not in (0, 1):
+            parts = {
+                k[len(prefix) :]: state.take(arrays, k, ndim=1)
+                for k in arrays
+                if k.startswith(prefix)
+            }
+            if set(parts) != {"values", "kinds", "column", "code"} or spec.get(
+                "first_code"
+            ) not in (0, 1):
                 raise ModelFormatError(f"Model file: vocabulary of column group {g} is malformed.")
             self._vocabs.append(Vocabulary.from_arrays(len(pos), spec["first_code"], parts))
         super()._restore_state(meta, arrays)
@@ -672,9 +747,11 @@ class MixedNB(BaseNB):
 
     def _merge_state_from(self, other: MixedNB) -> dict:
         """``other``'s statistics in this model's category codes (extends the vocabularies)."""
-        same_layout = other._columns == self._columns and len(other._positions) == len(
-            self._positions) and all(np.array_equal(a, b)
-                                     for a, b in zip(self._positions, other._positions))
+        same_layout = (
+            other._columns == self._columns
+            and len(other._positions) == len(self._positions)
+            and all(np.array_equal(a, b) for a, b in zip(self._positions, other._positions))
+        )
         if not same_layout:
             raise ParameterError(
                 "Cannot merge: the models group their columns differently "
@@ -682,9 +759,10 @@ class MixedNB(BaseNB):
                 "columns='auto' the integer rule can choose differently per shard: name the "
                 "families in 'columns', or pass an integer max_int_categories."
             )
-        groups = [stats if mine is None else mine.remap_counts(theirs, stats)
-                  for mine, theirs, stats in zip(self._vocabs, other._vocabs,
-                                                 other.stats_["groups"])]
+        groups = [
+            stats if mine is None else mine.remap_counts(theirs, stats)
+            for mine, theirs, stats in zip(self._vocabs, other._vocabs, other.stats_["groups"])
+        ]
         return {**other.stats_, "groups": groups}
 
 

@@ -39,7 +39,9 @@ def _effective_alpha(alpha, force_alpha: bool):
     if not force_alpha and np.any(a < _ALPHA_FLOOR):
         warnings.warn(
             f"alpha too small, setting alpha = {_ALPHA_FLOOR}; use force_alpha=True to keep "
-            "it (zero counts then give probability zero).", UserWarning, stacklevel=4,
+            "it (zero counts then give probability zero).",
+            UserWarning,
+            stacklevel=4,
         )
         a = np.maximum(a, _ALPHA_FLOOR)
     return a if a.ndim else float(a)
@@ -140,10 +142,22 @@ class GaussianNB(BaseNB):
     [1]
     """
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, prior_alpha=0.0, missing="error",
-                 var_pooling="per_class", estimate="mle", mean_prior=None, mean_prior_count=1.0,
-                 var_prior=None, var_prior_count=1.0, decision_threshold=None,
-                 threshold_scale="log_odds"):
+    def __init__(
+        self,
+        *,
+        priors=None,
+        var_smoothing=1e-9,
+        prior_alpha=0.0,
+        missing="error",
+        var_pooling="per_class",
+        estimate="mle",
+        mean_prior=None,
+        mean_prior_count=1.0,
+        var_prior=None,
+        var_prior_count=1.0,
+        decision_threshold=None,
+        threshold_scale="log_odds",
+    ):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.prior_alpha = prior_alpha
@@ -158,18 +172,28 @@ class GaussianNB(BaseNB):
         self.threshold_scale = threshold_scale
 
     def _validate_X(self, X, reset):
-        return validate_data(self, X, reset=reset, dtype=(np.float64, np.float32),
-                             ensure_all_finite=False)
+        return validate_data(
+            self, X, reset=reset, dtype=(np.float64, np.float32), ensure_all_finite=False
+        )
 
     def _make_families(self, n_features):
-        return [Gaussian(var_smoothing=self.var_smoothing, missing=self.missing,
-                         var_pooling=self.var_pooling, estimate=self.estimate,
-                         mean_prior=self.mean_prior, mean_prior_count=self.mean_prior_count,
-                         var_prior=self.var_prior, var_prior_count=self.var_prior_count)]
+        return [
+            Gaussian(
+                var_smoothing=self.var_smoothing,
+                missing=self.missing,
+                var_pooling=self.var_pooling,
+                estimate=self.estimate,
+                mean_prior=self.mean_prior,
+                mean_prior_count=self.mean_prior_count,
+                var_prior=self.var_prior,
+                var_prior_count=self.var_prior_count,
+            )
+        ]
 
     def _log_prior(self, class_count):
-        return engine.log_class_prior(class_count, self.priors, True, self.prior_alpha,
-                                      param="priors")
+        return engine.log_class_prior(
+            class_count, self.priors, True, self.prior_alpha, param="priors"
+        )
 
     def _publish(self):
         p = self.params_[0]
@@ -227,9 +251,20 @@ class BernoulliNB(_DiscreteNB):
     ['spam']
     """
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
-                 class_prior=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error", decision_threshold=None, threshold_scale="log_odds"):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        binarize=0.0,
+        fit_prior=True,
+        class_prior=None,
+        estimate="posterior_mean",
+        prior_alpha=0.0,
+        missing="error",
+        decision_threshold=None,
+        threshold_scale="log_odds",
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.binarize = binarize
@@ -242,8 +277,14 @@ class BernoulliNB(_DiscreteNB):
         self.threshold_scale = threshold_scale
 
     def _make_families(self, n_features):
-        return [Bernoulli(alpha=self._alpha(), estimate=self.estimate, binarize=self.binarize,
-                          missing=self.missing)]
+        return [
+            Bernoulli(
+                alpha=self._alpha(),
+                estimate=self.estimate,
+                binarize=self.binarize,
+                missing=self.missing,
+            )
+        ]
 
 
 class MultinomialNB(_DiscreteNB):
@@ -294,9 +335,19 @@ class MultinomialNB(_DiscreteNB):
 
     _family = Multinomial
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-                 estimate="posterior_mean", prior_alpha=0.0, missing="error",
-                 decision_threshold=None, threshold_scale="log_odds"):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        estimate="posterior_mean",
+        prior_alpha=0.0,
+        missing="error",
+        decision_threshold=None,
+        threshold_scale="log_odds",
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -356,18 +407,39 @@ class ComplementNB(MultinomialNB):
     [1]
     """
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-                 norm=False, estimate="posterior_mean", prior_alpha=0.0, missing="error",
-                 decision_threshold=None, threshold_scale="log_odds"):
-        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, estimate=estimate, prior_alpha=prior_alpha,
-                         missing=missing, decision_threshold=decision_threshold,
-                         threshold_scale=threshold_scale)
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        norm=False,
+        estimate="posterior_mean",
+        prior_alpha=0.0,
+        missing="error",
+        decision_threshold=None,
+        threshold_scale="log_odds",
+    ):
+        super().__init__(
+            alpha=alpha,
+            force_alpha=force_alpha,
+            fit_prior=fit_prior,
+            class_prior=class_prior,
+            estimate=estimate,
+            prior_alpha=prior_alpha,
+            missing=missing,
+            decision_threshold=decision_threshold,
+            threshold_scale=threshold_scale,
+        )
         self.norm = norm
 
     def _make_families(self, n_features):
-        return [Complement(alpha=self._alpha(), estimate=self.estimate, norm=self.norm,
-                           missing=self.missing)]
+        return [
+            Complement(
+                alpha=self._alpha(), estimate=self.estimate, norm=self.norm, missing=self.missing
+            )
+        ]
 
     def _publish(self):
         super()._publish()
@@ -416,9 +488,20 @@ class PoissonNB(_DiscreteNB):
     [1]
     """
 
-    def __init__(self, *, alpha=1.0, beta=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error", decision_threshold=None, threshold_scale="log_odds"):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        beta=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        estimate="posterior_mean",
+        prior_alpha=0.0,
+        missing="error",
+        decision_threshold=None,
+        threshold_scale="log_odds",
+    ):
         self.alpha = alpha
         self.beta = beta
         self.force_alpha = force_alpha
@@ -431,8 +514,11 @@ class PoissonNB(_DiscreteNB):
         self.threshold_scale = threshold_scale
 
     def _make_families(self, n_features):
-        return [Poisson(alpha=self._alpha(), beta=self.beta, estimate=self.estimate,
-                        missing=self.missing)]
+        return [
+            Poisson(
+                alpha=self._alpha(), beta=self.beta, estimate=self.estimate, missing=self.missing
+            )
+        ]
 
     def _publish(self):
         super()._publish()
@@ -511,10 +597,21 @@ class CategoricalNB(_DiscreteNB):
     (['blue', 'green', 'red'], ['a'])
     """
 
-    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None,
-                 min_categories=None, estimate="posterior_mean", prior_alpha=0.0,
-                 missing="error", unseen="error", decision_threshold=None,
-                 threshold_scale="log_odds"):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+        estimate="posterior_mean",
+        prior_alpha=0.0,
+        missing="error",
+        unseen="error",
+        decision_threshold=None,
+        threshold_scale="log_odds",
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -538,8 +635,9 @@ class CategoricalNB(_DiscreteNB):
                     "missing='category' needs category values (strings, objects); got numeric "
                     "codes. Use missing='ignore', or pass the values themselves."
                 )
-            return validate_data(self, X, reset=reset, accept_sparse="csr", dtype="numeric",
-                                 ensure_all_finite=False)
+            return validate_data(
+                self, X, reset=reset, accept_sparse="csr", dtype="numeric", ensure_all_finite=False
+            )
         values = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)
         if values.dtype != object:
             values = values.astype(object)
@@ -563,8 +661,11 @@ class CategoricalNB(_DiscreteNB):
         unlearning = getattr(self, "_accumulating", False) and not learning
         if unseen is not None and (self.unseen == "error" or unlearning):
             row, j = divmod(unseen, X.shape[1])
-            why = ("so these rows cannot have been learned and cannot be unlearned"
-                   if unlearning else "partial_fit with it, or pass unseen='smooth' or 'ignore'")
+            why = (
+                "so these rows cannot have been learned and cannot be unlearned"
+                if unlearning
+                else "partial_fit with it, or pass unseen='smooth' or 'ignore'"
+            )
             raise DataError(
                 f"{column_label(j, self._names()).capitalize()} has the category "
                 f"{show(X[row, j])} at row {row}, which no training batch contained; {why}."
@@ -575,8 +676,9 @@ class CategoricalNB(_DiscreteNB):
         vocab = getattr(self, "_vocab", None)
         if vocab is None:
             return super()._linear_names(block_names)
-        return np.asarray(vocab.linear_names(block_names[0], self.params_[0]["n_categories"]),
-                          dtype=str)
+        return np.asarray(
+            vocab.linear_names(block_names[0], self.params_[0]["n_categories"]), dtype=str
+        )
 
     def _state_meta(self) -> dict:
         meta = super()._state_meta()
@@ -594,12 +696,18 @@ class CategoricalNB(_DiscreteNB):
         spec = meta.get("vocabulary")
         self._vocab, self.categories_ = None, None
         if spec is not None:
-            parts = {k.removeprefix("vocabulary/"): state.take(arrays, k, ndim=1)
-                     for k in arrays if k.startswith("vocabulary/")}
+            parts = {
+                k.removeprefix("vocabulary/"): state.take(arrays, k, ndim=1)
+                for k in arrays
+                if k.startswith("vocabulary/")
+            }
             n_features = meta.get("n_features_in")
-            if not isinstance(spec, dict) or spec.get("first_code") not in (0, 1) \
-                    or set(parts) != {"values", "kinds", "column", "code"} \
-                    or not isinstance(n_features, int):
+            if (
+                not isinstance(spec, dict)
+                or spec.get("first_code") not in (0, 1)
+                or set(parts) != {"values", "kinds", "column", "code"}
+                or not isinstance(n_features, int)
+            ):
                 raise ModelFormatError("Model file: the category vocabulary is malformed.")
             self._vocab = Vocabulary.from_arrays(n_features, spec["first_code"], parts)
             self.categories_ = []
@@ -613,8 +721,10 @@ class CategoricalNB(_DiscreteNB):
             )
         if self._vocab is None:
             return other.stats_
-        return {**other.stats_,
-                "groups": [self._vocab.remap_counts(other._vocab, other.stats_["groups"][0])]}
+        return {
+            **other.stats_,
+            "groups": [self._vocab.remap_counts(other._vocab, other.stats_["groups"][0])],
+        }
 
     def _names(self):
         names = getattr(self, "feature_names_in_", None)
@@ -629,9 +739,15 @@ class CategoricalNB(_DiscreteNB):
     def _make_families(self, n_features):
         # Under missing="category" missing cells arrive as code 0: none to skip.
         missing = "ignore" if self.missing == "ignore" else "error"
-        return [Categorical(alpha=self._alpha(), estimate=self.estimate,
-                            min_categories=self.min_categories, missing=missing,
-                            unseen=self.unseen)]
+        return [
+            Categorical(
+                alpha=self._alpha(),
+                estimate=self.estimate,
+                min_categories=self.min_categories,
+                missing=missing,
+                unseen=self.unseen,
+            )
+        ]
 
     def _publish(self):
         stats, params = self.stats_["groups"][0], self.params_[0]
@@ -659,8 +775,10 @@ def _is_numeric(X) -> bool:
     if sp.issparse(X):
         return True
     if isinstance(X, pd.DataFrame):
-        return all(getattr(t, "kind", "O") in "biuf" and not isinstance(t, pd.CategoricalDtype)
-                   for t in X.dtypes)
+        return all(
+            getattr(t, "kind", "O") in "biuf" and not isinstance(t, pd.CategoricalDtype)
+            for t in X.dtypes
+        )
     arr = X if isinstance(getattr(X, "dtype", None), np.dtype) else np.asarray(X)
     if arr.dtype == object:  # numbers stored as objects are still codes
         try:

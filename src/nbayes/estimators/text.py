@@ -29,20 +29,23 @@ def as_texts(X, where: str = "X") -> pd.Series:
     Accepts a 1-D sequence, a Series, a one-column DataFrame or an (n, 1) array.
     """
     if isinstance(X, str):
-        raise DataError(f"{where} must be a sequence of texts, one per row; got one string. "
-                        "Wrap it in a list: [text].")
+        raise DataError(
+            f"{where} must be a sequence of texts, one per row; got one string. "
+            "Wrap it in a list: [text]."
+        )
     if isinstance(X, pd.DataFrame):
         if X.shape[1] != 1:
-            raise DataError(f"{where} must hold one text column; got {X.shape[1]} columns "
-                            f"{list(X.columns)!r}. Select the text column first.")
+            raise DataError(
+                f"{where} must hold one text column; got {X.shape[1]} columns "
+                f"{list(X.columns)!r}. Select the text column first."
+            )
         X = X.iloc[:, 0]
     if not isinstance(X, pd.Series):
         arr = np.asarray(X, dtype=object)
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.ndim != 1:
-            raise DataError(f"{where} must be one text per row; got an array of shape "
-                            f"{arr.shape}.")
+            raise DataError(f"{where} must be one text per row; got an array of shape {arr.shape}.")
         X = pd.Series(arr, dtype=object)
     return X.fillna("").astype(str)
 
@@ -133,8 +136,10 @@ class TextNB(ClassifierMixin, BaseEstimator):
         try:
             counts = vec.fit_transform(texts)
         except ValueError as exc:  # scikit-learn's "empty vocabulary" / "no terms remain"
-            raise DataError(f"No words to learn from: {exc}. Check the text column, or relax "
-                            "min_df / max_df / stop_words.") from None
+            raise DataError(
+                f"No words to learn from: {exc}. Check the text column, or relax "
+                "min_df / max_df / stop_words."
+            ) from None
         clf.fit(counts, y, sample_weight=sample_weight)
         self.vectorizer_, self.classifier_, self.classes_ = vec, clf, clf.classes_
         return self
@@ -164,8 +169,9 @@ class TextNB(ClassifierMixin, BaseEstimator):
         """
         vec = self._new_vectorizer()
         if self._is_hashing(vec):
-            raise ParameterError("A HashingVectorizer has no vocabulary to learn; call "
-                                 "partial_fit directly.")
+            raise ParameterError(
+                "A HashingVectorizer has no vocabulary to learn; call partial_fit directly."
+            )
         if vec.vocabulary is not None:
             raise ParameterError("The CountVectorizer already has a fixed vocabulary.")
         doc_freq = pd.Series(dtype=np.float64)
@@ -193,9 +199,11 @@ class TextNB(ClassifierMixin, BaseEstimator):
             empty = pd.Series(dtype=np.float64)
             return len(texts), empty, empty.copy()
         terms = one.get_feature_names_out()
-        return (len(texts), pd.Series(np.diff(counts.indptr), index=terms, dtype=np.float64),
-                pd.Series(np.asarray(counts.sum(axis=0)).ravel(), index=terms,
-                          dtype=np.float64))
+        return (
+            len(texts),
+            pd.Series(np.diff(counts.indptr), index=terms, dtype=np.float64),
+            pd.Series(np.asarray(counts.sum(axis=0)).ravel(), index=terms, dtype=np.float64),
+        )
 
     def _set_vocabulary(self, vec, doc_freq: pd.Series, term_freq: pd.Series, n_docs: int):
         """Fix ``vec``'s vocabulary from word counts over all texts and keep it."""
@@ -211,9 +219,8 @@ class TextNB(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _limit(vec, doc_freq: pd.Series, term_freq: pd.Series, n_docs: int) -> list[str]:
-        """Apply min_df / max_df / max_features as CountVectorizer.fit does.
+        """Apply min_df / max_df / max_features as CountVectorizer.fit does."""
 
-        """
         def as_count(v):
             return v if isinstance(v, (int, np.integer)) else v * n_docs
 
@@ -225,9 +232,11 @@ class TextNB(ClassifierMixin, BaseEstimator):
             order = (-kept.to_numpy(dtype=np.int64)).argsort()[: vec.max_features]
             kept = kept.iloc[np.sort(order)]
         if kept.size == 0:
-            raise DataError("No words are left to learn from: the texts are empty or every "
-                            "word falls outside min_df / max_df. Check the text column or "
-                            "relax those settings.")
+            raise DataError(
+                "No words are left to learn from: the texts are empty or every "
+                "word falls outside min_df / max_df. Check the text column or "
+                "relax those settings."
+            )
         return sorted(kept.index)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -259,8 +268,9 @@ class TextNB(ClassifierMixin, BaseEstimator):
                 )
             self.vectorizer_ = vec
         clf = getattr(self, "classifier_", None) or self._new_classifier()
-        clf.partial_fit(self.vectorizer_.transform(texts), y, classes=classes,
-                        sample_weight=sample_weight)
+        clf.partial_fit(
+            self.vectorizer_.transform(texts), y, classes=classes, sample_weight=sample_weight
+        )
         self.classifier_, self.classes_ = clf, clf.classes_
         return self
 
@@ -290,8 +300,9 @@ class TextNB(ClassifierMixin, BaseEstimator):
         """The words (vocabulary order), or ``hash_<i>`` bucket names for a HashingVectorizer."""
         check_is_fitted(self, "vectorizer_")
         if self._hashing:
-            return np.asarray([f"hash_{i}" for i in range(self.vectorizer_.n_features)],
-                              dtype=object)
+            return np.asarray(
+                [f"hash_{i}" for i in range(self.vectorizer_.n_features)], dtype=object
+            )
         return self.vectorizer_.get_feature_names_out()
 
     def top_features(self, class_, k: int | None = 10, by: str = "weight"):
@@ -302,16 +313,18 @@ class TextNB(ClassifierMixin, BaseEstimator):
         DataFrame with columns ``feature`` (the word) and ``weight`` (and ``impact``).
         """
         check_is_fitted(self, "classifier_")
-        return self.classifier_.top_features(class_, k=k, by=by,
-                                             feature_names=self.get_feature_names_out())
+        return self.classifier_.top_features(
+            class_, k=k, by=by, feature_names=self.get_feature_names_out()
+        )
 
     def explain(self, X):
         """Per-text, per-word contributions to the prediction; see :meth:`BaseNB.explain`.
 
         Memory is n_texts x n_classes x n_words: explain a few texts at a time.
         """
-        return self.classifier_.explain(self.transform(X),
-                                        feature_names=self.get_feature_names_out())
+        return self.classifier_.explain(
+            self.transform(X), feature_names=self.get_feature_names_out()
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -324,13 +337,17 @@ class TextNB(ClassifierMixin, BaseEstimator):
     def _state_meta(self) -> dict:
         check_is_fitted(self, "classifier_")
         clf = self.classifier_
-        return {"vectorizer": {"estimator": type(self.vectorizer_).__name__,
-                               "params": state.to_jsonable(
-                                   self.vectorizer_.get_params(deep=False), "vectorizer")},
-                "classifier": {"estimator": type(clf).__name__,
-                               "params": state.to_jsonable(clf.get_params(deep=False),
-                                                           "classifier"),
-                               "state": clf._state_meta()}}
+        return {
+            "vectorizer": {
+                "estimator": type(self.vectorizer_).__name__,
+                "params": state.to_jsonable(self.vectorizer_.get_params(deep=False), "vectorizer"),
+            },
+            "classifier": {
+                "estimator": type(clf).__name__,
+                "params": state.to_jsonable(clf.get_params(deep=False), "classifier"),
+                "state": clf._state_meta(),
+            },
+        }
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         check_is_fitted(self, "classifier_")
@@ -344,18 +361,23 @@ class TextNB(ClassifierMixin, BaseEstimator):
 
     def _restore_state(self, meta: dict, arrays: dict) -> None:
         if not isinstance(meta, dict) or set(meta) != {"vectorizer", "classifier"}:
-            raise ModelFormatError("Model file: TextNB state must name a vectorizer and a "
-                                   "classifier.")
+            raise ModelFormatError(
+                "Model file: TextNB state must name a vectorizer and a classifier."
+            )
         parts = {}
         for key in ("vectorizer", "classifier"):
             spec = meta[key]
             if not isinstance(spec, dict) or not {"estimator", "params"} <= set(spec):
                 raise ModelFormatError(f"Model file: TextNB's {key} is malformed.")
-            parts[key] = state.build(spec["estimator"],
-                                     state.from_jsonable(spec["params"], key), key)
+            parts[key] = state.build(
+                spec["estimator"], state.from_jsonable(spec["params"], key), key
+            )
         vec, clf = parts["vectorizer"], parts["classifier"]
-        sub = {k.removeprefix("classifier/"): v for k, v in arrays.items()
-               if k.startswith("classifier/")}
+        sub = {
+            k.removeprefix("classifier/"): v
+            for k, v in arrays.items()
+            if k.startswith("classifier/")
+        }
         if type(clf).__name__ not in TEXT_CLASSIFIERS:
             raise ModelFormatError(f"Model file: TextNB cannot use a {type(clf).__name__}.")
         clf._restore_state(meta["classifier"].get("state"), sub)
