@@ -590,7 +590,6 @@ def test_model_saved_from_python_can_be_used(capsys, tmp_path, sms_split):
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, sms_split, tmp_path):
-    pytest.importorskip("tqdm", reason="progress bars need the optional tqdm extra")
     paths, _, _ = sms_split
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     main(["predict", str(tmp_path / "none.nbayes"), str(paths["test"])])  # error: no bar

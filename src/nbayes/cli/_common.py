@@ -38,26 +38,24 @@ class _NoProgress:
 def progress_bar(enabled: bool, total: int | None = None, unit: str = "B", desc: str | None = None):
     """A tqdm progress bar on stderr, or a silent stand-in.
 
-    Bars appear only when ``enabled`` (the caller passes ``not quiet``), stderr is a terminal
-    and tqdm is installed (``pip install 'nbayes[progress]'``); piped output stays clean.
+    Bars appear only when ``enabled`` (the caller passes ``not quiet``) and stderr is a
+    terminal; piped output stays clean. tqdm is imported here, not at module level, so that
+    commands that never show a bar do not pay for the import.
     """
     bar = _NoProgress()
     if enabled and sys.stderr.isatty():
-        try:
-            from tqdm import tqdm
-        except ImportError:  # optional extra: no bar without it
-            tqdm = None
-        if tqdm is not None:
-            bar = tqdm(
-                total=total,
-                unit=unit,
-                unit_scale=unit == "B",
-                unit_divisor=1024,
-                desc=desc,
-                leave=False,
-                file=sys.stderr,
-                dynamic_ncols=True,
-            )
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=total,
+            unit=unit,
+            unit_scale=unit == "B",
+            unit_divisor=1024,
+            desc=desc,
+            leave=False,
+            file=sys.stderr,
+            dynamic_ncols=True,
+        )
     try:
         yield bar
     finally:
