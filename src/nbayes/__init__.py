@@ -7,6 +7,7 @@ Importing nbayes loads only numpy, scipy, scikit-learn and pandas.
 
 from ._accel import compiled_kernels
 from ._threads import get_threads, set_threads, threads
+from ._version import __version__
 from .estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -27,8 +28,6 @@ from .exceptions import (
     UnknownLabelError,
 )
 from .io import load, save
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BernoulliNB",

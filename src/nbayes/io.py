@@ -87,7 +87,7 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     >>> load(path).predict(np.array([[1, 0]])).tolist()
     ['a']
     """
-    from . import __version__
+    from ._version import __version__
 
     name = type(model).__name__
     if state.components().get(name) is not type(model) or not hasattr(model, "_state_meta"):

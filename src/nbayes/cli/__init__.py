@@ -69,8 +69,8 @@ def read_options(args) -> ReadOptions:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
-    from .. import __version__
     from .._accel import describe
+    from .._version import __version__
 
     general = argparse.ArgumentParser(add_help=False)
     g = general.add_argument_group("general options")

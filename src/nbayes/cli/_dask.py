@@ -18,6 +18,7 @@ import pandas as pd
 from ..exceptions import DataError, NBayesError
 from ._common import CLIError, UsageError
 from ._models import class_labels, inner
+from ._scoring import predict_chunk
 from ._tables import Table
 
 _SPEC = re.compile(r"^local(?::(\d+))?$")
@@ -178,8 +179,6 @@ def train_on_cluster(spec: str, table: Table, the_plan, target: str, first: pd.D
 def _predicted(
     frame: pd.DataFrame, model, the_plan, keep: tuple, proba: bool, path: str, partition_info=None
 ) -> pd.DataFrame:
-    from .predict import predict_chunk
-
     try:
         return predict_chunk(model, the_plan, frame, 0, path, keep, proba)
     except NBayesError as exc:

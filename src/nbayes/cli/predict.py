@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import rows_from
 from ..exceptions import DataError
 from ._common import names
 from ._models import load_plan
+from ._scoring import predict_chunk
 from ._tables import ReadOptions, TableWriter, open_table, read_dtypes
 
 HELP = "classify every row of a table with a saved model"
@@ -39,20 +39,6 @@ def required_columns(table, the_plan, extra=()) -> list[str]:
             f"{table.path}: no column(s) {names(absent)}; the columns are {names(have)}."
         )
     return list(dict.fromkeys([*the_plan.features, *extra]))
-
-
-def predict_chunk(est, the_plan, chunk, offset: int, data: str, keep: tuple[str, ...], proba: bool):
-    """The output rows of one chunk: ``keep`` columns, ``prediction``, ``proba_<class>``."""
-    classes = np.asarray(est.classes_)
-    X = the_plan.inputs(chunk, offset, data)
-    with rows_from(offset):
-        p = est.predict_proba(X)
-    out = chunk[list(keep)].reset_index(drop=True)
-    out["prediction"] = classes[np.argmax(p, axis=1)]
-    if proba:
-        for i, c in enumerate(classes):  # one column per class: bounded by K
-            out[f"proba_{c}"] = p[:, i]
-    return out
 
 
 def predict(
