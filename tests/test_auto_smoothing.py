@@ -241,3 +241,70 @@ def test_gaussian_family_finalizes_auto_from_merged_statistics():
     np.testing.assert_allclose(
         fam.finalize(fam.merge(a, b))["var"], fam.finalize(whole)["var"], rtol=1e-9
     )
+
+
+def _with_column(X, column):
+    return np.column_stack([X[:, :1], column, X[:, 1:]])
+
+
+def test_auto_variance_floor_gives_a_constant_feature_no_evidence():
+    # Unbalanced classes: a variance epsilon / (n_k + 1) per class made the constant column
+    # vote for the larger class, and a value off the constant at predict decided the class.
+    rng = np.random.default_rng(13)
+    y = (rng.uniform(size=300) < 0.3).astype(int)
+    X = rng.normal(size=(300, 2)) + 0.5 * y[:, None]
+    plain = nbayes.GaussianNB(var_smoothing="auto").fit(X, y)
+    model = nbayes.GaussianNB(var_smoothing="auto").fit(_with_column(X, np.full(300, 5.0)), y)
+    assert model.epsilon_ == pytest.approx(plain.epsilon_, rel=1e-9)
+    assert model.var_[0, 1] == model.var_[1, 1] > 0
+    for value in (5.0, 5.001, -40.0):  # at the constant, near it, far from it
+        Z = _with_column(X[:20], np.full(20, value))
+        np.testing.assert_allclose(model.predict_proba(Z), plain.predict_proba(X[:20]), rtol=1e-9)
+    # Every feature constant: only the class prior is left.
+    alone = nbayes.GaussianNB(var_smoothing="auto").fit(np.full((300, 1), 5.0), y)
+    # (6.0 scores about -1e11 in both classes: the prior's last digits drown in that sum)
+    np.testing.assert_allclose(
+        alone.predict_proba([[5.0], [6.0]]), [alone.class_prior_] * 2, atol=1e-5
+    )
+    assert alone.epsilon_ == pytest.approx(1e-9)
+
+
+def test_auto_variance_floor_with_a_feature_constant_within_each_class():
+    # Constant per class but different across classes (a leaked label): one variance for
+    # all classes, so the feature speaks through its means only, and epsilon is not dragged
+    # to the bottom of its range. Chunked fits leave rounding in M2 and must agree.
+    rng = np.random.default_rng(14)
+    y = rng.integers(0, 3, size=400)
+    X = rng.normal(size=(400, 2)) * [1.0, 3.0] + y[:, None]
+    leak = np.array([0.1, 0.7, 1e5 / 3])[y]
+    plain = nbayes.GaussianNB(var_smoothing="auto").fit(X, y)
+    full = nbayes.GaussianNB(var_smoothing="auto").fit(_with_column(X, leak), y)
+    chunked = nbayes.GaussianNB(var_smoothing="auto")
+    for rows in np.array_split(np.arange(400), 37):
+        chunked.partial_fit(_with_column(X, leak)[rows], y[rows], classes=[0, 1, 2])
+    assert chunked.stats_["groups"][0]["m2"][:, 1].max() > 0  # rounding, not spread
+    for model in (full, chunked):
+        assert model.epsilon_ == pytest.approx(plain.epsilon_, rel=1e-6)
+        np.testing.assert_allclose(model.var_[:, 1], model.epsilon_ / 401)
+        np.testing.assert_allclose(model.var_[:, [0, 2]], plain.var_, rtol=1e-6)
+        np.testing.assert_array_equal(model.predict(_with_column(X, leak)), y)
+    # A feature constant in one class only still has spread: per-class variances as before.
+    some = np.where(y == 0, 2.0, rng.normal(size=400))
+    mixed = nbayes.GaussianNB(var_smoothing="auto").fit(_with_column(X, some), y)
+    st = mixed.stats_["groups"][0]
+    np.testing.assert_allclose(mixed.var_, (st["m2"] + mixed.epsilon_) / (st["n_weight"] + 1))
+    assert mixed.var_[0, 1] < mixed.var_[1, 1] / 100
+
+
+def test_auto_shared_variance_floor_ignores_a_constant_feature():
+    rng = np.random.default_rng(15)
+    y = labelled(rng, 60)
+    X = rng.normal(size=(60, 2)) + y[:, None]
+    plain = nbayes.GaussianNB(var_smoothing="auto", var_pooling="shared").fit(X, y)
+    model = nbayes.GaussianNB(var_smoothing="auto", var_pooling="shared").fit(
+        _with_column(X, np.zeros(60)), y
+    )
+    assert model.epsilon_ == pytest.approx(plain.epsilon_, rel=1e-9)
+    np.testing.assert_allclose(
+        model.predict_proba(_with_column(X, np.ones(60))), plain.predict_proba(X), rtol=1e-9
+    )

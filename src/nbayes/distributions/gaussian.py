@@ -67,6 +67,9 @@ POOLING = ("per_class", "shared")
 ONE_PASS_MAX_RATIO = 1e3
 #: Search range of ``var_smoothing="auto"``, as a fraction of the largest feature variance.
 AUTO_FLOOR_RANGE = (1e-9, 1e3)
+#: ``var_smoothing="auto"``: a feature whose within-class standard deviation is at most this
+#: fraction of its magnitude has no spread (rounding leaves ~1e-15); see ``Gaussian._no_spread``.
+NO_SPREAD_RTOL = 1e-12
 
 
 def nig_posterior(w, mean, m2, mu0, kappa0, a0, b0):
@@ -111,7 +114,11 @@ class Gaussian(Family):
       ``epsilon`` per class and feature, variance ``(M2 + epsilon) / (w + 1)``, with ``epsilon``
       chosen to maximise the evidence of the data under the matching prior (flat on the mean,
       InvGamma(1/2, epsilon / 2) on the variance). ``(M2 + epsilon) / (w + 1)`` is
-      ``1 / E[1 / sigma^2]`` under that posterior.
+      ``1 / E[1 / sigma^2]`` under that posterior. Features without spread within any class
+      (constant columns, or columns constant per class) would only drive ``epsilon`` to 0:
+      they are left out of the evidence and get the pooled within-class variance
+      ``(sum_k M2 + epsilon) / (sum_k w + 1)`` for every class, so a constant feature
+      carries no evidence. With no feature left, ``epsilon`` is 1e-9 times the scale.
     * ``estimate="posterior_predictive"``: sigma^2 ~ InvGamma(nu0 / 2, nu0 s0^2 / 2),
       mu | sigma^2 ~ N(mu0, sigma^2 / kappa0) per class and feature; x scores under the
       posterior predictive Student-t with 2 a_n degrees of freedom, location mu_n and
@@ -355,12 +362,29 @@ class Gaussian(Family):
         else:
             w_eff, m2_eff, fallback = w, m2, total_var
         if self.var_smoothing == "auto":
+            # A feature with no spread within any class (constant, or constant per class)
+            # says only "epsilon -> 0", the degenerate end of the evidence, and with a variance
+            # epsilon / (w_k + 1) per class its density would differ by class size alone: a
+            # constant column would vote for the larger class. Such features are left out of
+            # the evidence and get their pooled within-class variance, the same for every
+            # class, so that a constant feature's terms cancel across classes.
+            flat = self._no_spread(mean, within_var, total_var)
             # A shared variance is one cell per feature, not one per class.
             cells = slice(0, 1) if self.var_pooling == "shared" else slice(None)
-            epsilon = scale * maximise_log_scalar(
-                self._floor_evidence(w_eff[cells], m2_eff[cells], scale), *AUTO_FLOOR_RANGE
+            informed = ~flat
+            c = (
+                maximise_log_scalar(
+                    self._floor_evidence(
+                        w_eff[cells][:, informed], m2_eff[cells][:, informed], scale
+                    ),
+                    *AUTO_FLOOR_RANGE,
+                )
+                if informed.any()
+                else AUTO_FLOOR_RANGE[0]  # no feature informs epsilon: the default floor
             )
+            epsilon = scale * c
             var = (m2_eff + epsilon) / (w_eff + 1.0)
+            var[:, flat] = (within_m2[flat] + epsilon) / (within_w[flat] + 1.0)
         else:
             epsilon = self.var_smoothing * scale
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -379,6 +403,18 @@ class Gaussian(Family):
             "center": total_mean,
             "epsilon": np.asarray(epsilon),
         }
+
+    @staticmethod
+    def _no_spread(mean, within_var, total_var) -> np.ndarray:
+        """Features whose values do not vary within any class, up to rounding.
+
+        Moments of a column that is constant within its classes keep squared deviations of a
+        few units in the last place of the column's magnitude (merges of chunk means that
+        differ in their last bit); :data:`NO_SPREAD_RTOL` of that magnitude separates them
+        from real spread.
+        """
+        magnitude = np.abs(mean).max(axis=0, initial=0.0) + np.sqrt(total_var)
+        return within_var <= (NO_SPREAD_RTOL * magnitude) ** 2
 
     @staticmethod
     def _floor_evidence(w: np.ndarray, m2: np.ndarray, scale: float):

@@ -83,7 +83,9 @@ class GaussianNB(BaseNB):
         seen (scikit-learn uses the last partial_fit batch only). "auto" (estimate="mle")
         gives every class and feature one hallucinated squared deviation epsilon, variance
         (M2 + epsilon) / (n + 1), with epsilon chosen to maximise the evidence of the
-        training data from the statistics alone (no refitting).
+        training data from the statistics alone (no refitting). A feature with no spread
+        within any class (e.g. a constant column) is left out of that evidence and gets one
+        variance for all classes, so it carries no evidence about the class.
     prior_alpha : float, default=0.0
         Hallucinated observations of every class in the fitted prior.
     missing : {"error", "ignore"}, default="error"
