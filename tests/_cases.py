@@ -33,11 +33,14 @@ CASES = {
 }
 
 
-def make_case(name, n=60, d=5, k=3, seed=0, sparse=False):
-    """A fresh estimator and (X, y) for the named case."""
+def make_case(name, n=60, d=5, k=3, seed=0, sparse=False, density=1.0):
+    """A fresh estimator and (X, y) for the named case; ``density`` < 1 sets about that
+    fraction of the cells to zero (for families that take sparse input)."""
     factory, maker, _ = CASES[name]
     rng = np.random.default_rng(seed)
     X = maker(rng, n, d)
+    if density < 1:
+        X[rng.uniform(size=X.shape) >= density] = 0
     y = rng.integers(0, k, size=n)
     y[:k] = np.arange(k)  # every class present
     if sparse:

@@ -2,9 +2,15 @@
 
 fit == partial_fit over any chunking == a merge tree of shard statistics; integer sample
 weights == duplicated rows; zero weight == dropped row.
+
+The property tests draw the shape of the data (rows, features, classes, density) as well as
+its seed, so a failure shrinks to a small case.
 """
 
 import itertools
+import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,15 +42,27 @@ def assert_same_model(a, b, X):
     np.testing.assert_allclose(ja, jb, rtol=1e-9, atol=1e-14 * scale)
 
 
+@st.composite
+def cases(draw, name, sparse=False):
+    """(estimator, X, y) of the named case with a drawn shape; shrinks towards 2 classes,
+    2 rows, 1 feature, dense data."""
+    k = draw(st.integers(2, 4))
+    n = draw(st.integers(k, 60))
+    d = draw(st.integers(1, 6))
+    density = draw(st.sampled_from([1.0, 0.5, 0.1])) if CASES[name][2] else 1.0
+    seed = draw(st.integers(0, 2**32 - 1))
+    return make_case(name, n=n, d=d, k=k, seed=seed, sparse=sparse, density=density)
+
+
 def cut_points(draw_fractions, n):
     return sorted({int(f * n) for f in draw_fractions} | {0, n})
 
 
 @pytest.mark.parametrize(("name", "sparse"), NAME_SPARSE)
 @SETTINGS
-@given(fractions=st.lists(st.floats(0, 1), min_size=1, max_size=6), seed=st.integers(0, 10**6))
-def test_partial_fit_over_any_chunking_equals_fit(name, sparse, fractions, seed):
-    model, X, y = make_case(name, seed=seed, sparse=sparse)
+@given(fractions=st.lists(st.floats(0, 1), min_size=1, max_size=6), data=st.data())
+def test_partial_fit_over_any_chunking_equals_fit(name, sparse, fractions, data):
+    model, X, y = data.draw(cases(name, sparse))
     full = clone(model).fit(X, y)
     bounds = cut_points(fractions, X.shape[0])
     for lo, hi in itertools.pairwise(bounds):
@@ -58,10 +76,10 @@ def test_partial_fit_over_any_chunking_equals_fit(name, sparse, fractions, seed)
 @given(
     fractions=st.lists(st.floats(0, 1), min_size=1, max_size=7),
     order=st.randoms(use_true_random=False),
-    seed=st.integers(0, 10**6),
+    data=st.data(),
 )
-def test_merge_tree_of_shards_equals_fit(name, fractions, order, seed):
-    model, X, y = make_case(name, seed=seed)
+def test_merge_tree_of_shards_equals_fit(name, fractions, order, data):
+    model, X, y = data.draw(cases(name))
     full = clone(model).fit(X, y)
     families, n_classes = full.families_, len(full.classes_)
     codes = np.searchsorted(full.classes_, y)
@@ -84,13 +102,14 @@ def test_merge_tree_of_shards_equals_fit(name, fractions, order, seed):
 
 @pytest.mark.parametrize("name", NAMES)
 @SETTINGS
-@given(seed=st.integers(0, 10**6), data=st.data())
-def test_integer_weights_equal_duplicated_rows(name, seed, data):
-    model, X, y = make_case(name, n=30, seed=seed)
-    w = np.array(data.draw(st.lists(st.integers(0, 3), min_size=30, max_size=30)))
-    w[:3] = np.maximum(w[:3], 1)  # keep every class present
+@given(data=st.data())
+def test_integer_weights_equal_duplicated_rows(name, data):
+    model, X, y = data.draw(cases(name))
+    n, k = len(y), len(np.unique(y))
+    w = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    w[:k] = np.maximum(w[:k], 1)  # keep every class present (make_case puts them first)
     weighted = clone(model).fit(X, y, sample_weight=w)
-    rows = np.repeat(np.arange(30), w)
+    rows = np.repeat(np.arange(n), w)
     duplicated = clone(model).fit(X[rows], y[rows])
     assert_same_model(weighted, duplicated, X[rows])
 
@@ -144,3 +163,12 @@ def test_float32_input_gives_float64_results(name):
     np.testing.assert_allclose(
         a.predict_log_proba(X32), b.predict_log_proba(X), rtol=1e-5, atol=1e-6
     )
+
+
+def test_ci_runs_the_property_tests_reproducibly():
+    # .ci/run exports CI=true, which loads conftest's derandomized "ci" profile.
+    ci_script = Path(__file__).resolve().parents[1] / ".ci" / "run"
+    assert re.search(r"^export CI=true\b", ci_script.read_text(), re.MULTILINE)
+    assert settings.get_profile("ci").derandomize
+    if os.environ.get("CI") == "true":
+        assert settings.default.derandomize
