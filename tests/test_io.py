@@ -394,3 +394,37 @@ def make_fixtures() -> None:  # pragma: no cover - run by hand when a new format
 
 if __name__ == "__main__":  # pragma: no cover
     make_fixtures()
+
+
+def test_every_registered_estimator_has_a_model_file_kind():
+    from nbayes.estimators import REGISTRY
+    from nbayes.io._dispatch import KINDS
+
+    assert sorted(KINDS) == sorted(REGISTRY)
+
+
+@pytest.mark.parametrize(
+    "make, X",
+    [
+        (lambda: MultinomialNB(), np.array([[2, 0], [0, 3], [1, 1]])),
+        (lambda: CategoricalNB(), np.array([["a", "x"], ["b", "y"], ["a", "y"]], dtype=object)),
+    ],
+    ids=["counts", "category-values"],
+)
+def test_state_as_plain_data_round_trips_without_files(make, X):
+    model = make().fit(X, [0, 1, 1])
+    state = model.get_state()
+    assert set(state) == {
+        "params",
+        "n_features_in",
+        "feature_names_in",
+        "classes",
+        "families",
+        "statistics",
+        "layout",
+    }
+    copy = make().set_state(state)
+    np.testing.assert_array_equal(copy.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
+    copy.partial_fit(X, [0, 1, 1])
+    model.partial_fit(X, [0, 1, 1])
+    np.testing.assert_allclose(copy.predict_proba(X), model.predict_proba(X), rtol=1e-12)

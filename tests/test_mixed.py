@@ -23,6 +23,8 @@ from nbayes import (
 )
 from nbayes.distributions import Categorical, Gaussian
 from nbayes.exceptions import UnknownLabelError
+from nbayes.io._dispatch import dump
+from nbayes.io._dispatch import load as load_dumped
 
 
 def make_table(n=300, seed=0, missing=True):
@@ -424,8 +426,8 @@ def test_arrays_work_positionally():
 def test_save_load_predicts_identically_and_keeps_learning(tmp_path):
     df, y = make_table()
     model = MixedNB(missing="category", unseen="smooth").fit(df.iloc[:200], y[:200])
-    meta, arrays = model._state_meta(), model._state_arrays()
-    assert json.loads(json.dumps(meta)) == meta
+    params, meta, arrays = dump(model)
+    assert json.loads(json.dumps(meta)) == meta and json.loads(json.dumps(params)) == params
     assert all(a.dtype != object for a in arrays.values())
     loaded = nbayes.load(nbayes.save(model, tmp_path / "mixed.nbayes"))
     rows = awkward_rows(df)
@@ -475,14 +477,14 @@ def test_callable_selectors_are_saved_as_the_columns_they_chose(tmp_path):
 def test_corrupt_vocabulary_is_refused(tmp_path):
     df, y = make_table(missing=False)
     model = MixedNB().fit(df, y)
-    meta, arrays = model._state_meta(), model._state_arrays()
+    params, meta, arrays = dump(model)
     key = next(k for k in arrays if k.endswith("/code"))
     arrays[key] = arrays[key] + 1000
     with pytest.raises(ModelFormatError, match="not consecutive per column"):
-        MixedNB()._restore_state(meta, arrays)
+        load_dumped("MixedNB", params, meta, arrays)
     meta["mixed"]["positions"][0] = [0, 0]
     with pytest.raises(ModelFormatError, match="overlap or name columns outside the table"):
-        MixedNB()._restore_state(meta, model._state_arrays())
+        load_dumped("MixedNB", params, meta, dump(model)[2])
 
 
 def test_merge_of_shards_with_different_vocabularies_equals_fit():

@@ -15,10 +15,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import _engine as engine
-from .. import _state as state
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
-from ..exceptions import DataError, ModelFormatError, ParameterError, UnknownLabelError
+from ..exceptions import DataError, ParameterError, UnknownLabelError
 from . import _explain, _linear
 
 THRESHOLD_SCALES = ("log_odds", "proba")
@@ -403,7 +402,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             return object.__getattribute__(self, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    # -- model files (see nbayes.io) ---------------------------------------------------------
+    # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def _group_widths(self) -> list[int]:
         """Number of columns in each family's block; presets have one block of all columns.
 
@@ -411,8 +410,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         return [int(self.n_features_in_)]
 
-    def _file_params(self) -> dict:
-        """Constructor parameters a model file stores (MixedNB swaps code for data)."""
+    def _storable_params(self) -> dict:
+        """Constructor parameters as data (MixedNB swaps code for what it resolved to)."""
         return self.get_params(deep=False)
 
     def _merge_state_from(self, other) -> dict:
@@ -421,84 +420,74 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         CategoricalNB on values) extend their vocabularies and re-code ``other``'s counts."""
         return other.stats_
 
-    def _state_meta(self) -> dict:
-        """JSON-able description of the fitted state (everything but the arrays).
+    def _get_layout(self):
+        """Plain description of how columns become blocks (vocabularies, groups); None for
+        estimators that take columns as they come."""
+        return None
 
-        Subclasses that add state call ``super()._state_meta()`` and add their own keys.
+    def _set_layout(self, layout, n_features: int) -> None:
+        """Install the layout of :meth:`_get_layout`; raise ValueError if it is inconsistent."""
+        if layout is not None:
+            raise ValueError(f"{type(self).__name__} has no column layout; got {layout!r}.")
+
+    def get_state(self) -> dict:
+        """The fitted state as plain data: numbers, strings, lists, dicts, numpy arrays and
+        registered families.
+
+        Statistics, not only final parameters, are included, so :meth:`set_state` gives back
+        a model that predicts identically, keeps learning and can be merged.
+
+        Returns
+        -------
+        dict with keys ``params`` (constructor parameters), ``n_features_in``,
+        ``feature_names_in`` (array or None), ``classes``, ``families`` (list of Family),
+        ``statistics`` (``{"class_count": (n_classes,), "groups": [dict of arrays, ...]}``,
+        one group per family) and ``layout`` (None, or the estimator's column layout).
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
+        >>> MultinomialNB().set_state(state).predict([[3, 0]]).tolist()
+        ['a']
         """
         check_is_fitted(self, "stats_")
         return {
+            "params": self._storable_params(),
             "n_features_in": int(self.n_features_in_),
-            "families": [state.family_spec(f) for f in self.families_],
+            "feature_names_in": getattr(self, "feature_names_in_", None),
+            "classes": self.classes_,
+            "families": list(self.families_),
+            "statistics": self.stats_,
+            "layout": self._get_layout(),
         }
 
-    def _state_arrays(self) -> dict[str, np.ndarray]:
-        """The fitted state as named numpy arrays (no object dtype; strings as unicode).
+    def set_state(self, state: dict):
+        """Become the fitted model of :meth:`get_state` output (``params`` is not applied:
+        build the estimator with them first).
 
-        Statistics, not only final parameters, are stored, so a restored model predicts
-        identically and can continue with ``partial_fit``.
+        Raises
+        ------
+        ValueError
+            The parts do not fit together (families for other column groups, a layout for
+            another number of columns, statistics that cannot be finalized).
         """
-        check_is_fitted(self, "stats_")
-        arrays = {
-            "classes": state.label_array(self.classes_),
-            "class_count": np.asarray(self.stats_["class_count"]),
-        }
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            arrays["feature_names_in"] = state.label_array(names, "feature names")
-        for i, group in enumerate(self.stats_["groups"]):
-            for key, value in group.items():
-                arrays[f"stats/{i}/{key}"] = np.asarray(value)
-        return arrays
-
-    def _restore_state(self, meta: dict, arrays: dict) -> None:
-        """Rebuild the fitted state from :meth:`_state_meta` and :meth:`_state_arrays` output.
-
-        Every value is checked first (see :mod:`nbayes._state`); a problem raises
-        ModelFormatError. Families are built only from ``nbayes.distributions.REGISTRY``.
-        """
-        n_features = meta.get("n_features_in")
-        if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
-            raise ModelFormatError(
-                f"Model file: 'n_features_in' must be a positive integer; got {n_features!r}."
-            )
-        specs = meta.get("families")
-        if not isinstance(specs, list) or not specs:
-            raise ModelFormatError("Model file: the list of families is missing or empty.")
-        families = [state.make_family(s, f"family {i}") for i, s in enumerate(specs)]
-        classes = state.take(arrays, "classes", ndim=1)
-        n_classes = classes.shape[0]
-        if n_classes == 0 or np.unique(classes).shape[0] != n_classes:
-            raise ModelFormatError(
-                f"Model file: 'classes' must be non-empty and distinct; got {classes.tolist()!r}."
-            )
-        class_count = state.take(
-            arrays, "class_count", kinds="f", shape=(n_classes,), non_negative=True
-        )
+        n_features = int(state["n_features_in"])
+        self._set_layout(state.get("layout"), n_features)
         self.__dict__.pop("feature_names_in_", None)
         self.n_features_in_ = n_features
-        if "feature_names_in" in arrays:
-            names = state.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
-            self.feature_names_in_ = names.astype(object)
+        names = state.get("feature_names_in")
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names).astype(object)
+        families = list(state["families"])
         widths = self._group_widths()
         if len(widths) != len(families):
-            raise ModelFormatError(
-                f"Model file: {len(families)} families stored for {len(widths)} column groups."
-            )
-        groups = [
-            state.restore_group(fam, arrays, f"stats/{i}/", n_classes, width)
-            for i, (fam, width) in enumerate(zip(families, widths))
-        ]
-        self.classes_ = classes
+            raise ValueError(f"{len(families)} families for {len(widths)} column groups.")
+        self.classes_ = np.asarray(state["classes"])
         self.families_ = families
-        self.stats_ = {"class_count": class_count.astype(np.float64), "groups": groups}
-        try:
-            self._finalize()
-        except (ValueError, TypeError) as exc:
-            raise ModelFormatError(
-                f"Model file: the stored statistics cannot be finalized: {exc}"
-            ) from None
-        state.check_params(self.params_, type(self).__name__)
+        self.stats_ = state["statistics"]
+        self._finalize()
+        return self
 
     # -- prediction -----------------------------------------------------------------------------
     def _jll(self, X, normalised: bool) -> np.ndarray:

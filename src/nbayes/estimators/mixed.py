@@ -15,11 +15,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .. import _state as state
 from .._validation import first_true, show
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN, _segment_sums
-from ..exceptions import DataError, ModelFormatError, NotFittedError, ParameterError
+from ..exceptions import DataError, NotFittedError, ParameterError
 from ._base import BaseNB
 from ._encoding import Vocabulary, as_frame, infer_family
 
@@ -34,7 +33,6 @@ _SHARED = {
     "poisson": ("alpha", "estimate"),
     "gaussian": ("var_smoothing",),
 }
-STATE_VERSION = 1
 
 
 class MixedNB(BaseNB):
@@ -641,9 +639,9 @@ class MixedNB(BaseNB):
     def _group_widths(self) -> list[int]:
         return [len(pos) for pos in self._positions]
 
-    def _file_params(self) -> dict:
-        """Constructor parameters for a model file. Selectors that are code (callables) cannot
-        be stored, so they are replaced by the column groups they resolved to."""
+    def _storable_params(self) -> dict:
+        """Constructor parameters as data. Selectors that are code (callables) cannot be
+        stored, so they are replaced by the column groups they resolved to."""
         params = self.get_params(deep=False)
         spec = [] if isinstance(params["columns"], str) else params["columns"]
         if any(callable(item[1]) for item in spec if isinstance(item, (tuple, list))):
@@ -654,96 +652,54 @@ class MixedNB(BaseNB):
             params["remainder"] = "drop"
         return params
 
-    def _state_meta(self) -> dict:
-        """Generic state plus the table layout: column labels, groups and vocabularies."""
-        meta = super()._state_meta()
-        meta["mixed"] = {
-            "version": STATE_VERSION,
-            "columns": state.to_jsonable(list(self._columns), "column labels"),
+    def _get_layout(self) -> dict:
+        """The table layout: column labels, groups (positions) and each categorical group's
+        vocabulary (values as unicode text with a type tag, so 1, 1.0, True and "1" come back
+        as they were)."""
+        return {
+            "columns": list(self._columns),
             "from_table": bool(self._from_table),
-            "positions": [[int(p) for p in pos] for pos in self._positions],
+            "positions": [np.asarray(p, dtype=np.int64) for p in self._positions],
             "vocabularies": [
-                None if v is None else {"first_code": int(v.first_code)} for v in self._vocabs
+                None if v is None else {"first_code": int(v.first_code), **v.to_arrays()}
+                for v in self._vocabs
             ],
         }
-        return meta
 
-    def _state_arrays(self) -> dict[str, np.ndarray]:
-        """Generic arrays plus each categorical group's vocabulary (values as unicode text
-        with a type tag, so 1, 1.0, True and "1" come back as they were)."""
-        arrays = super()._state_arrays()
-        for g, vocab in enumerate(self._vocabs):
-            if vocab is not None:
-                for key, value in vocab.to_arrays().items():
-                    arrays[f"vocabulary/{g}/{key}"] = value
-        return arrays
-
-    def _restore_state(self, meta: dict, arrays: dict) -> None:
-        """Rebuild a fitted model from ``_state_meta`` / ``_state_arrays`` output."""
-        layout = meta.get("mixed")
-        if not isinstance(layout, dict) or layout.get("version") != STATE_VERSION:
-            version = layout.get("version") if isinstance(layout, dict) else None
-            raise ModelFormatError(
-                "Model file: MixedNB state lacks its column layout, or has a layout version "
-                f"this nbayes does not read (got {version!r}, reads {STATE_VERSION})."
+    def _set_layout(self, layout, n_features: int) -> None:
+        columns, positions = layout["columns"], layout["positions"]
+        vocab_specs = layout["vocabularies"]
+        if len(vocab_specs) != len(positions) or len(columns) != n_features:
+            raise ValueError(
+                f"the column layout names {len(columns)} columns and {len(positions)} groups "
+                f"with {len(vocab_specs)} vocabularies, for {n_features} features."
             )
-        columns = state.from_jsonable(layout.get("columns"), "column labels")
-        positions, vocab_specs = layout.get("positions"), layout.get("vocabularies")
-        if (
-            not isinstance(columns, list)
-            or not isinstance(positions, list)
-            or not isinstance(vocab_specs, list)
-            or len(vocab_specs) != len(positions)
-            or not all(
-                isinstance(p, list)
-                and p
-                and all(isinstance(i, int) and not isinstance(i, bool) for i in p)
-                for p in positions
-            )
-        ):
-            raise ModelFormatError("Model file: MixedNB column layout is malformed.")
-        flat = (
-            np.concatenate([np.asarray(p, dtype=np.intp) for p in positions])
-            if positions
-            else np.empty(0, dtype=np.intp)
-        )
+        positions = [np.asarray(p, dtype=np.intp) for p in positions]
+        flat = np.concatenate(positions) if positions else np.empty(0, dtype=np.intp)
         if flat.size and (
             flat.min() < 0 or flat.max() >= len(columns) or np.unique(flat).size != flat.size
         ):
-            raise ModelFormatError(
-                "Model file: MixedNB column groups overlap or name columns outside the table."
-            )
-        self._columns = columns
-        self._from_table = bool(layout.get("from_table"))
-        self._positions = [np.asarray(p, dtype=np.intp) for p in positions]
-        self._vocabs = []
-        for g, (spec, pos) in enumerate(zip(vocab_specs, self._positions)):  # bounded: groups
+            raise ValueError("MixedNB column groups overlap or name columns outside the table.")
+        vocabs = []
+        for spec, pos in zip(vocab_specs, positions):  # bounded: one per column group
             if spec is None:
-                self._vocabs.append(None)
+                vocabs.append(None)
                 continue
-            prefix = f"vocabulary/{g}/"
-            parts = {
-                k[len(prefix) :]: state.take(arrays, k, ndim=1)
-                for k in arrays
-                if k.startswith(prefix)
-            }
-            if set(parts) != {"values", "kinds", "column", "code"} or spec.get(
-                "first_code"
-            ) not in (0, 1):
-                raise ModelFormatError(f"Model file: vocabulary of column group {g} is malformed.")
-            self._vocabs.append(Vocabulary.from_arrays(len(pos), spec["first_code"], parts))
-        super()._restore_state(meta, arrays)
-        if self.n_features_in_ != len(columns):
-            raise ModelFormatError(
-                f"Model file: {len(columns)} column labels for {self.n_features_in_} features."
-            )
+            parts = {k: v for k, v in spec.items() if k != "first_code"}
+            vocabs.append(Vocabulary.from_arrays(len(pos), spec["first_code"], parts))
+        self._columns = list(columns)
+        self._from_table = bool(layout["from_table"])
+        self._positions = positions
+        self._vocabs = vocabs
+
+    def set_state(self, state: dict):
+        super().set_state(state)
         # A vocabulary may hold values beyond the statistics' categories (values seen only in
         # rows of weight zero count as never seen), but each group needs one iff categorical.
         for g, (fam, vocab) in enumerate(zip(self.families_, self._vocabs)):
             if (fam.name == "categorical") != (vocab is not None):
-                raise ModelFormatError(
-                    f"Model file: vocabulary of column group {g} does not match its family."
-                )
+                raise ValueError(f"the vocabulary of column group {g} does not match its family.")
+        return self
 
     def _merge_state_from(self, other: MixedNB) -> dict:
         """``other``'s statistics in this model's category codes (extends the vocabularies)."""

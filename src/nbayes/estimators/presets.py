@@ -17,11 +17,10 @@ import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
-from .. import _state as state
 from .._validation import column_label, first_true, show
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
-from ..exceptions import DataError, ModelFormatError, ParameterError
+from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
 from ._encoding import Vocabulary
 
@@ -682,38 +681,23 @@ class CategoricalNB(_DiscreteNB):
             vocab.linear_names(block_names[0], self.params_[0]["n_categories"]), dtype=str
         )
 
-    def _state_meta(self) -> dict:
-        meta = super()._state_meta()
-        if self._vocab is not None:
-            meta["vocabulary"] = {"first_code": int(self._vocab.first_code)}
-        return meta
+    def _get_layout(self):
+        if self._vocab is None:
+            return None
+        return {
+            "vocabulary": {"first_code": int(self._vocab.first_code), **self._vocab.to_arrays()}
+        }
 
-    def _state_arrays(self) -> dict:
-        arrays = super()._state_arrays()
-        if self._vocab is not None:
-            arrays.update({f"vocabulary/{k}": v for k, v in self._vocab.to_arrays().items()})
-        return arrays
-
-    def _restore_state(self, meta: dict, arrays: dict) -> None:
-        spec = meta.get("vocabulary")
+    def _set_layout(self, layout, n_features: int) -> None:
         self._vocab, self.categories_ = None, None
-        if spec is not None:
-            parts = {
-                k.removeprefix("vocabulary/"): state.take(arrays, k, ndim=1)
-                for k in arrays
-                if k.startswith("vocabulary/")
-            }
-            n_features = meta.get("n_features_in")
-            if (
-                not isinstance(spec, dict)
-                or spec.get("first_code") not in (0, 1)
-                or set(parts) != {"values", "kinds", "column", "code"}
-                or not isinstance(n_features, int)
-            ):
-                raise ModelFormatError("Model file: the category vocabulary is malformed.")
-            self._vocab = Vocabulary.from_arrays(n_features, spec["first_code"], parts)
-            self.categories_ = []
-        super()._restore_state(meta, arrays)
+        if layout is None:
+            return
+        spec = layout.get("vocabulary") if isinstance(layout, dict) else None
+        if not isinstance(spec, dict) or spec.get("first_code") not in (0, 1):
+            raise ValueError("the category vocabulary is malformed.")
+        parts = {k: v for k, v in spec.items() if k != "first_code"}
+        self._vocab = Vocabulary.from_arrays(n_features, spec["first_code"], parts)
+        self.categories_ = []
 
     def _merge_state_from(self, other) -> dict:
         if (self._vocab is None) != (other._vocab is None):

@@ -15,8 +15,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _state as state
-from ..exceptions import DataError, ModelFormatError, ParameterError
+from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
 
 #: Presets that model word counts or presence; Gaussian is dense-only and makes no sense here.
@@ -333,68 +332,62 @@ class TextNB(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = False
         return tags
 
-    # -- model files ------------------------------------------------------------------------------
-    def _state_meta(self) -> dict:
-        check_is_fitted(self, "classifier_")
-        clf = self.classifier_
-        return {
-            "vectorizer": {
-                "estimator": type(self.vectorizer_).__name__,
-                "params": state.to_jsonable(self.vectorizer_.get_params(deep=False), "vectorizer"),
-            },
-            "classifier": {
-                "estimator": type(clf).__name__,
-                "params": state.to_jsonable(clf.get_params(deep=False), "classifier"),
-                "state": clf._state_meta(),
-            },
-        }
+    # -- state as plain data (model files in nbayes.io are built on it) -----------------------
+    def get_state(self) -> dict:
+        """The fitted state as plain data: the vectoriser and classifier as unfitted
+        estimators (their parameters), the vocabulary (None for a HashingVectorizer) and the
+        classifier's :meth:`BaseNB.get_state`.
 
-    def _state_arrays(self) -> dict[str, np.ndarray]:
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> state = TextNB().fit(["cash now", "lunch at noon"], ["spam", "ham"]).get_state()
+        >>> TextNB().set_state(state).predict(["cash"]).tolist()
+        ['spam']
+        """
         check_is_fitted(self, "classifier_")
-        arrays = {f"classifier/{k}": v for k, v in self.classifier_._state_arrays().items()}
+        vocabulary = None
         if not self._hashing:
             vocab = self.vectorizer_.vocabulary_
             terms = np.empty(len(vocab), dtype=object)
             terms[list(vocab.values())] = list(vocab.keys())
-            arrays["vocabulary"] = state.label_array(terms, "vocabulary")
-        return arrays
-
-    def _restore_state(self, meta: dict, arrays: dict) -> None:
-        if not isinstance(meta, dict) or set(meta) != {"vectorizer", "classifier"}:
-            raise ModelFormatError(
-                "Model file: TextNB state must name a vectorizer and a classifier."
-            )
-        parts = {}
-        for key in ("vectorizer", "classifier"):
-            spec = meta[key]
-            if not isinstance(spec, dict) or not {"estimator", "params"} <= set(spec):
-                raise ModelFormatError(f"Model file: TextNB's {key} is malformed.")
-            parts[key] = state.build(
-                spec["estimator"], state.from_jsonable(spec["params"], key), key
-            )
-        vec, clf = parts["vectorizer"], parts["classifier"]
-        sub = {
-            k.removeprefix("classifier/"): v
-            for k, v in arrays.items()
-            if k.startswith("classifier/")
+            vocabulary = terms
+        return {
+            "params": self.get_params(deep=False),
+            "vectorizer": clone(self.vectorizer_),
+            "vocabulary": vocabulary,
+            "classifier": clone(self.classifier_),
+            "classifier_state": self.classifier_.get_state(),
         }
-        if type(clf).__name__ not in TEXT_CLASSIFIERS:
-            raise ModelFormatError(f"Model file: TextNB cannot use a {type(clf).__name__}.")
-        clf._restore_state(meta["classifier"].get("state"), sub)
+
+    def set_state(self, state: dict):
+        """Become the fitted model of :meth:`get_state` output.
+
+        Raises
+        ------
+        ValueError
+            A vectoriser or classifier TextNB cannot use, or a vocabulary that does not fit
+            the classifier.
+        """
+        vec, clf = state["vectorizer"], state["classifier"]
+        if type(clf).__name__ not in TEXT_CLASSIFIERS or not isinstance(clf, BaseNB):
+            raise ValueError(f"TextNB cannot use a {type(clf).__name__}.")
+        clf.set_state(state["classifier_state"])
         if self._is_hashing(vec):
             width = vec.n_features
         elif type(vec).__name__ == "CountVectorizer":
-            terms = state.take(arrays, "vocabulary", kinds="U", ndim=1)
-            if np.unique(terms).size != terms.size:
-                raise ModelFormatError("Model file: the vocabulary has repeated words.")
-            vec.vocabulary_ = {t: i for i, t in enumerate(terms.tolist())}
+            terms = np.asarray(state["vocabulary"]).tolist()
+            if len(set(terms)) != len(terms):
+                raise ValueError("the vocabulary has repeated words.")
+            vec.vocabulary_ = {t: i for i, t in enumerate(terms)}
             vec.fixed_vocabulary_ = vec.vocabulary is not None
-            width = terms.size
+            width = len(terms)
         else:
-            raise ModelFormatError(f"Model file: TextNB cannot use a {type(vec).__name__}.")
+            raise ValueError(f"TextNB cannot use a {type(vec).__name__}.")
         if clf.n_features_in_ != width:
-            raise ModelFormatError(
-                f"Model file: the vectorizer gives {width} features but the classifier was "
-                f"trained on {clf.n_features_in_}."
+            raise ValueError(
+                f"the vectorizer gives {width} features but the classifier was trained on "
+                f"{clf.n_features_in_}."
             )
         self.vectorizer_, self.classifier_, self.classes_ = vec, clf, clf.classes_
+        return self

@@ -1,8 +1,8 @@
-"""Checked conversion of estimator state to and from plain data (JSON + numpy arrays).
+"""Checked conversion of plain data to and from what a model file holds (JSON + numpy arrays).
 
 Model files (:mod:`nbayes.io`) store an estimator as its constructor parameters, a JSON
-"meta" dict and a flat dict of numpy arrays. This module holds the pieces the estimators'
-``_state_meta`` / ``_state_arrays`` / ``_restore_state`` hooks share:
+"meta" dict and a flat dict of numpy arrays. This module holds the pieces the per-estimator
+dump/load functions of :mod:`nbayes.io._dispatch` share:
 
 * :func:`to_jsonable` / :func:`from_jsonable` -- parameters as tagged JSON. Decoding builds
   objects only from the library's registries (estimators, families -- e.g. those in
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .exceptions import ModelFormatError, ParameterError
+from ..exceptions import ModelFormatError, ParameterError
 
 #: dtype kinds an array in a model file may have: bool, signed/unsigned int, float, unicode.
 ARRAY_KINDS = "biufU"
@@ -32,7 +32,7 @@ def components() -> dict[str, type]:
     """Classes a model file may instantiate, by name: nbayes estimators and text vectorisers."""
     from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
-    from .estimators import REGISTRY
+    from ..estimators import REGISTRY
 
     return {**REGISTRY, "CountVectorizer": CountVectorizer, "HashingVectorizer": HashingVectorizer}
 
@@ -74,8 +74,8 @@ def to_jsonable(value, where: str = "params"):
         name = np.dtype(value).name
         if name in _DTYPE_NAMES:
             return {"__dtype__": name}
-    from .distributions import REGISTRY as FAMILIES
-    from .distributions import Family
+    from ..distributions import REGISTRY as FAMILIES
+    from ..distributions import Family
 
     if isinstance(value, Family) and FAMILIES.get(value.name) is type(value):
         return {
@@ -157,7 +157,7 @@ def build(name, params, where: str = "estimator"):
 
 def make_family(spec, where: str):
     """Build a family from ``{"name": ..., "params": {...}}`` using the family registry."""
-    from .distributions import REGISTRY
+    from ..distributions import REGISTRY
 
     if not isinstance(spec, dict) or set(spec) != {"name", "params"}:
         raise ModelFormatError(f"Model file: {where} is not a family description: {spec!r}.")

@@ -34,8 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _state as state
-from .exceptions import ModelFormatError, NotFittedError, ParameterError
+from ..exceptions import ModelFormatError, NotFittedError, ParameterError
+from . import _dispatch
+from . import _plain as state
 
 FORMAT_NAME = "nbayes-model"
 FORMAT_VERSION = 1
@@ -87,17 +88,16 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     >>> load(path).predict(np.array([[1, 0]])).tolist()
     ['a']
     """
-    from ._version import __version__
+    from .._version import __version__
 
     name = type(model).__name__
-    if state.components().get(name) is not type(model) or not hasattr(model, "_state_meta"):
+    if state.components().get(name) is not type(model) or name not in _dispatch.KINDS:
         raise ParameterError(
             f"save() stores nbayes estimators only; got a {name}. Registered estimators: "
-            f"{sorted(n for n in state.components() if n.endswith('NB'))}."
+            f"{sorted(_dispatch.KINDS)}."
         )
     try:
-        meta = model._state_meta()
-        arrays = model._state_arrays()
+        params, meta, arrays = _dispatch.dump(model)
     except NotFittedError:
         raise NotFittedError(f"This {name} is not fitted yet; fit it before saving.") from None
     manifest = {
@@ -105,7 +105,7 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
         "format_version": FORMAT_VERSION,
         "nbayes_version": __version__,
         "estimator": name,
-        "params": state.to_jsonable(_file_params(model), "params"),
+        "params": params,
         "state": meta,
         "arrays": {},
         "metadata": _plain_json(metadata),
@@ -141,13 +141,6 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
             pass
         raise
     return path
-
-
-def _file_params(model) -> dict:
-    """Constructor parameters to store: estimators whose parameters may hold code (MixedNB's
-    callable column selectors) replace it by what it resolved to."""
-    hook = getattr(model, "_file_params", None)
-    return hook() if hook is not None else model.get_params(deep=False)
 
 
 def _plain_json(metadata) -> dict:
@@ -333,13 +326,7 @@ def _read_v1(zf, path, manifest, limit):
         for k, v in declared.items()
     }
     try:
-        params = state.from_jsonable(manifest["params"], "params")
-        if not isinstance(params, dict):
-            raise ModelFormatError("Model file: 'params' is not a mapping.")
-        model = state.build(manifest["estimator"], params, "estimator")
-        if not hasattr(model, "_restore_state"):
-            raise ModelFormatError(f"Model file: {manifest['estimator']} cannot be restored.")
-        model._restore_state(manifest["state"], arrays)
+        model = _dispatch.load(manifest["estimator"], manifest["params"], manifest["state"], arrays)
     except ModelFormatError as exc:
         raise _fail(path, str(exc).removeprefix("Model file: ")) from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:

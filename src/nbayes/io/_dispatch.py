@@ -1,0 +1,315 @@
+"""Model files per estimator kind: one table from kind to (dump, load).
+
+After skops' ``io/_dispatch.py``: persistence is a closed table, not hooks spread through the
+classes being saved. Each entry turns the estimator's plain state (``get_state``, part of the
+estimator protocol) into the format-1 layout of a model file -- a JSON ``meta`` dict and flat
+named numpy arrays -- and back, checking every value read before ``set_state`` sees it.
+
+A new estimator that should be saveable adds itself to ``nbayes.estimators.REGISTRY`` and one
+line to :data:`KINDS` (a test fails when one is missing); the estimator itself imports nothing
+from :mod:`nbayes.io`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..exceptions import ModelFormatError
+from . import _plain as plain
+
+#: Version of MixedNB's column layout inside the format-1 ``state`` (``meta["mixed"]``).
+MIXED_LAYOUT_VERSION = 1
+_VOCABULARY_PARTS = {"values", "kinds", "column", "code"}
+
+
+# -- the statistics every BaseNB has ----------------------------------------------------------
+def _dump_base(state: dict) -> tuple[dict, dict]:
+    """meta and arrays of a BaseNB state: families, classes, feature names, statistics."""
+    meta = {
+        "n_features_in": int(state["n_features_in"]),
+        "families": [plain.family_spec(f) for f in state["families"]],
+    }
+    stats = state["statistics"]
+    arrays = {
+        "classes": plain.label_array(state["classes"]),
+        "class_count": np.asarray(stats["class_count"]),
+    }
+    if state["feature_names_in"] is not None:
+        arrays["feature_names_in"] = plain.label_array(state["feature_names_in"], "feature names")
+    for i, group in enumerate(stats["groups"]):
+        for key, value in group.items():
+            arrays[f"stats/{i}/{key}"] = np.asarray(value)
+    return meta, arrays
+
+
+def _load_base(meta: dict, arrays: dict, widths: list[int] | None = None) -> dict:
+    """A checked BaseNB state (``layout`` None) from :func:`_dump_base` output.
+
+    ``widths`` are the numbers of columns of the column groups (default: one group of all
+    columns). Families are built only from ``nbayes.distributions.REGISTRY``.
+    """
+    if not isinstance(meta, dict):
+        raise ModelFormatError("Model file: the estimator state is not a mapping.")
+    n_features = meta.get("n_features_in")
+    if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+        raise ModelFormatError(
+            f"Model file: 'n_features_in' must be a positive integer; got {n_features!r}."
+        )
+    specs = meta.get("families")
+    if not isinstance(specs, list) or not specs:
+        raise ModelFormatError("Model file: the list of families is missing or empty.")
+    families = [plain.make_family(s, f"family {i}") for i, s in enumerate(specs)]
+    classes = plain.take(arrays, "classes", ndim=1)
+    n_classes = classes.shape[0]
+    if n_classes == 0 or np.unique(classes).shape[0] != n_classes:
+        raise ModelFormatError(
+            f"Model file: 'classes' must be non-empty and distinct; got {classes.tolist()!r}."
+        )
+    class_count = plain.take(
+        arrays, "class_count", kinds="f", shape=(n_classes,), non_negative=True
+    )
+    names = None
+    if "feature_names_in" in arrays:
+        names = plain.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
+    widths = [n_features] if widths is None else widths
+    if len(widths) != len(families):
+        raise ModelFormatError(
+            f"Model file: {len(families)} families stored for {len(widths)} column groups."
+        )
+    groups = [
+        plain.restore_group(fam, arrays, f"stats/{i}/", n_classes, width)
+        for i, (fam, width) in enumerate(zip(families, widths))
+    ]
+    return {
+        "n_features_in": n_features,
+        "feature_names_in": names,
+        "classes": classes,
+        "families": families,
+        "statistics": {"class_count": class_count.astype(np.float64), "groups": groups},
+        "layout": None,
+    }
+
+
+def _install(model, state: dict) -> None:
+    """``model.set_state(state)``; an inconsistency becomes a ModelFormatError, and so do NaN
+    parameters (which forged statistics can produce)."""
+    try:
+        model.set_state(state)
+    except ModelFormatError:
+        raise
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ModelFormatError(
+            f"Model file: the stored state cannot be restored ({type(model).__name__}): {exc}"
+        ) from None
+    inner = getattr(model, "classifier_", model)
+    plain.check_params(inner.params_, type(inner).__name__)
+
+
+def _dump_vocabulary(spec: dict, prefix: str) -> tuple[dict, dict]:
+    """A vocabulary's JSON part (its first code) and its arrays under ``prefix``."""
+    arrays = {f"{prefix}{k}": np.asarray(v) for k, v in spec.items() if k != "first_code"}
+    return {"first_code": int(spec["first_code"])}, arrays
+
+
+def _load_vocabulary(spec, arrays: dict, prefix: str, where: str) -> dict:
+    parts = {
+        k[len(prefix) :]: plain.take(arrays, k, ndim=1) for k in arrays if k.startswith(prefix)
+    }
+    if (
+        not isinstance(spec, dict)
+        or spec.get("first_code") not in (0, 1)
+        or set(parts) != _VOCABULARY_PARTS
+    ):
+        raise ModelFormatError(f"Model file: {where} is malformed.")
+    return {"first_code": spec["first_code"], **parts}
+
+
+# -- the kinds ------------------------------------------------------------------------------------
+def dump_preset(state: dict) -> tuple[dict, dict]:
+    return _dump_base(state)
+
+
+def load_preset(meta: dict, arrays: dict) -> dict:
+    return _load_base(meta, arrays)
+
+
+def dump_categorical(state: dict) -> tuple[dict, dict]:
+    """CategoricalNB: the generic state plus the vocabulary when it was fitted on values."""
+    meta, arrays = _dump_base(state)
+    if state["layout"] is not None:
+        meta["vocabulary"], more = _dump_vocabulary(state["layout"]["vocabulary"], "vocabulary/")
+        arrays.update(more)
+    return meta, arrays
+
+
+def load_categorical(meta: dict, arrays: dict) -> dict:
+    state = _load_base(meta, {k: v for k, v in arrays.items() if not k.startswith("vocabulary/")})
+    if meta.get("vocabulary") is not None:
+        vocabulary = _load_vocabulary(
+            meta["vocabulary"], arrays, "vocabulary/", "the category vocabulary"
+        )
+        state["layout"] = {"vocabulary": vocabulary}
+    return state
+
+
+def dump_mixed(state: dict) -> tuple[dict, dict]:
+    """MixedNB: the generic state plus the table layout (column labels, groups, and each
+    categorical group's vocabulary)."""
+    meta, arrays = _dump_base(state)
+    layout = state["layout"]
+    specs = []
+    for g, vocab in enumerate(layout["vocabularies"]):
+        if vocab is None:
+            specs.append(None)
+            continue
+        spec, more = _dump_vocabulary(vocab, f"vocabulary/{g}/")
+        specs.append(spec)
+        arrays.update(more)
+    meta["mixed"] = {
+        "version": MIXED_LAYOUT_VERSION,
+        "columns": plain.to_jsonable(list(layout["columns"]), "column labels"),
+        "from_table": bool(layout["from_table"]),
+        "positions": [[int(p) for p in pos] for pos in layout["positions"]],
+        "vocabularies": specs,
+    }
+    return meta, arrays
+
+
+def load_mixed(meta: dict, arrays: dict) -> dict:
+    layout = meta.get("mixed") if isinstance(meta, dict) else None
+    if not isinstance(layout, dict) or layout.get("version") != MIXED_LAYOUT_VERSION:
+        version = layout.get("version") if isinstance(layout, dict) else None
+        raise ModelFormatError(
+            "Model file: MixedNB state lacks its column layout, or has a layout version "
+            f"this nbayes does not read (got {version!r}, reads {MIXED_LAYOUT_VERSION})."
+        )
+    columns = plain.from_jsonable(layout.get("columns"), "column labels")
+    positions, vocab_specs = layout.get("positions"), layout.get("vocabularies")
+    if (
+        not isinstance(columns, list)
+        or not isinstance(positions, list)
+        or not isinstance(vocab_specs, list)
+        or len(vocab_specs) != len(positions)
+        or not all(
+            isinstance(p, list)
+            and p
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in p)
+            for p in positions
+        )
+    ):
+        raise ModelFormatError("Model file: MixedNB column layout is malformed.")
+    flat = [i for p in positions for i in p]
+    if flat and (min(flat) < 0 or max(flat) >= len(columns) or len(set(flat)) != len(flat)):
+        raise ModelFormatError(
+            "Model file: MixedNB column groups overlap or name columns outside the table."
+        )
+    vocabularies = [
+        None
+        if spec is None
+        else _load_vocabulary(spec, arrays, f"vocabulary/{g}/", f"vocabulary of column group {g}")
+        for g, spec in enumerate(vocab_specs)
+    ]
+    state = _load_base(
+        meta,
+        {k: v for k, v in arrays.items() if not k.startswith("vocabulary/")},
+        widths=[len(p) for p in positions],
+    )
+    if state["n_features_in"] != len(columns):
+        raise ModelFormatError(
+            f"Model file: {len(columns)} column labels for {state['n_features_in']} features."
+        )
+    state["layout"] = {
+        "columns": columns,
+        "from_table": bool(layout.get("from_table")),
+        "positions": [np.asarray(p, dtype=np.intp) for p in positions],
+        "vocabularies": vocabularies,
+    }
+    return state
+
+
+def dump_text(state: dict) -> tuple[dict, dict]:
+    """TextNB: the vectoriser (parameters and vocabulary) and the classifier's own entry."""
+    vec, clf = state["vectorizer"], state["classifier"]
+    clf_meta, clf_arrays = KINDS[type(clf).__name__][0](state["classifier_state"])
+    meta = {
+        "vectorizer": {
+            "estimator": type(vec).__name__,
+            "params": plain.to_jsonable(vec.get_params(deep=False), "vectorizer"),
+        },
+        "classifier": {
+            "estimator": type(clf).__name__,
+            "params": plain.to_jsonable(clf.get_params(deep=False), "classifier"),
+            "state": clf_meta,
+        },
+    }
+    arrays = {f"classifier/{k}": v for k, v in clf_arrays.items()}
+    if state["vocabulary"] is not None:
+        arrays["vocabulary"] = plain.label_array(state["vocabulary"], "vocabulary")
+    return meta, arrays
+
+
+def load_text(meta: dict, arrays: dict) -> dict:
+    if not isinstance(meta, dict) or set(meta) != {"vectorizer", "classifier"}:
+        raise ModelFormatError("Model file: TextNB state must name a vectorizer and a classifier.")
+    parts = {}
+    for key in ("vectorizer", "classifier"):
+        spec = meta[key]
+        if not isinstance(spec, dict) or not {"estimator", "params"} <= set(spec):
+            raise ModelFormatError(f"Model file: TextNB's {key} is malformed.")
+        parts[key] = plain.build(spec["estimator"], plain.from_jsonable(spec["params"], key), key)
+    vec, clf = parts["vectorizer"], parts["classifier"]
+    kind = KINDS.get(type(clf).__name__)
+    if kind is None or type(clf).__name__ == "TextNB":
+        raise ModelFormatError(f"Model file: TextNB cannot use a {type(clf).__name__}.")
+    sub = {
+        k.removeprefix("classifier/"): v for k, v in arrays.items() if k.startswith("classifier/")
+    }
+    clf_state = kind[1](meta["classifier"].get("state"), sub)
+    vocabulary = None
+    if type(vec).__name__ == "CountVectorizer":
+        vocabulary = plain.take(arrays, "vocabulary", kinds="U", ndim=1)
+    return {
+        "vectorizer": vec,
+        "vocabulary": vocabulary,
+        "classifier": clf,
+        "classifier_state": clf_state,
+    }
+
+
+Dump = Callable[[dict], tuple[dict, dict]]
+Load = Callable[[dict, dict], dict]
+
+#: Estimator class name -> (dump, load). ``dump(state)`` turns the plain state of a fitted
+#: model (its ``get_state()``) into the format-1 ``state`` (JSON) and arrays of a model file;
+#: ``load(state, arrays)`` checks them and gives back a plain state for ``set_state``.
+KINDS: dict[str, tuple[Dump, Load]] = {
+    "BernoulliNB": (dump_preset, load_preset),
+    "ComplementNB": (dump_preset, load_preset),
+    "GaussianNB": (dump_preset, load_preset),
+    "MultinomialNB": (dump_preset, load_preset),
+    "PoissonNB": (dump_preset, load_preset),
+    "CategoricalNB": (dump_categorical, load_categorical),
+    "MixedNB": (dump_mixed, load_mixed),
+    "TextNB": (dump_text, load_text),
+}
+
+
+def dump(model) -> tuple[dict, dict, dict]:
+    """(parameters as tagged JSON, state, arrays) of a fitted registered estimator."""
+    state = model.get_state()
+    meta, arrays = KINDS[type(model).__name__][0](state)
+    return plain.to_jsonable(state["params"], "params"), meta, arrays
+
+
+def load(name, params, meta, arrays):
+    """The fitted estimator of class ``name`` from :func:`dump` output; never runs code."""
+    params = plain.from_jsonable(params, "params")
+    if not isinstance(params, dict):
+        raise ModelFormatError("Model file: 'params' is not a mapping.")
+    model = plain.build(name, params, "estimator")
+    if name not in KINDS:
+        raise ModelFormatError(f"Model file: {name} cannot be restored.")
+    _install(model, KINDS[name][1](meta, arrays))
+    return model

@@ -1,0 +1,159 @@
+"""Architecture rules checked on the source: no import cycles inside the package.
+
+The import graph is read with ``ast`` (nothing is imported). Every ``import`` counts, at the
+top of a module or inside a function: a function-level import is a dependency all the same,
+only deferred, and a cycle hidden that way still ties the modules together. Imports under
+``if TYPE_CHECKING:`` are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "nbayes"
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = ["nbayes", *path.relative_to(root).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, module: str, is_package: bool, known: set[str]) -> set[str]:
+    """Modules of the package that ``module`` imports (at any depth of its code)."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                # ``from . import x`` depends on the module ``x`` where x is one (running
+                # the package's __init__ is not counted, as for any parent package); else
+                # ``x`` is a name defined by the module ``target``.
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in known else target)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    edges = set()
+    for name in found:
+        # ``import a.b.c`` runs a, a.b and a.b.c; the deepest known module is the dependency.
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            edges.add(name)
+    return edges
+
+
+def import_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """Module -> modules of the package it imports, for every module under ``root``."""
+    files = {_module_name(p, root): p for p in root.rglob("*.py")}
+    # Compiled extensions (the optional loops) are modules too, with no imports to follow.
+    compiled = {
+        _module_name(p.with_name(p.name.split(".")[0] + ".py"), root)
+        for p in root.rglob("*")
+        if p.suffix in (".so", ".pyd", ".pyx")
+    }
+    known = set(files) | compiled
+    return {
+        name: _imports(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
+        for name, path in files.items()
+    }
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of ``graph`` with more than one module."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_the_package_has_no_import_cycles():
+    cycles = strongly_connected(import_graph())
+    assert not cycles, "modules that import each other (directly or in a loop): " + "; ".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def test_the_cycle_check_finds_a_cycle_through_a_function_level_import(tmp_path):
+    pkg = tmp_path / "nbayes"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from . import a\n")
+    (pkg / "sub" / "a.py").write_text("from ..b import f\n")
+    (pkg / "b.py").write_text("def f():\n    from .sub.a import g\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .d import x\n"
+    )
+    (pkg / "d.py").write_text("from . import c\n")
+    graph = import_graph(pkg)
+    assert graph["nbayes.sub.a"] == {"nbayes.b"}
+    assert graph["nbayes.c"] == set()  # TYPE_CHECKING imports never run
+    assert strongly_connected(graph) == [["nbayes.b", "nbayes.sub.a"]]
+
+
+@pytest.mark.parametrize("module", ["nbayes.estimators._base", "nbayes.io"])
+def test_the_import_graph_sees_the_package(module):
+    assert module in import_graph()
+
+
+def test_estimators_and_families_do_not_import_the_persistence_code():
+    graph = import_graph()
+    below = [m for m in graph if m.startswith(("nbayes.estimators", "nbayes.distributions"))]
+    offenders = {
+        m: sorted(graph[m]) for m in below if any(t.startswith("nbayes.io") for t in graph[m])
+    }
+    assert not offenders, f"model files are owned by nbayes.io; these import it: {offenders}"
