@@ -15,10 +15,10 @@ import scipy.sparse as sp
 
 from ._accel import kernels
 from ._threads import map_chunks
-from ._validation import rows_from
+from ._validation import column_label, row_offset, rows_from, show
 from .distributions import Family, Labels
 from .distributions._base import compressed_view, row_chunks, subtract_nonnegative
-from .exceptions import ParameterError
+from .exceptions import DataError, ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
 
@@ -118,7 +118,64 @@ def accumulate(
         out = stats if out is None else merge(families, out, stats)
     if out is None:  # no rows at all
         out = zeros(families, labels.n_classes, [X.shape[1] for X in blocks])
+    check_overflow(families, out, blocks, feature_names, weighted=bool(np.any(labels.weights != 1)))
     return out
+
+
+def check_overflow(
+    families: Sequence[Family],
+    stats: ModelStats,
+    blocks: Sequence | None = None,
+    feature_names=None,
+    weighted: bool = True,
+) -> None:
+    """Finite input must give finite statistics: refuse what overflows float64.
+
+    A model whose sums overflowed would score every row alike and could not be saved, so the
+    batch is refused here, naming the column and, when the batch's ``blocks`` are at hand, the
+    row of its largest value (the caller's statistics are left as they were).
+    """
+    if not np.all(np.isfinite(stats["class_count"])):
+        raise DataError(
+            "The sample weights of a class sum past the float64 range (about 1.8e308). Only "
+            "the ratios of sample weights matter: divide them by a large constant."
+        )
+    names = feature_names or [None] * len(families)
+    for g, (fam, group) in enumerate(zip(families, stats["groups"])):
+        j = fam.overflowed(group)
+        if j is None:
+            continue
+        where = column_label(j, names[g]) if j >= 0 else f"the {fam.name} columns together"
+        largest = "" if blocks is None else _largest(blocks[g], j)
+        fix = (
+            "Rescale the values (divide by a power of ten, or take a logarithm) or drop the column"
+        )
+        if weighted:
+            fix += ", or use smaller sample weights"
+        raise DataError(
+            f"{where[0].upper()}{where[1:]}: values too large for the {fam.name} family, whose "
+            f"statistics overflow the float64 range (about 1.8e308) because "
+            f"{fam.overflow_reason}{largest}. {fix}."
+        )
+
+
+def _largest(X, j: int) -> str:
+    """``"; the largest magnitude is 1e+200 at row 5"`` for column ``j`` (all columns: -1)."""
+    if sp.issparse(X):
+        coo = sp.coo_matrix(X if j < 0 else X[:, [j]])
+        values, rows = coo.data, coo.row
+    else:
+        values = np.asarray(X if j < 0 else X[:, j])
+        rows = np.repeat(np.arange(values.shape[0]), values.shape[1]) if j < 0 else None
+        values = values.ravel()
+    if values.dtype.kind not in "iuf" or values.size == 0:
+        return ""
+    with np.errstate(invalid="ignore"):
+        k = int(np.nanargmax(np.abs(values))) if not np.all(np.isnan(values)) else -1
+    if k < 0:
+        return ""
+    row = k if rows is None else int(rows[k])
+    return f"; the largest magnitude is {show(values[k])} at row {row + row_offset()}"
 
 
 def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStats:

@@ -100,8 +100,9 @@ def check_finite(X, family: str, feature_names=None, allow_nan: bool = False) ->
         return
     # NaN and inf propagate through a sum, so a finite sum proves every value finite in one
     # read pass without a temporary; otherwise (or on overflow) look cell by cell.
-    if not allow_nan and np.isfinite(vals.sum()):
-        return
+    with np.errstate(over="ignore"):  # huge finite values: then look cell by cell
+        if not allow_nan and np.isfinite(vals.sum()):
+            return
     bad = np.isinf(vals) if allow_nan else ~np.isfinite(vals)
     if not bad.any():
         return

@@ -246,7 +246,9 @@ def _merge_partials(shell: BaseNB, *parts):
         engine.align_classes(shell.families_, s, index.get_indexer(c), len(classes))
         for c, s in parts
     ]
-    return classes, reduce(lambda a, b: engine.merge(shell.families_, a, b), aligned)
+    merged = reduce(lambda a, b: engine.merge(shell.families_, a, b), aligned)
+    engine.check_overflow(shell.families_, merged, None, shell._feature_names_per_block())
+    return classes, merged
 
 
 def _tree(tasks: list, shell, split_every: int):

@@ -293,6 +293,27 @@ class Family:
             for k in a
         }
 
+    #: How this family's statistics overflow, for :meth:`overflowed`'s error message.
+    overflow_reason: str = "sums of the values exceed it"
+
+    def overflowed(self, stats: Stats) -> int | None:
+        """Feature whose statistics are not finite (-1: only a total over features is), or
+        None when all are finite.
+
+        Finite input can still sum past the float64 range (about 1.8e308), and the model
+        would then score every row alike and fail to save. Counts are non-negative, so a
+        finite grand total bounds every per-class and per-feature total that ``finalize``
+        forms; only when it is infinite are the columns looked at.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            for key in self.class_keys:
+                arr = stats[key]
+                if arr.dtype.kind != "f" or np.isfinite(arr.sum()):
+                    continue
+                bad = ~np.isfinite(arr.sum(axis=0))
+                return int(np.argmax(bad)) if bad.any() else -1
+        return None
+
     def add_classes(self, stats: Stats, n_new: int) -> Stats:
         """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
         out = dict(stats)

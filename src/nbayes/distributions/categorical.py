@@ -289,6 +289,13 @@ class Categorical(Family):
     def n_samples(self, stats):
         return _segment_sums(stats["n_counts"], stats["n_categories"]).max(axis=1, initial=0.0)
 
+    def overflowed(self, stats: Stats) -> int | None:
+        # Counts are laid out flat per (feature, category): name the feature.
+        j = super().overflowed(stats)
+        if j is None or j < 0:
+            return j
+        return int(np.searchsorted(offsets_of(stats["n_categories"]), j, side="right") - 1)
+
     def final_categories(self, stats: Stats) -> np.ndarray:
         n_cat = stats["n_categories"]
         if self.min_categories is not None:

@@ -27,11 +27,12 @@ LOG_2PI = np.log(2 * np.pi)
 def merge_moments(wa, ma, m2a, wb, mb, m2b):
     """Chan et al. parallel update of (weight, mean, M2); exact and free of cancellation."""
     w = wa + wb
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # Moments past the float64 range come out infinite (refused by the engine's overflow check).
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         share = np.where(w > 0, wb / np.where(w > 0, w, 1.0), 0.0)
-    delta = mb - ma
-    mean = ma + delta * share
-    m2 = m2a + m2b + delta**2 * wa * share
+        delta = mb - ma
+        mean = ma + delta * share
+        m2 = m2a + m2b + delta**2 * wa * share
     return w, mean, m2
 
 
@@ -220,8 +221,9 @@ class Gaussian(Family):
         return {"n_weight": z, "mean": z.copy(), "m2": z.copy()}
 
     def accumulate(self, X, labels: Labels) -> Stats:
-        # Only inf - inf makes NaN here: input that check_result rejects right after.
-        with np.errstate(invalid="ignore"):
+        # Only inf - inf makes NaN here: input that check_result rejects right after; sums
+        # that overflow finite input are refused by the engine's check_overflow.
+        with np.errstate(invalid="ignore", over="ignore"):
             return self._moments(X, labels)
 
     def _moments(self, X, labels: Labels) -> Stats:
@@ -256,7 +258,11 @@ class Gaussian(Family):
         m2 = sum_sq - sum_dev * mean_dev
         mean = np.where(weight > 0, shift + mean_dev, 0.0)  # an empty class has no mean
         stats = {"n_weight": weight, "mean": mean, "m2": np.maximum(m2, 0.0)}
-        inexact = np.flatnonzero(np.any(sum_sq > ONE_PASS_MAX_RATIO * m2, axis=0))
+        # Squares of deviations from the shift can also overflow where those from the class
+        # means do not (a huge first row): such columns are summed again too.
+        inexact = np.flatnonzero(
+            np.any((sum_sq > ONE_PASS_MAX_RATIO * m2) | ~np.isfinite(m2), axis=0)
+        )
         if inexact.size:
             exact = self._two_pass(np.asarray(X[:, inexact], dtype=np.float64), labels, None)
             stats["mean"][:, inexact] = exact["mean"]
@@ -312,6 +318,21 @@ class Gaussian(Family):
 
     def n_samples(self, stats):
         return stats["n_weight"].max(axis=1, initial=0.0)
+
+    overflow_reason = "squared deviations of values beyond about 1e150 exceed it"
+
+    def overflowed(self, stats: Stats) -> int | None:
+        """First feature whose moments, or the pooled moments ``finalize`` forms from them,
+        are not finite (squares of deviations past ~1.3e154 overflow float64)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            total_w, total_mean, total_m2 = self.pooled(stats)
+            bad = ~(
+                np.isfinite(stats["n_weight"]).all(axis=0)
+                & np.isfinite(stats["mean"]).all(axis=0)
+                & np.isfinite(stats["m2"].sum(axis=0))
+                & np.isfinite(total_w + total_mean + total_m2)
+            )
+        return int(np.argmax(bad)) if bad.any() else None
 
     @staticmethod
     def pooled(stats: Stats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -263,7 +263,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             if added:
                 self.stats_ = engine.add_classes(self.families_, self.stats_, added)
         stats = self._accumulate(X, self._encode_labels(y, weights))
-        self.stats_ = stats if first else engine.merge(self.families_, self.stats_, stats)
+        if not first:
+            # The batch alone was finite (checked by accumulate); so must the sum be.
+            stats = engine.merge(self.families_, self.stats_, stats)
+            engine.check_overflow(self.families_, stats, None, self._feature_names_per_block())
+        self.stats_ = stats
         if first:
             self._finalize()
         else:

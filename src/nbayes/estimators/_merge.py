@@ -128,5 +128,6 @@ def merge(*models: BaseNB) -> BaseNB:
         stats = merged._merge_state_from(other)
         aligned.append(engine.align_classes(families, stats, positions, len(index)))
     merged.stats_ = reduce(lambda a, b: engine.merge(families, a, b), aligned)
+    engine.check_overflow(families, merged.stats_, None, merged._feature_names_per_block())
     merged._finalize()
     return merged
