@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 
+from .._output import same_file
 from ..exceptions import NBayesError
 
 
@@ -96,3 +97,16 @@ def names(items, limit: int = 8) -> str:
 def plural(n: int, word: str) -> str:
     """``1 row`` / ``2 rows`` with thousands separators."""
     return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def check_output(output: str | None, **inputs: str | None) -> None:
+    """Refuse an ``-o`` that names a file the command reads (``MODEL=path, DATA=path``):
+    the same file by device and inode, so ``./data.csv``, a symbolic or a hard link count."""
+    if output in (None, "-"):
+        return
+    for what, path in inputs.items():  # the command's inputs: two or three
+        if path not in (None, "-") and same_file(output, path):
+            raise UsageError(
+                f"-o {output} is {what} ({path}), which this command reads; writing it would "
+                "destroy it. Choose another output file."
+            )

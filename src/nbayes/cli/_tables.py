@@ -12,14 +12,15 @@ import csv
 import io
 import os
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._output import WriteError, output_file, special_target
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names, progress_bar
 
@@ -451,41 +452,125 @@ _BOOLS = {
 
 
 # -- writing ------------------------------------------------------------------------------------
-class TableWriter:
-    """Write chunks of a result table to a file (atomically) or to standard output.
+_WRITE_COMPRESSION = ("gzip", "bz2", "xz", "zstd")
 
-    The format comes from ``fmt`` or the output file's suffix (CSV for stdout).
+
+def output_format(path: str | None, fmt: str | None = None) -> tuple[str, str | None]:
+    """(format, compression) of an output: ``fmt`` or the file name's suffix (``.csv``,
+    ``.tsv``, ``.jsonl``, ``.parquet``, each text format optionally ``.gz``/``.bz2``/``.xz``/
+    ``.zst``); CSV for standard output and for pipes or devices without a known suffix.
+
+    An unknown suffix on a file is a UsageError rather than a guess: ``-o out.txt`` must not
+    quietly become a CSV that a later step reads as something else.
+    """
+    if path is None:
+        return fmt or "csv", None
+    name = Path(path).name.lower()
+    compression = None
+    for suffix, method in _COMPRESSION.items():
+        if name.endswith(suffix):
+            compression, name = method, name[: -len(suffix)]
+    suffix = Path(name).suffix
+    if fmt is None:
+        fmt = _SUFFIXES.get(suffix)
+        if fmt is None and (compression is None and special_target(path)):
+            fmt = "csv"  # -o /dev/stdout, a named pipe: no suffix to go by
+        if fmt is None:
+            raise UsageError(
+                f"-o {path}: cannot tell the output format from the name; use a .csv, .tsv, "
+                ".jsonl or .parquet file (text formats may end in .gz, .bz2, .xz or .zst) or "
+                "pass --output-format."
+            )
+    if fmt not in FORMATS:
+        raise UsageError(f"output format must be one of {FORMATS}; got {fmt!r}.")
+    if compression is not None and fmt == "parquet":
+        raise UsageError(
+            f"-o {path}: Parquet files compress their own columns; drop the "
+            f"{Path(path).suffix} suffix."
+        )
+    if compression == "zstd":
+        try:
+            import zstandard  # noqa: F401
+        except ImportError:
+            raise UsageError(
+                f"-o {path}: writing .zst needs the zstandard package (pip install "
+                "zstandard); or use .gz, .bz2 or .xz."
+            ) from None
+    return fmt, compression
+
+
+def _compressor(binary, compression: str):
+    """A binary file object that compresses into ``binary`` (which it does not close)."""
+    if compression == "gzip":
+        import gzip
+
+        return gzip.GzipFile(fileobj=binary, mode="wb", mtime=0)
+    if compression == "bz2":
+        import bz2
+
+        return bz2.BZ2File(binary, "wb")
+    if compression == "xz":
+        import lzma
+
+        return lzma.LZMAFile(binary, "wb")
+    import zstandard
+
+    return zstandard.ZstdCompressor().stream_writer(binary, closefd=False)
+
+
+class TableWriter:
+    """Write chunks of a result table to a file or to standard output.
+
+    The format comes from ``fmt`` or the output file's suffix (CSV for stdout); ``.gz``,
+    ``.bz2``, ``.xz`` and ``.zst`` compress. Files are written by :func:`nbayes._output.
+    output_file`: a regular file is replaced atomically only when the whole table was written,
+    a pipe or device is written into directly. A write that fails raises a WriteError naming
+    the output (``standard output`` for stdout).
     """
 
     def __init__(self, path: str | None, fmt: str | None = None):
-        self.path = None if path in (None, "-") else Path(path)
-        self.format = fmt or (detect_format(str(self.path))[0] if self.path else "csv")
-        if self.format not in FORMATS:
-            raise UsageError(f"output format must be one of {FORMATS}; got {self.format!r}.")
-        self._tmp = None
+        self.path = None if path in (None, "-") else str(path)
+        self.format, self.compression = output_format(self.path, fmt)
+        if self.format == "parquet" and self.path is None:
+            raise UsageError("Parquet output needs a file: pass -o OUT.parquet.")
+        self._stack = ExitStack()
         self._handle = None
+        self._binary = None
         self._parquet = None
         self._first = True
 
     def __enter__(self) -> TableWriter:
         if self.path is None:
             self._handle = sys.stdout
-        else:
-            folder = self.path.parent
-            fd, self._tmp = tempfile.mkstemp(
-                prefix=f".{self.path.name}.", suffix=".tmp", dir=folder
-            )
-            os.close(fd)
+            return self
+        with ExitStack() as stack:
+            binary = stack.enter_context(output_file(self.path))
+            if self.compression is not None:
+                binary = _compressor(binary, self.compression)
+            self._binary = binary
             if self.format != "parquet":
-                self._handle = open(self._tmp, "w", encoding="utf-8", newline="")
+                self._handle = io.TextIOWrapper(binary, encoding="utf-8", newline="")
+            self._stack = stack.pop_all()
         return self
 
     def write(self, frame: pd.DataFrame) -> None:
+        try:
+            self._write(frame)
+        except (BrokenPipeError, WriteError):
+            # Files raise WriteError (see _Sink); a bare BrokenPipeError is standard output's
+            # reader going away, which main() ends quietly.
+            raise
+        except OSError as exc:
+            raise WriteError(self.path or "standard output", exc) from None
+        self._first = False
+
+    def _write(self, frame: pd.DataFrame) -> None:
         if self.format == "parquet":
             self._write_parquet(frame)
         elif self.format == "jsonl":
             text = frame.to_json(orient="records", lines=True, force_ascii=False)
-            self._handle.write(text if text.endswith("\n") else text + "\n")
+            if text:
+                self._handle.write(text if text.endswith("\n") else text + "\n")
         else:
             frame.to_csv(
                 self._handle,
@@ -494,7 +579,6 @@ class TableWriter:
                 header=self._first,
                 lineterminator="\n",
             )
-        self._first = False
 
     def _write_parquet(self, frame: pd.DataFrame) -> None:
         try:
@@ -504,24 +588,35 @@ class TableWriter:
             raise CLIError(
                 "Writing Parquet needs pyarrow: pip install 'nbayes[parquet]'."
             ) from None
-        if self.path is None:
-            raise UsageError("Parquet output needs a file: pass -o OUT.parquet.")
         if self._parquet is None:
             table = pa.Table.from_pandas(frame, preserve_index=False)
-            self._parquet = pq.ParquetWriter(self._tmp, table.schema)
+            self._parquet = pq.ParquetWriter(self._binary, table.schema)
         else:
             table = pa.Table.from_pandas(frame, schema=self._parquet.schema, preserve_index=False)
         self._parquet.write_table(table)
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if self._parquet is not None:
-            self._parquet.close()
         if self.path is None:
-            sys.stdout.flush()
+            if exc_type is None:
+                try:
+                    sys.stdout.flush()
+                except BrokenPipeError:
+                    raise
+                except OSError as err:
+                    raise WriteError("standard output", err) from None
             return
-        if self._handle is not None:
-            self._handle.close()
-        if exc_type is None:
-            os.replace(self._tmp, self.path)
-        else:
-            os.unlink(self._tmp)
+        with self._stack:  # commits the file, or discards it when anything failed
+            if exc_type is None:
+                # Flush every layer (text, compression, Parquet footer) into the file before
+                # it is committed; an error here discards it like any other.
+                try:
+                    if self._parquet is not None:
+                        self._parquet.close()
+                    if self._handle is not None:
+                        self._handle.detach()  # flushes the text; leaves the file open
+                    if self.compression is not None:
+                        self._binary.close()  # writes the trailer; leaves the file open
+                except WriteError:
+                    raise
+                except OSError as err:
+                    raise WriteError(self.path, err) from None

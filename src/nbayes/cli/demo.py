@@ -126,7 +126,8 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "--output",
         default="sms-spam.nbayes",
         metavar="MODEL",
-        help="where to save the model (default: sms-spam.nbayes)",
+        help="where to save the model (default: sms-spam.nbayes); an existing file is "
+        "replaced once the model is complete, a named pipe or device is written into",
     )
     p.add_argument(
         "-k", "--top", type=int, default=10, metavar="K", help="spam words to show (default 10)"

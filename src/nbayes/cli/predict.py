@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import DataError
-from ._common import names
+from ._common import UsageError, check_output, names
 from ._models import load_plan
 from ._scoring import predict_chunk
 from ._tables import ReadOptions, TableWriter, open_table, read_dtypes
@@ -39,6 +39,32 @@ def required_columns(table, the_plan, extra=()) -> list[str]:
             f"{table.path}: no column(s) {names(absent)}; the columns are {names(have)}."
         )
     return list(dict.fromkeys([*the_plan.features, *extra]))
+
+
+def _output_columns(classes, proba: bool) -> list[str]:
+    return ["prediction", *([f"proba_{c}" for c in classes] if proba else [])]
+
+
+def _check_keep(keep: tuple[str, ...], classes, proba: bool) -> None:
+    """``--keep`` never overwrites a user's column with one of ours (nor the reverse)."""
+    clash = [c for c in keep if c in _output_columns(classes, proba)]
+    if clash:
+        raise UsageError(
+            f"--keep {names(clash)}: the output has its own column(s) of that name, which "
+            "would overwrite the copied one. Rename the column in DATA, or leave it out of "
+            "--keep."
+        )
+
+
+def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
+    """The header-only output of a header-only DATA: the columns :func:`predict_chunk` makes."""
+    import pandas as pd
+
+    out = pd.DataFrame({c: pd.Series(dtype=object) for c in keep})
+    out["prediction"] = pd.Series(np.asarray(classes)[:0])
+    for c in _output_columns(classes, proba)[1:]:  # one column per class: bounded by K
+        out[c] = pd.Series(dtype=np.float64)
+    return out
 
 
 def predict(
@@ -84,8 +110,11 @@ def predict(
     yellow,banana
     """
     read = read or ReadOptions()
+    check_output(output, MODEL=model, DATA=data)
     the_plan = load_plan(model, text_column)
     est = the_plan.estimator
+    keep = tuple(dict.fromkeys(keep))
+    _check_keep(keep, est.classes_, proba)
     table = open_table(data, read, progress)
     columns = required_columns(table, the_plan, keep)
     rows = 0
@@ -101,8 +130,8 @@ def predict(
         ):
             writer.write(predict_chunk(est, the_plan, chunk, offset, data, keep, proba))
             rows += len(chunk)
-        if rows == 0:
-            raise DataError(f"{data}: no data rows.")
+        if rows == 0:  # a header and no rows: the output is a header and no rows
+            writer.write(_empty_output(table, keep, est.classes_, proba))
     return PredictResult(rows=rows, output=output, classes=np.asarray(est.classes_).tolist())
 
 
@@ -116,13 +145,17 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="COL",
-        help="copy this input column to the output (repeatable, or comma-separated)",
+        help="copy this input column to the output (repeatable, or comma-separated); a "
+        "column named like an output column (prediction, proba_<class>) is refused",
     )
     p.add_argument(
         "-o",
         "--output",
         metavar="OUT",
-        help="output file (.csv, .tsv, .jsonl, .parquet); default: CSV on stdout",
+        help="output file (.csv, .tsv, .jsonl, .parquet; .gz/.bz2/.xz/.zst compress text "
+        "formats); default: CSV on stdout. An existing file is replaced only once every row "
+        "was written (a failure or Ctrl-C leaves it as it was); a named pipe or device is "
+        "written into; MODEL and DATA themselves are refused",
     )
     p.add_argument(
         "--output-format",

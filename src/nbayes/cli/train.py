@@ -25,7 +25,7 @@ import pandas as pd
 from .._validation import rows_from
 from ..exceptions import DataError
 from ..io import save
-from ._common import plural
+from ._common import check_output, plural
 from ._models import MODELS, Settings, class_labels, plan, sort_classes
 from ._tables import ReadOptions, open_table, read_dtypes
 
@@ -107,6 +107,7 @@ def train(
         from ._common import UsageError
 
         raise UsageError(f"--model must be one of {MODELS}; got {model!r}.")
+    check_output(output, DATA=data)
     table = open_table(data, read, progress)
     reader = table.chunks()
     first = next(reader, None)
@@ -202,7 +203,9 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "--output",
         required=True,
         metavar="MODEL",
-        help="model file to write (e.g. model.nbayes)",
+        help="model file to write (e.g. model.nbayes). An existing file is replaced only "
+        "once training succeeded (a failure or Ctrl-C leaves it as it was); a named pipe or "
+        "device is written into; DATA itself is refused",
     )
     p.add_argument(
         "--model",

@@ -26,7 +26,6 @@ import io
 import json
 import os
 import re
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -34,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._output import output_file
 from ..exceptions import ModelFormatError, NotFittedError, ParameterError
 from . import _dispatch
 from . import _plain as state
@@ -70,8 +70,12 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     model : fitted nbayes estimator
         Any estimator in ``nbayes.estimators.REGISTRY`` (or ``TextNB``).
     path : str or path-like
-        Destination; written to a temporary file in the same folder and renamed, so readers
-        never see a half-written model. ``.nbayes`` is the conventional suffix.
+        Destination. A regular file (or a new path) is written to a temporary file in the
+        same folder and renamed over it once complete, so readers never see a half-written
+        model and a failure leaves the old file as it was; through a symbolic link, the
+        link's target is replaced. A pipe or device (``/dev/stdout``) is written into
+        directly. New files get the permissions the umask allows; a replaced file keeps its
+        mode. ``.nbayes`` is the conventional suffix.
     metadata : mapping, optional
         Extra JSON-able information stored in the manifest (e.g. training columns).
 
@@ -119,27 +123,18 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
         members[_member(key)] = _npy_bytes(arr)
     body = json.dumps(manifest, indent=1, sort_keys=True, allow_nan=False).encode("utf-8")
 
+    # The archive is built in memory (the arrays are in memory already), so the same bytes go
+    # to a file, a pipe or a device, and a failure half-way never touches the destination.
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for member, data in [(MANIFEST, body), *members.items()]:
+            info = zipfile.ZipInfo(member, date_time=_ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    with output_file(path, name=os.fspath(path)) as out:
+        out.write(buf.getbuffer())
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            with zipfile.ZipFile(raw, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-                for member, data in [(MANIFEST, body), *members.items()]:
-                    info = zipfile.ZipInfo(member, date_time=_ZIP_DATE)
-                    info.compress_type = zipfile.ZIP_DEFLATED
-                    info.external_attr = 0o644 << 16
-                    zf.writestr(info, data)
-            raw.flush()
-            os.fsync(raw.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
     return path
 
 

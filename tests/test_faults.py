@@ -1,0 +1,279 @@
+"""Outputs and faults: special files, pipes, full disks and interrupts never destroy or lose
+anything (issue 20, and the no-lost-data point of issue 13).
+
+Every test writes inside ``tmp_path`` only: named pipes made with ``os.mkfifo`` there,
+symbolic links there, and ``/dev/fd/N`` of pipes this test opened. Never a system device.
+"""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import os
+import stat
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbayes import MultinomialNB, load, save
+from nbayes._output import WriteError, output_file
+from nbayes.cli import main
+from nbayes.cli.predict import predict
+from nbayes.cli.train import train
+
+FRUIT = (
+    "colour,weight,fruit\nred,150,apple\ngreen,170,apple\nyellow,120,banana\nyellow,130,banana\n"
+)
+EXPECTED = "prediction\napple\napple\nbanana\nbanana\n"
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def fruit(tmp_path):
+    """(data, model) in a fresh folder that holds nothing else."""
+    data = tmp_path / "fruit.csv"
+    data.write_text(FRUIT)
+    model = tmp_path / "fruit.nbayes"
+    train(str(data), "fruit", str(model))
+    return data, model
+
+
+def listing(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+class Reader(threading.Thread):
+    """Reads a named pipe to its end in the background, as a user's `cat fifo` would."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path, self.data = path, None
+        self.start()
+
+    def run(self):
+        with open(self.path, "rb") as f:
+            self.data = f.read()
+
+    def result(self) -> bytes:
+        self.join(timeout=30)
+        assert not self.is_alive(), "the writer never closed the pipe"
+        return self.data
+
+
+@pytest.fixture
+def umask():
+    """Set the umask for one test and restore it afterwards."""
+    old = os.umask(0o022)
+    os.umask(old)
+
+    def set_to(mask):
+        os.umask(mask)
+
+    yield set_to
+    os.umask(old)
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def counts_model():
+    return MultinomialNB().fit(np.array([[2, 0], [0, 3], [1, 1]]), ["a", "b", "a"])
+
+
+# -- 1. atomic replace only where it is safe ---------------------------------------------------
+def test_a_named_pipe_is_written_into_never_replaced(tmp_path, fruit, capsys):
+    data, model = fruit
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    reader = Reader(fifo)
+    status, _, err = run(capsys, "predict", model, data, "-o", fifo, "--output-format", "csv")
+    assert status == 0, err
+    assert reader.result().decode() == EXPECTED
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+    reader = Reader(fifo)  # a model file through a pipe: the same bytes as in a file
+    save(counts_model(), fifo)
+    assert reader.result() == save(counts_model(), tmp_path / "m.nbayes").read_bytes()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+    reader = Reader(fifo)  # `nbayes train -o FIFO`: without a suffix, into the pipe as well
+    status, _, err = run(capsys, "train", data, "--target", "fruit", "-o", fifo, "-q")
+    assert status == 0, err
+    assert reader.result()[:2] == b"PK" and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes", "m.nbayes", "out.fifo"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
+def test_a_descriptor_path_is_written_into(tmp_path, fruit, capsys, fmt):
+    """``-o /dev/fd/N`` (what ``>(cmd)`` gives) writes into that descriptor."""
+    data, model = fruit
+    read_end, write_end = os.pipe()
+    got = []
+    thread = threading.Thread(target=lambda: got.append(os.fdopen(read_end, "rb").read()))
+    thread.start()
+    try:
+        out = f"/dev/fd/{write_end}"
+        status, _, err = run(capsys, "predict", model, data, "-o", out, "--output-format", fmt)
+    finally:
+        os.close(write_end)
+        thread.join(timeout=30)
+    assert status == 0, err
+    path = tmp_path / f"got.{fmt}"
+    path.write_bytes(got[0])
+    frame = {"csv": pd.read_csv, "parquet": pd.read_parquet, "jsonl": pd.read_json}[fmt]
+    kwargs = {"lines": True} if fmt == "jsonl" else {}
+    assert frame(path, **kwargs)["prediction"].tolist() == ["apple", "apple", "banana", "banana"]
+
+
+def test_through_a_symbolic_link_the_target_is_replaced_and_the_link_kept(tmp_path, fruit):
+    data, model = fruit
+    real = tmp_path / "real.csv"
+    real.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real.name)
+    predict(str(model), str(data), str(link))
+    assert os.path.islink(link) and os.readlink(link) == "real.csv"
+    assert real.read_text() == EXPECTED
+
+    save(counts_model(), link)
+    assert os.path.islink(link) and load(real).classes_.tolist() == ["a", "b"]
+
+
+def test_a_folder_as_output_is_an_error_naming_it(tmp_path):
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(WriteError, match=r"cannot write .*sub: it is a folder"):
+        save(counts_model(), tmp_path / "sub")
+
+
+def test_new_files_honour_the_umask_and_replaced_files_keep_their_mode(
+    tmp_path, fruit, umask, capsys
+):
+    data, model = fruit
+    umask(0o077)
+    save(counts_model(), tmp_path / "private.nbayes")
+    assert mode(tmp_path / "private.nbayes") == 0o600  # was 0o644 whatever the umask
+    umask(0o022)
+    assert run(capsys, "predict", model, data, "-o", tmp_path / "p.csv")[0] == 0
+    assert mode(tmp_path / "p.csv") == 0o644  # was 0o600 whatever the umask
+    assert run(capsys, "train", data, "-t", "fruit", "-o", tmp_path / "m2.nbayes")[0] == 0
+    assert mode(tmp_path / "m2.nbayes") == 0o644
+    os.chmod(tmp_path / "p.csv", 0o640)
+    assert run(capsys, "predict", model, data, "-o", tmp_path / "p.csv", "--proba")[0] == 0
+    assert mode(tmp_path / "p.csv") == 0o640 and "proba_apple" in (tmp_path / "p.csv").read_text()
+
+
+# -- 3. a write error is never success ----------------------------------------------------------
+def failing_write(after: int, code: int = errno.ENOSPC):
+    """An ``os.write`` that fails with ``code`` once ``after`` bytes went through."""
+    real = os.write
+    written = [0]
+
+    def write(fd, data):
+        if written[0] + len(data) > after:
+            raise OSError(code, os.strerror(code))
+        written[0] += len(data)
+        return real(fd, data)
+
+    return write
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO, errno.EPIPE])
+def test_a_full_disk_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch, code):
+    target = tmp_path / "m.nbayes"
+    target.write_bytes(b"the old good model")
+    monkeypatch.setattr(os, "write", failing_write(100, code))
+    with pytest.raises(WriteError, match=f"cannot write .*m.nbayes: {os.strerror(code)}"):
+        save(counts_model(), target)
+    assert target.read_bytes() == b"the old good model"
+    assert listing(tmp_path) == ["m.nbayes"]
+
+
+def test_an_interrupt_while_writing_keeps_the_old_file(tmp_path):
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    with pytest.raises(KeyboardInterrupt), output_file(target) as f:
+        f.write(b"new, half")
+        raise KeyboardInterrupt
+    assert target.read_text() == "old\n" and listing(tmp_path) == ["out.csv"]
+
+
+def test_predict_on_a_full_disk_exits_1_naming_the_output(tmp_path, fruit, monkeypatch, capsys):
+    data, model = fruit
+    out = tmp_path / "p.csv.gz"
+    out.write_bytes(b"old")
+    monkeypatch.setattr(os, "write", failing_write(10))
+    status, _, err = run(capsys, "predict", model, data, "-o", out)
+    assert status == 1
+    assert err == f"nbayes: error: cannot write {out}: No space left on device\n"
+    assert out.read_bytes() == b"old"
+    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes", "p.csv.gz"]
+
+
+# -- issue 13 point 9: no lost data -------------------------------------------------------------
+def test_output_never_replaces_an_input(tmp_path, fruit, capsys, monkeypatch):
+    data, model = fruit
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hard.csv").hardlink_to(data)
+    (tmp_path / "soft.nbayes").symlink_to(model)
+    before = data.read_bytes(), model.read_bytes()
+    other_spelling = f"../{tmp_path.name}/fruit.nbayes"
+    cases = [
+        (["predict", "fruit.nbayes", "fruit.csv", "-o", "./fruit.csv"], "is DATA"),
+        (["predict", "fruit.nbayes", "./fruit.csv", "-o", "hard.csv"], "is DATA"),
+        (["predict", "fruit.nbayes", "fruit.csv", "-o", "soft.nbayes"], "is MODEL"),
+        (["predict", "fruit.nbayes", "fruit.csv", "-o", other_spelling], "is MODEL"),
+        (["train", "fruit.csv", "-t", "fruit", "-o", "hard.csv"], "is DATA"),
+    ]
+    for argv, what in cases:
+        status, _, err = run(capsys, *argv)
+        assert status == 2 and what in err and "Choose another output file" in err, argv
+    assert (data.read_bytes(), model.read_bytes()) == before
+
+
+def test_keep_never_overwrites_with_an_output_column(fruit, capsys):
+    data, model = fruit
+    status, _, err = run(capsys, "predict", model, data, "--keep", "colour,prediction")
+    assert status == 2 and "--keep ['prediction']: the output has its own column" in err
+    status, _, err = run(capsys, "predict", model, data, "--proba", "--keep", "proba_apple")
+    assert status == 2 and "['proba_apple']" in err
+    status, out, _ = run(capsys, "predict", model, data, "--keep", "colour", "--keep", "colour")
+    assert status == 0 and out.splitlines()[:2] == ["colour,prediction", "red,apple"]
+
+
+def test_output_suffixes_compress_or_are_refused(tmp_path, fruit, capsys):
+    data, model = fruit
+    assert run(capsys, "predict", model, data, "-o", tmp_path / "p.csv.gz")[0] == 0
+    assert gzip.decompress((tmp_path / "p.csv.gz").read_bytes()).decode() == EXPECTED
+    assert run(capsys, "predict", model, data, "-o", tmp_path / "p.jsonl.xz")[0] == 0
+    frame = pd.read_json(tmp_path / "p.jsonl.xz", lines=True)
+    assert frame["prediction"].tolist() == ["apple", "apple", "banana", "banana"]
+    status, _, err = run(capsys, "predict", model, data, "-o", tmp_path / "p.txt")
+    assert status == 2 and "cannot tell the output format" in err
+    status, _, err = run(capsys, "predict", model, data, "-o", tmp_path / "p.parquet.gz")
+    assert status == 2 and "Parquet files compress their own columns" in err
+    assert "p.txt" not in listing(tmp_path)
+    out = tmp_path / "p.txt"
+    assert run(capsys, "predict", model, data, "-o", out, "--output-format", "tsv")[0] == 0
+    assert out.read_text() == EXPECTED
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_header_only_input_gives_a_header_only_output(tmp_path, fruit, capsys, suffix):
+    data, model = fruit
+    empty = tmp_path / f"empty.{suffix}"
+    frame = pd.read_csv(data).iloc[:0]
+    frame.to_csv(empty, index=False) if suffix == "csv" else frame.to_parquet(empty)
+    out = tmp_path / f"out.{suffix}"
+    status, _, err = run(capsys, "predict", model, empty, "--proba", "--keep", "colour", "-o", out)
+    assert status == 0, err
+    got = pd.read_csv(out) if suffix == "csv" else pd.read_parquet(out)
+    assert len(got) == 0
+    assert got.columns.tolist() == ["colour", "prediction", "proba_apple", "proba_banana"]
