@@ -177,10 +177,17 @@ def train_on_cluster(spec: str, table: Table, the_plan, target: str, first: pd.D
 
 
 def _predicted(
-    frame: pd.DataFrame, model, the_plan, keep: tuple, proba: bool, path: str, partition_info=None
+    frame: pd.DataFrame,
+    model,
+    the_plan,
+    keep: tuple,
+    proba: bool,
+    path: str,
+    threshold: float | None = None,
+    partition_info=None,
 ) -> pd.DataFrame:
     try:
-        return predict_chunk(model, the_plan, frame, 0, path, keep, proba)
+        return predict_chunk(model, the_plan, frame, 0, path, keep, proba, threshold)
     except NBayesError as exc:
         raise _in_partition(exc, partition_info) from exc
 
@@ -188,7 +195,7 @@ def _predicted(
 def _predict_meta(raw_meta: pd.DataFrame, keep: tuple, classes, proba: bool) -> pd.DataFrame:
     """The empty frame with the output columns of :func:`predict_chunk`."""
     out = raw_meta[list(keep)].iloc[:0].reset_index(drop=True)
-    out["prediction"] = pd.Series(np.asarray(classes)[:0], dtype=object)
+    out["prediction"] = pd.Series(np.asarray(classes)[:0])
     if proba:
         for c in classes:  # one column per class: bounded by K
             out[f"proba_{c}"] = pd.Series(dtype=np.float64)
@@ -196,7 +203,14 @@ def _predict_meta(raw_meta: pd.DataFrame, keep: tuple, classes, proba: bool) -> 
 
 
 def predict_on_cluster(
-    spec: str, table: Table, the_plan, columns: list[str], keep: tuple, proba: bool, writer
+    spec: str,
+    table: Table,
+    the_plan,
+    columns: list[str],
+    keep: tuple,
+    proba: bool,
+    writer,
+    threshold: float | None = None,
 ) -> int:
     """Predict every partition of DATA on the cluster and write them in input order."""
     import dask
@@ -207,7 +221,9 @@ def predict_on_cluster(
         est = the_plan.estimator
         model = dask.delayed(est)  # shipped once per worker, not with every task
         meta = _predict_meta(raw._meta, keep, est.classes_, proba)
-        out = raw.map_partitions(_predicted, model, the_plan, keep, proba, table.path, meta=meta)
+        out = raw.map_partitions(
+            _predicted, model, the_plan, keep, proba, table.path, threshold, meta=meta
+        )
         rows = 0
         # Partitions run in parallel; each result is written, in order, as soon as it and
         # all before it are done.

@@ -24,6 +24,7 @@ from ..estimators import (
 )
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
+from ._labels import typed_classes
 from ._tables import conform, infer_schema
 
 MODELS = (
@@ -329,14 +330,21 @@ def inner(model):
     return model.classifier_ if isinstance(model, TextNB) else model
 
 
-def sort_classes(model) -> None:
-    """Put the classes in sorted order, permuting every class-axis statistic to match.
+def sort_classes(model, strings: bool = False) -> None:
+    """Give the classes their file's type and sorted order, permuting every class-axis
+    statistic to match.
 
-    Training from chunks learns classes as they appear (a later chunk may add one), so their
-    order depends on the file; sorting makes it the same as ``fit`` on all rows.
+    Training from chunks learns classes as strings (see :mod:`._labels`) in the order they
+    appear (a later chunk may add one); typing and sorting them makes the model the same as
+    ``fit`` on all rows with the labels as pandas reads them: ``2`` before ``10``.
+    ``strings``: the file typed the labels as strings; keep them so.
     """
     est = inner(model)
-    order = np.argsort(est.classes_, kind="stable")
+    typed = typed_classes(est.classes_.tolist(), strings)
+    order = np.argsort(typed, kind="stable")
+    est.classes_ = typed[order]
+    if isinstance(model, TextNB):
+        model.classes_ = est.classes_
     if np.array_equal(order, np.arange(order.size)):
         return
     stats = est.stats_
@@ -345,19 +353,21 @@ def sort_classes(model) -> None:
         for fam, group in zip(est.families_, stats["groups"])
     ]
     est.stats_ = {**stats, "class_count": stats["class_count"][order], "groups": groups}
-    est.classes_ = est.classes_[order]
     est._finalize()
-    if isinstance(model, TextNB):
-        model.classes_ = est.classes_
 
 
-def class_labels(series: pd.Series, offset: int, path: str, target: str) -> np.ndarray:
-    """Labels of one chunk as strings; an empty label is an error naming its row."""
+def class_labels(
+    series: pd.Series, offset: int, path: str, target: str, rows: str = "training"
+) -> np.ndarray:
+    """Labels of one chunk as strings; an empty label is an error naming its row.
+
+    ``rows`` names the rows in that message ("training", "evaluation").
+    """
     missing = series.isna().to_numpy()
     if missing.any():
         row = offset + int(np.flatnonzero(missing)[0])
         raise DataError(
             f"{path}: the target column {target!r} is empty at row {row}; every "
-            "training row needs a label. Drop or fill unlabelled rows."
+            f"{rows} row needs a label. Drop or fill unlabelled rows."
         )
     return series.astype(str).to_numpy(dtype=object)

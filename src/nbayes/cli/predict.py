@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import DataError
+from ..estimators._base import THRESHOLD_SCALES, log_odds_threshold
+from ..exceptions import DataError, ParameterError
 from ._common import UsageError, check_output, names
-from ._models import load_plan
+from ._labels import describe
+from ._models import inner, load_plan
 from ._scoring import predict_chunk
 from ._tables import ReadOptions, TableWriter, open_table, read_dtypes
 
@@ -67,6 +69,33 @@ def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
     return out
 
 
+def decision_threshold(
+    model, threshold: float | None = None, scale: str = "log_odds"
+) -> float | None:
+    """The log-odds threshold that decides between two classes, or None for the most
+    probable class: ``threshold`` (on ``scale``) when given, else the model's own
+    ``decision_threshold`` -- the rule its ``predict`` follows."""
+    n_classes = len(model.classes_)
+    if threshold is not None:
+        if n_classes != 2:
+            raise UsageError(
+                f"--threshold applies to a model of two classes; this one has {n_classes} "
+                f"({describe(np.asarray(model.classes_))})."
+            )
+        try:
+            return log_odds_threshold(threshold, scale, n_classes)
+        except ParameterError as exc:
+            raise UsageError(
+                f"--threshold {threshold} does not fit --threshold-scale {scale}: {exc}"
+            ) from None
+    est = inner(model)
+    return log_odds_threshold(
+        getattr(est, "decision_threshold", None),
+        getattr(est, "threshold_scale", "log_odds"),
+        n_classes,
+    )
+
+
 def predict(
     model: str,
     data: str,
@@ -79,12 +108,17 @@ def predict(
     out_format: str | None = None,
     progress: bool = False,
     dask: str | None = None,
+    threshold: float | None = None,
+    threshold_scale: str = "log_odds",
 ) -> PredictResult:
     """Write one prediction per row of DATA, in order, to ``output`` (stdout when None).
 
     Columns: the ``keep`` columns of DATA, ``prediction``, and with ``proba`` one
     ``proba_<class>`` column per class. With ``dask`` (``local``, ``local:N`` or
     ``tcp://HOST:PORT``) the partitions of DATA are classified in parallel on that cluster.
+    The prediction follows the model's ``decision_threshold`` as ``model.predict`` does;
+    ``threshold`` (log-odds, or a probability of the second class with
+    ``threshold_scale="proba"``) replaces it.
 
     Returns
     -------
@@ -115,6 +149,7 @@ def predict(
     est = the_plan.estimator
     keep = tuple(dict.fromkeys(keep))
     _check_keep(keep, est.classes_, proba)
+    cut = decision_threshold(est, threshold, threshold_scale)
     table = open_table(data, read, progress)
     columns = required_columns(table, the_plan, keep)
     rows = 0
@@ -122,17 +157,45 @@ def predict(
         if dask is not None:
             from ._dask import predict_on_cluster
 
-            rows = predict_on_cluster(dask, table, the_plan, columns, keep, proba, writer)
+            rows = predict_on_cluster(dask, table, the_plan, columns, keep, proba, writer, cut)
         for offset, chunk in (
             []
             if dask is not None
             else table.chunks(columns, read_dtypes(the_plan.schema), desc="predicting")
         ):
-            writer.write(predict_chunk(est, the_plan, chunk, offset, data, keep, proba))
+            writer.write(predict_chunk(est, the_plan, chunk, offset, data, keep, proba, cut))
             rows += len(chunk)
         if rows == 0:  # a header and no rows: the output is a header and no rows
             writer.write(_empty_output(table, keep, est.classes_, proba))
     return PredictResult(rows=rows, output=output, classes=np.asarray(est.classes_).tolist())
+
+
+def _number(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {value!r}") from None
+    if np.isnan(number):
+        raise argparse.ArgumentTypeError("must be a number; got NaN")
+    return number
+
+
+def add_threshold_options(p: argparse.ArgumentParser) -> None:
+    """``--threshold`` and ``--threshold-scale`` (predict and evaluate)."""
+    p.add_argument(
+        "--threshold",
+        type=_number,
+        metavar="T",
+        help="for a model of two classes: predict the second class exactly when its "
+        "log-odds exceed T (default: the model's own decision_threshold, else the most "
+        "probable class)",
+    )
+    p.add_argument(
+        "--threshold-scale",
+        choices=THRESHOLD_SCALES,
+        default="log_odds",
+        help="read --threshold as log-odds (default) or as a probability of the second class",
+    )
 
 
 def add_parser(subparsers, parents) -> argparse.ArgumentParser:
@@ -162,6 +225,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         choices=("csv", "tsv", "jsonl", "parquet"),
         help="output format (default: from the OUT suffix)",
     )
+    add_threshold_options(p)
     p.add_argument(
         "--text-column", metavar="COL", help="text column, for a text model saved from Python"
     )
@@ -191,6 +255,8 @@ def run(args) -> int:
         out_format=args.output_format,
         progress=not args.quiet,
         dask=args.dask,
+        threshold=args.threshold,
+        threshold_scale=args.threshold_scale,
     )
     if args.output and not args.quiet:
         print(f"nbayes: wrote {result.rows:,} predictions to {args.output}", file=sys.stderr)

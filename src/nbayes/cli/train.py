@@ -26,6 +26,7 @@ from .._validation import rows_from
 from ..exceptions import DataError
 from ..io import save
 from ._common import check_output, plural
+from ._labels import is_string_kind
 from ._models import MODELS, Settings, class_labels, plan, sort_classes
 from ._tables import ReadOptions, open_table, read_dtypes
 
@@ -129,9 +130,10 @@ def train(
         from ._dask import train_on_cluster
 
         rows = train_on_cluster(dask, table, the_plan, target, first[1])
+        strings = False
     else:
-        rows = _train_in_chunks(table, the_plan, target, dtypes, settings)
-    sort_classes(est)
+        rows, strings = _train_in_chunks(table, the_plan, target, dtypes, settings)
+    sort_classes(est, strings)
     metadata = {"cli": the_plan.metadata(rows, Path(data).name)}
     path = save(est, output, metadata=metadata)
     inner = getattr(est, "classifier_", est)
@@ -149,16 +151,26 @@ def train(
     )
 
 
-def _train_in_chunks(table, the_plan, target: str, dtypes: dict, settings: Settings) -> int:
-    """Fold every chunk of DATA into the model with ``partial_fit``; return the row count."""
+def _train_in_chunks(
+    table, the_plan, target: str, dtypes: dict, settings: Settings
+) -> tuple[int, bool]:
+    """Fold every chunk of DATA into the model with ``partial_fit``; return the row count and
+    whether the file typed the labels as strings (JSON strings, a Parquet string column).
+
+    Labels are learned as strings; :func:`sort_classes` gives them their type at the end.
+    """
     est = the_plan.estimator
     columns = [*the_plan.features, target]
     classes: list = []
     if the_plan.is_text and not settings.hashing:
         classes = _vocabulary_pass(table, the_plan, target, dtypes)
-    rows = 0
+    rows, strings = 0, False
     desc = "training (pass 2/2)" if classes else "training"
     for offset, chunk in table.chunks(columns, dtypes, desc=desc):
+        # A CSV's labels are read as text (dtypes); other formats say what they hold.
+        strings = strings or (
+            table.format in ("parquet", "jsonl") and is_string_kind(chunk[target])
+        )
         y = class_labels(chunk[target], offset, table.path, target)
         new = sorted(set(pd.unique(y).tolist()) - set(classes))  # hashing, not sorting
         classes.extend(new)  # append-only: statistics of known classes keep their rows
@@ -166,7 +178,7 @@ def _train_in_chunks(table, the_plan, target: str, dtypes: dict, settings: Setti
         with rows_from(offset):
             est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
         rows += len(chunk)
-    return rows
+    return rows, strings
 
 
 def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:

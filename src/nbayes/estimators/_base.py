@@ -110,6 +110,49 @@ def _integer_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return pd.Index(classes).get_indexer(y)
 
 
+def log_odds_threshold(
+    threshold, scale: str = "log_odds", n_classes: int | None = None
+) -> float | None:
+    """A ``decision_threshold`` in log-odds, validated; None for the plain argmax rule.
+
+    Parameters
+    ----------
+    threshold : float or None
+        The estimators' ``decision_threshold``.
+    scale : {"log_odds", "proba"}
+        Its ``threshold_scale``: log-odds, or a probability of ``classes_[1]``.
+    n_classes : int, optional
+        The model's number of classes (a threshold needs two).
+
+    Examples
+    --------
+    >>> round(log_odds_threshold(0.8, "proba"), 4)
+    1.3863
+    """
+    if threshold is None:
+        return None
+    if scale not in THRESHOLD_SCALES:
+        raise ParameterError(
+            f"Parameter 'threshold_scale' must be one of {THRESHOLD_SCALES}; got {scale!r}."
+        )
+    value = float(threshold)
+    if scale == "proba":
+        if not 0.0 < value < 1.0:
+            raise ParameterError(
+                "With threshold_scale='proba', decision_threshold is a probability of "
+                f"classes_[1] and must lie strictly between 0 and 1; got {threshold!r}."
+            )
+        value = float(np.log(value) - np.log1p(-value))
+    elif np.isnan(value):
+        raise ParameterError("Parameter 'decision_threshold' must not be NaN.")
+    if n_classes is not None and n_classes != 2:
+        raise ParameterError(
+            f"decision_threshold applies to two classes; this model has "
+            f"{n_classes}. Set decision_threshold=None."
+        )
+    return value
+
+
 class BaseNB(ClassifierMixin, BaseEstimator):
     """Naive Bayes classifier over column groups, each modelled by one family."""
 
@@ -546,30 +589,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
 
     def _log_odds_threshold(self) -> float | None:
         """``decision_threshold`` in log-odds, validated; None for the plain argmax rule."""
-        threshold = getattr(self, "decision_threshold", None)
-        if threshold is None:
-            return None
-        scale = getattr(self, "threshold_scale", "log_odds")
-        if scale not in THRESHOLD_SCALES:
-            raise ParameterError(
-                f"Parameter 'threshold_scale' must be one of {THRESHOLD_SCALES}; got {scale!r}."
-            )
-        value = float(threshold)
-        if scale == "proba":
-            if not 0.0 < value < 1.0:
-                raise ParameterError(
-                    "With threshold_scale='proba', decision_threshold is a probability of "
-                    f"classes_[1] and must lie strictly between 0 and 1; got {threshold!r}."
-                )
-            value = float(np.log(value) - np.log1p(-value))
-        elif np.isnan(value):
-            raise ParameterError("Parameter 'decision_threshold' must not be NaN.")
-        if hasattr(self, "classes_") and len(self.classes_) != 2:
-            raise ParameterError(
-                f"decision_threshold applies to two classes; this model has "
-                f"{len(self.classes_)}. Set decision_threshold=None."
-            )
-        return value
+        return log_odds_threshold(
+            getattr(self, "decision_threshold", None),
+            getattr(self, "threshold_scale", "log_odds"),
+            len(self.classes_) if hasattr(self, "classes_") else None,
+        )
 
     def decision_function(self, X) -> np.ndarray:
         """Log-odds for two classes, per-class scores otherwise.

@@ -84,6 +84,24 @@ class TextNB(ClassifierMixin, BaseEstimator):
         self.vectorizer = vectorizer
 
     # -- configuration ----------------------------------------------------------------------------
+    def set_params(self, **params):
+        """Set parameters, nested ones too (``classifier__alpha``, ``vectorizer__min_df``).
+
+        A nested parameter of a default left as None (``TextNB()``) sets it on the default
+        (MultinomialNB, CountVectorizer), so that ``GridSearchCV(TextNB(),
+        {"classifier__alpha": [...]})`` works.
+
+        Returns
+        -------
+        self
+        """
+        for name in ("classifier", "vectorizer"):  # the two components: bounded
+            nested = any(key.startswith(f"{name}__") for key in params)
+            if nested and name not in params and getattr(self, name) is None:
+                maker = self._new_classifier if name == "classifier" else self._new_vectorizer
+                setattr(self, name, maker())
+        return super().set_params(**params)
+
     def _new_classifier(self):
         from .presets import MultinomialNB
 

@@ -31,6 +31,11 @@ def _dump_base(state: dict) -> tuple[dict, dict]:
         "n_features_in": int(state["n_features_in"]),
         "families": [plain.family_spec(f) for f in state["families"]],
     }
+    # Labels from pandas are an object array; the file stores their items' own type (unicode,
+    # int64) and this note, so that a loaded model predicts the same objects.
+    dtype = plain.label_dtype(state["classes"])
+    if dtype is not None:
+        meta["classes_dtype"] = dtype
     stats = state["statistics"]
     arrays = {
         "classes": plain.label_array(state["classes"]),
@@ -85,7 +90,7 @@ def _load_base(meta: dict, arrays: dict, widths: list[int] | None = None) -> dic
     return {
         "n_features_in": n_features,
         "feature_names_in": names,
-        "classes": classes,
+        "classes": plain.restore_label_dtype(classes, meta.get("classes_dtype")),
         "families": families,
         "statistics": {"class_count": class_count.astype(np.float64), "groups": groups},
         "layout": None,

@@ -188,25 +188,56 @@ def family_spec(family) -> dict:
 
 # -- arrays --------------------------------------------------------------------------------------
 def label_array(values, what: str = "classes") -> np.ndarray:
-    """Labels as a numpy array a model file can hold (numbers, bools or unicode strings)."""
+    """Labels as a numpy array a model file can hold (numbers, bools or unicode strings).
+
+    An object array (pandas' labels) is stored with the common type of its items; pair it
+    with :func:`label_dtype` so that loading gives back an object array.
+    """
     arr = np.asarray(values)
-    if arr.dtype.kind in ARRAY_KINDS and arr.dtype.kind != "U":
-        return arr
-    if arr.dtype.kind == "U":
+    if arr.dtype.kind in ARRAY_KINDS:
         return arr
     if arr.dtype == object:
         items = arr.tolist()  # one entry per class or feature: bounded and small
         if all(isinstance(v, str) for v in items):
             return np.asarray(items, dtype=str) if items else np.asarray([], dtype="<U1")
+        if all(isinstance(v, (bool, np.bool_)) for v in items):
+            return np.asarray(items, dtype=bool)
         if all(
             isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in items
         ):
             return np.asarray(items, dtype=np.int64)
+        if all(
+            isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, (bool, np.bool_))
+            for v in items
+        ):
+            return np.asarray(items, dtype=np.float64)
     raise ParameterError(
         f"{what} {arr.tolist()!r} mix types or hold objects; a model file can store labels "
         "that are all strings, all integers, all floats or all booleans. Convert them first, "
         "e.g. y.astype(str)."
     )
+
+
+#: The one dtype :func:`label_dtype` records: numpy arrays store everything else as is.
+OBJECT_LABELS = "object"
+
+
+def label_dtype(values) -> str | None:
+    """``"object"`` when ``values`` is an object array (kept through a model file), else None."""
+    return OBJECT_LABELS if np.asarray(values).dtype == object else None
+
+
+def restore_label_dtype(arr: np.ndarray, dtype, what: str = "classes") -> np.ndarray:
+    """Give labels read from a model file back the dtype :func:`label_dtype` recorded."""
+    if dtype is None:
+        return arr
+    if dtype != OBJECT_LABELS:
+        raise ModelFormatError(
+            f"Model file: the dtype of {what} is recorded as {dtype!r}; expected "
+            f"{OBJECT_LABELS!r} or nothing."
+        )
+    return arr.astype(object)
 
 
 def check_array(name: str, arr: np.ndarray) -> np.ndarray:
