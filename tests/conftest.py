@@ -37,3 +37,27 @@ def shared_data() -> Path:
     if os.environ.get("NBAYES_REQUIRE_DATA") == "1":
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """One Dask cluster of two worker processes for the whole session. Tests that use it carry
+    ``pytest.mark.xdist_group("dask-cluster")``, so one xdist worker runs them all and the
+    suite starts one cluster, not one per xdist worker."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            worker_dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        client.run(lambda: __import__("nbayes.dask"))  # workers import once, up front
+        yield client

@@ -291,3 +291,9 @@ def test_one_hot_features_are_the_callers_to_modify():
     onehot.sort_indices()
     assert onehot.sum() == 2.0 * X.size
     np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_flat_counts_offsets():
+    from nbayes.distributions.categorical import offsets_of
+
+    assert offsets_of(np.array([2, 3, 5, 4])).tolist() == [0, 2, 5, 10]

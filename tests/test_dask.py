@@ -5,7 +5,6 @@ partitioning (1 to 8 partitions, empty ones, ones missing a class), and must sur
 process killed mid-fit.
 """
 
-import logging
 import os
 import re
 import signal
@@ -21,8 +20,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from _cases import CASES, make_case
-from distributed import Client, LocalCluster
+from _cases import CASES, estimator_cases, make_case
+from conformance import check_dask_fit
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
@@ -41,22 +40,10 @@ RTOL = 1e-10
 pytestmark = pytest.mark.xdist_group("dask-cluster")
 
 
-def start_cluster():
-    return LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-        worker_dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
-
-
-@pytest.fixture(scope="module")
-def client():
-    with start_cluster() as cluster, Client(cluster) as client:
-        client.run(lambda: __import__("nbayes.dask"))  # workers import once, up front
-        yield client
+@pytest.fixture
+def client(dask_client):
+    """The session's two-worker cluster (tests/conftest.py)."""
+    return dask_client
 
 
 def assert_same_model(got, want):
@@ -89,7 +76,13 @@ def test_distributed_fit_equals_local_fit(client, name, n_parts):
     Xd = da.from_array(X, chunks=(chunks_for(len(y), n_parts), 6))
     yd = da.from_array(y, chunks=(Xd.chunks[0],))
     model = nbdask.fit(estimator, Xd, yd)
-    assert_same_model(model, CASES[name][0]().fit(X, y))
+    assert_same_model(model, CASES[name].factory(X.shape[1]).fit(X, y))
+
+
+@pytest.mark.parametrize("case", estimator_cases(), ids=lambda c: c.name)
+def test_conformance_dask_fit_equals_local_fit(client, case):
+    # Every registered estimator, and every registered family through MixedNB by name.
+    check_dask_fit(case, client)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +128,7 @@ def test_partitions_missing_classes_and_empty_ones(client, name):
         da.from_array(y, chunks=(chunks,)),
         sample_weight=da.from_array(w, chunks=(chunks,)),
     )
-    assert_same_model(model, CASES[name][0]().fit(X, y, sample_weight=w))
+    assert_same_model(model, CASES[name].factory(X.shape[1]).fit(X, y, sample_weight=w))
 
 
 # Complement and Poisson count sparse blocks exactly as Multinomial does.
@@ -144,7 +137,7 @@ def test_sparse_blocks(client, name):
     estimator, X, y = make_case(name, n=300, d=8, k=3, seed=3)
     Xd = da.from_array(X, chunks=(50, 4)).map_blocks(sp.csr_matrix)
     model = nbdask.fit(estimator, Xd, y)
-    local = CASES[name][0]().fit(sp.csr_matrix(X), y)
+    local = CASES[name].factory(X.shape[1]).fit(sp.csr_matrix(X), y)
     assert_same_model(model, local)
     np.testing.assert_allclose(
         nbdask.predict_proba(model, Xd).compute(), local.predict_proba(sp.csr_matrix(X)), rtol=1e-10

@@ -113,3 +113,17 @@ def test_every_expected_failure_is_a_real_check():
     }
     for estimator in ESTIMATORS:
         assert set(expected_failures(estimator)) <= names
+
+
+#: Registered estimators that scikit-learn's checks cover elsewhere or cannot cover, and why.
+ELSEWHERE = {
+    "MixedNB": "tests/test_mixed.py runs parametrize_with_checks on it",
+    "TextNB": "takes raw text, while scikit-learn's checks feed numeric arrays",
+}
+
+
+def test_every_registered_estimator_is_checked():
+    from nbayes.estimators import REGISTRY
+
+    checked = {type(e).__name__ for e in ESTIMATORS} | set(ELSEWHERE)
+    assert set(REGISTRY) <= checked, f"add to ESTIMATORS: {set(REGISTRY) - checked}"

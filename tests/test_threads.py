@@ -25,7 +25,7 @@ def small_chunks(monkeypatch):
         (name, sparse)
         for name in sorted(CASES)
         for sparse in (False, True)
-        if CASES[name][2] or not sparse
+        if CASES[name].sparse or not sparse
     ],
 )
 def test_threads_give_the_numbers_of_one_thread_exactly(name, sparse, small_chunks):

@@ -8,11 +8,13 @@ pure methods over two kinds of plain dicts of numpy arrays:
 * *parameters* -- log-space parameters made by ``finalize`` from the merged statistics.
 
 Keeping both as ``dict[str, ndarray]`` makes them trivially mergeable, serialisable without
-pickle, and shippable between Dask workers.
+pickle, and shippable between Dask workers. :class:`Family` is the contract (an abstract base
+class); CONTRIBUTING.md walks through adding one.
 """
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 
@@ -196,17 +198,39 @@ def log_normalise(counts: np.ndarray, totals: np.ndarray, n_outcomes) -> np.ndar
     return out
 
 
-class Family:
-    """Base class of the feature families; see the module docstring for the contract.
+class Family(abc.ABC):
+    """The contract of a feature family: one kind of per-feature distribution, its conjugate
+    prior, and everything the engine, the estimators, model files and Dask need from it.
 
-    Subclasses set ``name`` (the registry key), ``sparse_ok`` (whether sparse input is
-    supported) and implement the abstract methods.
+    A family object holds hyperparameters only; every method is a pure function of its
+    arguments, over *statistics* (additive, class axis first) and *parameters* (made by
+    :meth:`finalize`), both plain ``dict[str, ndarray]``. The engine calls, per column group:
+
+    1. :meth:`prepare` on each batch (domain check, conversion);
+    2. :meth:`zeros`, :meth:`accumulate` and :meth:`merge` to build statistics, and
+       :meth:`subtract` to unlearn rows;
+    3. :meth:`finalize` once on the merged statistics (smoothing, floors, anything that depends
+       on all the data happens here, never per batch);
+    4. :meth:`joint_log_likelihood` (+ :meth:`log_normalizer`) to score a batch and
+       :meth:`log_likelihood_terms` to explain one.
+
+    To add a family, subclass, set :attr:`name` and :attr:`class_keys`, implement every
+    abstract method (including the two conformance hooks :meth:`example_data` and
+    :meth:`reference_log_density`) and add the class to ``nbayes.distributions.REGISTRY``; the
+    shared conformance suite (tests/conformance.py) then checks it. See CONTRIBUTING.md.
     """
 
+    #: Registry key: ``MixedNB(columns=[(name, ...)])``, model files and error messages use it.
     name: str = ""
+    #: Whether :meth:`prepare` accepts scipy sparse matrices (and keeps them sparse).
     sparse_ok: bool = True
-    #: Keys of the statistics that carry a class axis first (others are metadata).
+    #: Keys of the statistics that carry a class axis first (others are metadata, e.g. the
+    #: number of categories); the default :meth:`subtract` and :meth:`add_classes` use them.
     class_keys: tuple[str, ...] = ()
+    #: Hyperparameters of MixedNB that this family receives when a column group names it by
+    #: string (``MixedNB(alpha=0.5, columns=[("poisson", ...)])``); each must also be a keyword
+    #: of the family's ``__init__``.
+    shared_params: tuple[str, ...] = ()
     #: False for families whose scores already ignore the class prior (ComplementNB).
     uses_class_prior: bool = True
     #: Whether NaN and inf in X always show in this family's statistics and scores; then
@@ -222,7 +246,8 @@ class Family:
         self.missing = missing
 
     def get_params(self) -> dict:
-        """Hyperparameters, as needed to rebuild the family (for model files)."""
+        """Hyperparameters, as needed to rebuild the family (for model files): the keywords
+        of ``__init__`` with plain JSON-able values. Subclasses with more add theirs."""
         return {"alpha": self.alpha, "estimate": self.estimate, "missing": self.missing}
 
     def __repr__(self) -> str:
@@ -238,13 +263,17 @@ class Family:
         return hash(repr(self))
 
     # -- input -----------------------------------------------------------------------------
+    @abc.abstractmethod
     def prepare(self, X, feature_names: Sequence[str] | None = None, lazy: bool = False):
         """Check the family's domain and return X in the form the other methods use.
 
-        With ``lazy=True`` checks that the output reveals may be left out; the caller then
-        passes each statistic or score made from X to :meth:`check_result`.
+        Bad values raise a DataError naming the column (``feature_names`` when given), the
+        first bad row and the value, via :func:`nbayes._validation.raise_at` or
+        :meth:`check_finite`. NaN is a missing value: allowed only with
+        ``missing="ignore"``. With ``lazy=True`` checks that the output reveals may be left
+        out; the caller then passes each statistic or score made from X to
+        :meth:`check_result`.
         """
-        raise NotImplementedError
 
     def check_finite(self, X, feature_names=None, lazy: bool = False) -> None:
         """Reject inf, and NaN unless missing values are ignored (later, if ``lazy`` allows)."""
@@ -269,14 +298,21 @@ class Family:
         return X if nan is None else np.where(nan, 0.0, X)
 
     # -- statistics --------------------------------------------------------------------------
+    @abc.abstractmethod
     def zeros(self, n_classes: int, n_features: int) -> Stats:
-        raise NotImplementedError
+        """Statistics of no data: the identity of :meth:`merge`."""
 
+    @abc.abstractmethod
     def accumulate(self, X, labels: Labels) -> Stats:
-        raise NotImplementedError
+        """Statistics of one prepared batch. ``labels`` gives each row's class code and
+        weight; per-class sums are one product, :func:`class_sums` (``Yw.T @ X``). A row of
+        weight w must count exactly as w copies of the row (so weight 0 drops it), and missing
+        cells (NaN, under ``missing="ignore"``) must leave no trace."""
 
     def merge(self, a: Stats, b: Stats) -> Stats:
-        """Add statistics; families with non-additive moments override this."""
+        """Statistics of the union of two batches: pure, associative and commutative, with
+        :meth:`zeros` as identity. Adds every key; families with non-additive moments
+        (Gaussian: Chan et al.) or metadata (Categorical: vocabulary sizes) override this."""
         return {k: a[k] + b[k] for k in a}
 
     def subtract(self, a: Stats, b: Stats, class_names=None, feature_names=None) -> Stats:
@@ -322,21 +358,31 @@ class Family:
             out[k] = np.concatenate([stats[k], pad], axis=0)
         return out
 
+    @abc.abstractmethod
     def n_samples(self, stats: Stats) -> np.ndarray:
         """Total weight seen per class, shape (n_classes,) -- used for sanity checks."""
-        raise NotImplementedError
+
+    def observed_weight(self, stats: Stats) -> np.ndarray:
+        """Training weight per feature where the value was observed (not missing), shape
+        (n_features,); ``MixedNB.summary()`` reports one minus its share. NaN where the family
+        does not keep it (the default)."""
+        return np.full(next(iter(stats.values())).shape[-1], np.nan)
 
     # -- parameters --------------------------------------------------------------------------
+    @abc.abstractmethod
     def finalize(self, stats: Stats) -> Params:
-        raise NotImplementedError
+        """Parameters from the merged statistics, under the family's prior and ``estimate``
+        (posterior mean, MAP or MLE; see DESIGN.md section 3). Everything that depends on the
+        whole data (smoothing, ``alpha="auto"``, variance floors) is decided here."""
 
+    @abc.abstractmethod
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         """Class-dependent part of log P(x | y) for every class, shape (n_samples, n_classes).
 
-        A new array the caller may overwrite; it may be class-major (Fortran order), which
-        the engine keeps while it normalises each row.
+        Vectorised over rows (no Python loop over samples); a missing cell contributes
+        nothing. A new array the caller may overwrite; it may be class-major (Fortran
+        order), which the engine keeps while it normalises each row.
         """
-        raise NotImplementedError
 
     def joint_log_likelihood_into(self, params: Params, X, out: np.ndarray, base) -> bool:
         """Write ``base + joint_log_likelihood(params, X)`` into ``out`` and return True; or
@@ -365,13 +411,34 @@ class Family:
         """Class-independent part of log P(x | y), shape (n_samples,); zero for most families."""
         return np.zeros(X.shape[0])
 
+    @abc.abstractmethod
     def log_likelihood_terms(self, params: Params, X) -> np.ndarray:
         """Per-feature terms of log P(x | y), shape (n_samples, n_classes, n_features).
 
-        They add up to ``joint_log_likelihood + log_normalizer`` (broadcast over classes).
-        Memory is n*K*d: meant for explanations and tests, not for bulk prediction.
+        They add up to ``joint_log_likelihood + log_normalizer`` (broadcast over classes);
+        a missing cell's term is 0. Memory is n*K*d: meant for explanations and tests, not
+        for bulk prediction.
         """
-        raise NotImplementedError
+
+    # -- conformance hooks -------------------------------------------------------------------
+    @abc.abstractmethod
+    def example_data(self, rng: np.random.Generator, n_samples: int, n_features: int):
+        """Random data in the family's domain, shape (n_samples, n_features), with a scale
+        that differs per feature: what the conformance suite (and examples) fit on.
+
+        Dense; the suite makes a sparse copy itself where :attr:`sparse_ok`.
+        """
+
+    @abc.abstractmethod
+    def reference_log_density(self, params: Params, X) -> np.ndarray | None:
+        """log P(x | y = k) computed independently with ``scipy.stats`` from ``params``: the
+        reference the conformance suite checks :meth:`log_likelihood_terms` against.
+
+        Shape (n_samples, n_classes, n_features) where the density factorises over the
+        features, else (n_samples, n_classes) for the whole block (Multinomial). Return None
+        only for a family whose scores are not a normalised density (Complement), and say
+        why in a comment. ``X`` is prepared, dense and complete.
+        """
 
     # -- linear form -------------------------------------------------------------------------
     def is_linear(self, params: Params) -> bool:
@@ -385,9 +452,10 @@ class Family:
         ``joint_log_likelihood(params, X) == linear_features(params, X) @ W.T + b`` up to a
         term that is the same for every class (so it cancels in log-odds and posteriors), for
         complete rows (a missing cell drops its factor, which no fixed weight can express).
-        Zero probabilities under ``estimate="mle"`` give infinite weights.
+        Zero probabilities under ``estimate="mle"`` give infinite weights. Optional: without
+        it ``coef_``, ``decision_function`` and ``top_features`` are unavailable.
         """
-        raise NotImplementedError
+        raise NotImplementedError(f"The {self.name} family has no linear form.")
 
     def linear_features(self, params: Params, X):
         """The design matrix the linear weights apply to; ``X`` itself for most families."""
@@ -409,9 +477,9 @@ class Family:
         """Training mean of each linear feature per class, (n_classes, n_linear).
 
         ``class_count`` is the total weight per class (rows). Used to rank features by their
-        average contribution to a class's log-odds (``top_features(by="impact")``).
+        average contribution to a class's log-odds (``top_features(by="impact")``). Optional.
         """
-        raise NotImplementedError
+        raise NotImplementedError(f"The {self.name} family does not report feature means.")
 
     # -- automatic smoothing -----------------------------------------------------------------
     def evidence_function(self, stats: Stats):

@@ -56,6 +56,7 @@ class Bernoulli(Family):
 
     name = "bernoulli"
     class_keys = ("n_ones", "n_observed")
+    shared_params = ("alpha", "estimate")
 
     def __init__(
         self, alpha=1.0, estimate="posterior_mean", binarize: float | None = 0.0, missing="error"
@@ -121,6 +122,9 @@ class Bernoulli(Family):
 
     def n_samples(self, stats):
         return stats["n_observed"].max(axis=1, initial=0.0)
+
+    def observed_weight(self, stats):
+        return stats["n_observed"].sum(axis=0)
 
     def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
         out = super().subtract(a, b, class_names, feature_names)
@@ -204,3 +208,12 @@ class Bernoulli(Family):
         with np.errstate(invalid="ignore"):
             t = np.where(x == 1, params["log_p"][None], params["log_1mp"][None])
         return np.where(np.isnan(x), 0.0, t)
+
+    def example_data(self, rng, n_samples, n_features):
+        u = rng.uniform(size=(n_samples, n_features))
+        return (u < rng.uniform(0.1, 0.9, size=n_features)).astype(np.float64)
+
+    def reference_log_density(self, params, X):
+        from scipy import stats
+
+        return stats.bernoulli.logpmf(X[:, None, :], np.exp(params["log_p"])[None])

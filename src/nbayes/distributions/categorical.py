@@ -91,6 +91,7 @@ class Categorical(Family):
 
     name = "categorical"
     class_keys = ("n_counts",)
+    shared_params = ("alpha", "estimate")
 
     def __init__(
         self,
@@ -295,6 +296,9 @@ class Categorical(Family):
         if j is None or j < 0:
             return j
         return int(np.searchsorted(offsets_of(stats["n_categories"]), j, side="right") - 1)
+
+    def observed_weight(self, stats):
+        return _segment_sums(stats["n_counts"], stats["n_categories"]).sum(axis=0)
 
     def final_categories(self, stats: Stats) -> np.ndarray:
         n_cat = stats["n_categories"]
@@ -524,6 +528,22 @@ class Categorical(Family):
         if unseen is not None and self.unseen == "smooth":
             t = np.where(unseen[:, None, :], params["log_unseen"][None], t)
         return t
+
+    def example_data(self, rng, n_samples, n_features):
+        return rng.integers(0, rng.integers(2, 6, size=n_features), size=(n_samples, n_features))
+
+    def reference_log_density(self, params, X):
+        # Each feature is a multinomial with one trial over its categories.
+        from scipy import stats
+
+        n_cat = params["n_categories"]
+        theta = np.exp(params["log_theta"])
+        out = np.empty((X.shape[0], theta.shape[0], n_cat.size))
+        for j, (lo, c) in enumerate(zip(offsets_of(n_cat), n_cat)):  # bounded: features
+            onehot = np.eye(c)[X[:, j]]
+            for k in range(theta.shape[0]):  # bounded: classes
+                out[:, k, j] = stats.multinomial.logpmf(onehot, 1, theta[k, lo : lo + c])
+        return out
 
 
 #: Features with at most this many categories are scored in pairs by the compiled loop: one

@@ -161,6 +161,7 @@ class Gaussian(Family):
     finite_shows_in_result = True
     sparse_ok = False
     class_keys = ("n_weight", "mean", "m2")
+    shared_params = ("var_smoothing",)
 
     def __init__(
         self,
@@ -333,6 +334,9 @@ class Gaussian(Family):
                 & np.isfinite(total_w + total_mean + total_m2)
             )
         return int(np.argmax(bad)) if bad.any() else None
+
+    def observed_weight(self, stats):
+        return stats["n_weight"].sum(axis=0)
 
     @staticmethod
     def pooled(stats: Stats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -578,6 +582,18 @@ class Gaussian(Family):
                 + (x - params["mean"][None]) ** 2 / params["var"][None]
             )
         return np.where(np.isnan(x), 0.0, t)
+
+    def example_data(self, rng, n_samples, n_features):
+        X = rng.normal(size=(n_samples, n_features)) * rng.uniform(0.5, 3, size=n_features)
+        return X + rng.normal(size=n_features) * 5
+
+    def reference_log_density(self, params, X):
+        from scipy import stats
+
+        x, mean, scale = X[:, None, :], params["mean"][None], np.sqrt(params["var"])[None]
+        if "dof" in params:  # the posterior predictive Student-t
+            return stats.t.logpdf(x, params["dof"][None], mean, scale)
+        return stats.norm.logpdf(x, mean, scale)
 
     # -- linear form ---------------------------------------------------------------------------
     def is_linear(self, params: Params) -> bool:

@@ -20,7 +20,7 @@ from ._base import (
     safe_ratio,
     sum_shifted_lgamma,
 )
-from .multinomial import check_counts
+from .multinomial import check_counts, count_data
 
 
 class Poisson(Family):
@@ -50,6 +50,7 @@ class Poisson(Family):
     name = "poisson"
     finite_shows_in_result = True
     class_keys = ("n_sum", "n_observed")
+    shared_params = ("alpha", "estimate")
 
     def __init__(self, alpha=1.0, beta: float = 1.0, estimate="posterior_mean", missing="error"):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
@@ -78,6 +79,9 @@ class Poisson(Family):
 
     def n_samples(self, stats):
         return stats["n_observed"].max(axis=1, initial=0.0)
+
+    def observed_weight(self, stats):
+        return stats["n_observed"].sum(axis=0)
 
     def finalize(self, stats: Stats) -> Params:
         n_features = stats["n_sum"].shape[1]
@@ -147,3 +151,11 @@ class Poisson(Family):
             t = x * params["log_rate"][None] - params["rate"][None] - gammaln(x + 1)
         t = np.where(x == 0, -params["rate"][None], t)
         return np.where(np.isnan(x), 0.0, t)
+
+    def example_data(self, rng, n_samples, n_features):
+        return count_data(rng, n_samples, n_features)
+
+    def reference_log_density(self, params, X):
+        from scipy import stats
+
+        return stats.poisson.logpmf(X[:, None, :], params["rate"][None])

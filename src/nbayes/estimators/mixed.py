@@ -17,22 +17,13 @@ import pandas as pd
 
 from .._validation import first_true, show
 from ..distributions import REGISTRY, Family, make_family
-from ..distributions.categorical import UNSEEN, _segment_sums
+from ..distributions.categorical import UNSEEN
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ._base import BaseNB
 from ._encoding import Vocabulary, as_frame, infer_family
 
 MISSING_POLICIES = ("error", "ignore", "category")
 REMAINDER = ("auto", "drop", "error")
-#: Hyperparameters of MixedNB that a family named by a string receives.
-_SHARED = {
-    "bernoulli": ("alpha", "estimate"),
-    "categorical": ("alpha", "estimate"),
-    "multinomial": ("alpha", "estimate"),
-    "complement": ("alpha", "estimate"),
-    "poisson": ("alpha", "estimate"),
-    "gaussian": ("var_smoothing",),
-}
 
 
 class MixedNB(BaseNB):
@@ -206,7 +197,7 @@ class MixedNB(BaseNB):
                     f"Unknown family {name!r} in 'columns'; choose one of {sorted(REGISTRY)} "
                     "or 'auto', or pass a family instance."
                 )
-            params = {p: getattr(self, p) for p in _SHARED.get(name, ())}
+            params = {p: getattr(self, p) for p in REGISTRY[name].shared_params}
         params["missing"] = self._family_missing
         if name == "categorical":
             params["unseen"] = self.unseen
@@ -613,7 +604,7 @@ class MixedNB(BaseNB):
         for g, (fam, pos, stats, vocab) in enumerate(
             zip(self.families_, self._positions, self.stats_["groups"], self._vocabs)
         ):
-            observed = _observed_weight(fam.name, stats)
+            observed = fam.observed_weight(stats)
             n_cat = np.full(len(pos), np.nan)
             if vocab is not None:
                 n_cat = vocab.n_categories().astype(float) - vocab.first_code
@@ -727,17 +718,6 @@ def offsets(stats) -> np.ndarray:
     from ..distributions.categorical import offsets_of
 
     return offsets_of(stats["n_categories"])
-
-
-def _observed_weight(name: str, stats) -> np.ndarray:
-    """Training weight per feature where the value was observed."""
-    if name == "gaussian":
-        return stats["n_weight"].sum(axis=0)
-    if name in ("bernoulli", "poisson"):
-        return stats["n_observed"].sum(axis=0)
-    if name == "categorical":
-        return _segment_sums(stats["n_counts"], stats["n_categories"]).sum(axis=0)
-    return np.full(next(iter(stats.values())).shape[-1], np.nan)
 
 
 __all__ = ["MixedNB"]
