@@ -63,6 +63,10 @@ class Case:
     sparse: bool  # accepts scipy sparse X (and keeps the results)
     matrix: bool  # X is a numeric matrix (float32 copies, column slices)
     family: str | None = None  # the one family the case models, if any
+    #: Whether a row of weight zero leaves no trace. Not yet for MixedNB with categorical
+    #: columns: a value seen only in such rows still gets a category code (see
+    #: test_conformance.py::test_zero_weight_categories_leave_no_trace, a strict xfail).
+    zero_weight_exact: bool = True
 
     def make(self, n=60, d=5, k=3, seed=0, sparse=False, density=1.0):
         """A fresh estimator and (X, y); every class occurs (in the first k rows).
@@ -104,12 +108,13 @@ def family_case(name: str) -> Case:
         False,
         True,
         name,
+        zero_weight_exact=FAMILIES[name].name != "categorical",
     )
 
 
 def own_case(estimator: str) -> Case:
     factory, maker, matrix = OWN_DATA[estimator]
-    return Case(estimator, factory, maker, False, matrix)
+    return Case(estimator, factory, maker, False, matrix, zero_weight_exact=False)
 
 
 def estimator_cases() -> list[Case]:

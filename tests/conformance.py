@@ -290,7 +290,8 @@ def check_merge_tree_of_shards_equals_fit(case: Case, fractions, order, data):
 def check_integer_weights_equal_duplicated_rows(case: Case, data):
     model, X, y = data.draw(drawn(case))
     n, k = len(y), len(np.unique(y))
-    w = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    low = 0 if case.zero_weight_exact else 1
+    w = np.array(data.draw(st.lists(st.integers(low, 3), min_size=n, max_size=n)))
     w[:k] = np.maximum(w[:k], 1)  # keep every class present (Case.make puts them first)
     weighted = clone(model).fit(X, y, sample_weight=w)
     rows = np.repeat(np.arange(n), w)

@@ -10,27 +10,19 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from _cases import OWN_DATA, OWN_SUITES, PRESETS, estimator_cases
 from conformance import ESTIMATOR_CHECKS, FAMILY_CHECKS, NOT_A_DENSITY, applies
 from hypothesis import settings
+from sklearn.base import clone
 
+import nbayes
 from nbayes.distributions import REGISTRY as FAMILIES
 from nbayes.distributions import Family
 from nbayes.estimators import REGISTRY as ESTIMATORS
 
 CASES = estimator_cases()
-
-
-#: (case, check) pairs that fail today, with the reason; strict, so a fix shows as XPASS.
-KNOWN_FAILURES = {
-    (case, "check_integer_weights_equal_duplicated_rows"): (
-        "MixedNB gives category codes to values seen only in rows of weight zero; a value "
-        "coded below a weighted one then counts in K_j, which changes the smoothing "
-        "(zero weight is not quite a dropped row for categorical columns)"
-    )
-    for case in ("MixedNB", "MixedNB[categorical]")
-}
 
 
 def test_every_registered_estimator_has_a_case():
@@ -72,14 +64,7 @@ def test_family(name, check):
 @pytest.mark.parametrize(
     "case, check",
     [
-        pytest.param(
-            case,
-            check,
-            id=f"{case.name}-{check.__name__}",
-            marks=[pytest.mark.xfail(reason=why, strict=True)]
-            if (why := KNOWN_FAILURES.get((case.name, check.__name__)))
-            else [],
-        )
+        pytest.param(case, check, id=f"{case.name}-{check.__name__}")
         for case in CASES
         for check in ESTIMATOR_CHECKS
         if applies(check, case)
@@ -96,3 +81,22 @@ def test_ci_runs_the_property_tests_reproducibly():
     assert settings.get_profile("ci").derandomize
     if os.environ.get("CI") == "true":
         assert settings.default.derandomize
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="MixedNB gives a category code to a value seen only in rows of weight zero; coded "
+    "below a weighted value it then counts in K_j and changes the smoothing. The conformance "
+    "cases of MixedNB with categorical columns draw weights >= 1 until this is fixed "
+    "(Case.zero_weight_exact).",
+)
+def test_zero_weight_categories_leave_no_trace():
+    X = np.array([[0], [1], [3], [0], [3]])  # 1 is seen only with weight zero
+    y = np.array([0, 1, 0, 1, 1])
+    w = np.array([1, 0, 1, 1, 1])
+    model = nbayes.MixedNB(columns=[("categorical", [0])])
+    weighted = clone(model).fit(X, y, sample_weight=w)
+    dropped = clone(model).fit(X[w > 0], y[w > 0])
+    np.testing.assert_allclose(
+        weighted.predict_joint_log_proba(X[w > 0]), dropped.predict_joint_log_proba(X[w > 0])
+    )
