@@ -35,7 +35,7 @@ import numpy as np
 
 from .._output import output_file
 from ..exceptions import ModelFormatError, NotFittedError, ParameterError
-from . import _dispatch
+from . import _declared, _dispatch
 from . import _plain as state
 
 FORMAT_NAME = "nbayes-model"
@@ -45,6 +45,8 @@ MODEL_SUFFIX = ".nbayes"
 MANIFEST = "manifest.json"
 #: Default largest uncompressed member accepted by :func:`load` (bytes).
 MAX_MEMBER_BYTES = 2**31
+#: Default largest total of uncompressed members accepted by :func:`load` (bytes).
+MAX_TOTAL_BYTES = 2**32
 _MAX_MANIFEST_BYTES = 64 * 2**20
 _ARRAY_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}$")
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed timestamps: the same model gives the same bytes
@@ -221,7 +223,7 @@ def _parse_manifest(zf, path) -> dict:
 
     try:
         manifest = json.loads(raw.decode("utf-8"), parse_constant=no_constants)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise _fail(path, f"manifest.json is not valid JSON ({exc}).") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise _fail(path, "manifest.json does not describe an nbayes model.")
@@ -255,53 +257,89 @@ def read_manifest(path) -> dict:
         return _parse_manifest(zf, path)
 
 
-def _load_array(data: bytes, path, name: str, declared) -> np.ndarray:
-    """Parse one .npy member after checking its header against the manifest."""
-    if not isinstance(declared, dict) or set(declared) != {"shape", "dtype"}:
-        raise _fail(path, f"the manifest entry of array {name!r} is malformed.")
-    buf = io.BytesIO(data)
+def _read_array(zf: zipfile.ZipFile, path, name: str, shape, dtype) -> np.ndarray:
+    """Read one .npy member straight from the archive into its array, after checking its
+    header against the manifest; the member's size was checked before (:func:`_declared.sizes`),
+    so at most that many bytes are inflated, and no second copy of the data is made."""
     try:
-        major, minor = np.lib.format.read_magic(buf)
-        if (major, minor) == (1, 0):
-            shape, _fortran, dtype = np.lib.format.read_array_header_1_0(buf)
-        elif (major, minor) == (2, 0):
-            shape, _fortran, dtype = np.lib.format.read_array_header_2_0(buf)
-        else:
-            raise ValueError(f"unsupported .npy version {major}.{minor}")
-    except ValueError as exc:
-        raise _fail(path, f"array {name!r} is not a valid .npy array ({exc}).") from None
-    if dtype.hasobject or dtype.kind not in state.ARRAY_KINDS:
+        with zf.open(_member(name)) as f:
+            try:
+                version = np.lib.format.read_magic(f)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f"unsupported .npy version {version[0]}.{version[1]}")
+                read_header = (
+                    np.lib.format.read_array_header_1_0
+                    if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0
+                )
+                header, fortran, got = read_header(f, max_header_size=_declared.MAX_HEADER)
+            except (ValueError, SyntaxError, TypeError) as exc:
+                raise _fail(path, f"array {name!r} is not a valid .npy array ({exc}).") from None
+            if got.hasobject or got.kind not in state.ARRAY_KINDS:
+                raise _fail(
+                    path,
+                    f"array {name!r} has dtype {got}; only bool, integer, float and "
+                    "unicode arrays are allowed (object arrays would need pickle).",
+                )
+            if tuple(header) != shape or got.str != dtype.str:
+                raise _fail(
+                    path,
+                    f"array {name!r} has shape {tuple(header)} and dtype {got.str}, "
+                    f"but the manifest declares {shape} and {dtype.str}.",
+                )
+            flat = np.empty(_declared.nbytes(shape, dtype) // dtype.itemsize, dtype=dtype)
+            view, done = memoryview(flat.view(np.uint8)), 0
+            while done < view.nbytes:  # bounded: chunks of 16 MiB up to the declared size
+                n = f.readinto(view[done : done + 2**24])
+                if not n:
+                    break
+                done += n
+            if done != view.nbytes or f.read(1):
+                raise _fail(
+                    path,
+                    f"array {name!r} holds {done if done != view.nbytes else 'more'} bytes "
+                    f"of data; its header needs {view.nbytes}. The file is truncated or corrupt.",
+                )
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        NotImplementedError,
+    ) as exc:
         raise _fail(
-            path,
-            f"array {name!r} has dtype {dtype}; only bool, integer, float and "
-            "unicode arrays are allowed (object arrays would need pickle).",
-        )
-    if list(shape) != declared["shape"] or dtype.str != declared["dtype"]:
-        raise _fail(
-            path,
-            f"array {name!r} has shape {tuple(shape)} and dtype {dtype.str}, "
-            f"but the manifest declares {tuple(declared['shape'])} and "
-            f"{declared['dtype']}.",
-        )
-    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if len(data) - buf.tell() != expected:
-        raise _fail(
-            path,
-            f"array {name!r} holds {len(data) - buf.tell()} bytes of data; its "
-            f"header needs {expected}. The file is truncated or corrupt.",
-        )
-    buf.seek(0)
-    try:
-        arr = np.load(buf, allow_pickle=False)
-    except ValueError as exc:
-        raise _fail(path, f"cannot read array {name!r} ({exc}).") from None
+            path, f"cannot read {name!r}; the archive is damaged or truncated ({exc})."
+        ) from None
+    arr = flat.reshape(shape, order="F" if fortran else "C")
     try:
         return state.check_array(name, arr)
     except ModelFormatError as exc:
         raise _fail(path, str(exc)) from None
 
 
-def _read_v1(zf, path, manifest, limit):
+def _check_declared(zf, path, manifest, max_member: int, max_total: int) -> dict:
+    """(shape, dtype) of every declared array, held to the manifest's layout and the size
+    limits before anything is inflated (see :mod:`nbayes.io._declared`)."""
+    name = manifest["estimator"]
+    try:
+        if name not in _dispatch.KINDS:
+            state.build(name, {}, "estimator")  # an unknown class: its own message
+            raise ModelFormatError(f"Model file: {name} cannot be restored.")
+        declared = _declared.parse(manifest["arrays"])
+        _declared.check(name, manifest["state"], declared)
+        sizes = {}
+        for key in declared:
+            info = zf.NameToInfo.get(_member(key))
+            if info is None:
+                raise ModelFormatError(f"Model file: the member {_member(key)!r} is missing.")
+            sizes[key] = info.file_size
+        _declared.sizes(declared, sizes, max_member, max_total)
+    except ModelFormatError as exc:
+        raise _fail(path, str(exc).removeprefix("Model file: ")) from None
+    return declared
+
+
+def _read_v1(zf, path, manifest, limit, total_limit):
     for key in ("estimator", "params", "state", "arrays"):
         if key not in manifest:
             raise _fail(path, f"manifest.json lacks {key!r}.")
@@ -316,10 +354,8 @@ def _read_v1(zf, path, manifest, limit):
     for key in declared:
         if not isinstance(key, str) or not _ARRAY_NAME.match(key) or ".." in key:
             raise _fail(path, f"invalid array name {key!r}.")
-    arrays = {
-        k: _load_array(_read_member(zf, path, _member(k), limit), path, k, v)
-        for k, v in declared.items()
-    }
+    shapes = _check_declared(zf, path, manifest, limit, total_limit)
+    arrays = {k: _read_array(zf, path, k, *shapes[k]) for k in declared}
     try:
         model = _dispatch.load(manifest["estimator"], manifest["params"], manifest["state"], arrays)
     except ModelFormatError as exc:
@@ -336,7 +372,7 @@ def _read_v1(zf, path, manifest, limit):
 _READERS = {1: _read_v1}
 
 
-def load(path, *, max_member_bytes: int = MAX_MEMBER_BYTES):
+def load(path, *, max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int = MAX_TOTAL_BYTES):
     """Read a model written by :func:`save`; never executes code from the file.
 
     Parameters
@@ -344,6 +380,12 @@ def load(path, *, max_member_bytes: int = MAX_MEMBER_BYTES):
     path : str or path-like
     max_member_bytes : int, default 2 GiB
         Largest uncompressed archive member accepted (guards against zip bombs).
+    max_total_bytes : int, default 4 GiB
+        Largest total of the uncompressed members. Before any array is inflated, every
+        array's declared shape is checked against the manifest (classes, features, columns
+        per group, vocabulary lengths) and its member's size against that shape, so a forged
+        file is refused after reading its manifest; these limits bound what a file that is
+        consistent in every shape can make :func:`load` allocate.
 
     Returns
     -------
@@ -368,4 +410,6 @@ def load(path, *, max_member_bytes: int = MAX_MEMBER_BYTES):
     """
     with _open_zip(path) as zf:
         manifest = _parse_manifest(zf, path)
-        return _READERS[manifest["format_version"]](zf, path, manifest, max_member_bytes)
+        return _READERS[manifest["format_version"]](
+            zf, path, manifest, max_member_bytes, max_total_bytes
+        )

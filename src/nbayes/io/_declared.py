@@ -1,0 +1,205 @@
+"""What a model file may declare, checked before a byte of any array is decompressed.
+
+A zip member's uncompressed size is whatever its header says, and deflate packs zeros about
+1000:1, so a few MB of file can declare gigabytes. Before reading arrays, :func:`check` holds
+every declared array to the layout the manifest's JSON implies -- one entry per class in
+``classes``, ``n_features_in`` features, the columns of each group, one length per
+vocabulary -- refuses any array that the layout does not name, and :func:`sizes` bounds each
+member and their total. A forged file is then refused after reading its manifest; what is
+left to a forger is a model consistent in every shape, whose size the total cap bounds.
+
+Shapes are read from the manifest's ``arrays`` entries; the per-kind loaders in
+:mod:`nbayes.io._dispatch` check the values after reading, as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import ModelFormatError
+from . import _plain as plain
+
+#: Longest .npy header dict accepted (numpy's own default limit; it writes under 200 bytes),
+#: and the most bytes a member may hold beyond its data: magic, version, length, header.
+MAX_HEADER = 10_000
+MAX_HEADER_BYTES = MAX_HEADER + 12
+#: Statistics whose second axis is a flat (feature, category) layout, not one per feature.
+_FLAT = {("categorical", "n_counts")}
+_VOCABULARY = {"values": "U", "kinds": "U", "column": "i", "code": "i"}
+
+
+def parse(declared: dict) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """(shape, dtype) of every manifest ``arrays`` entry; malformed entries are refused."""
+    out = {}
+    for name, entry in declared.items():
+        shape = entry.get("shape") if isinstance(entry, dict) else None
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        if (
+            set(entry if isinstance(entry, dict) else ()) != {"shape", "dtype"}
+            or not isinstance(shape, list)
+            or len(shape) > 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)
+            or not isinstance(dtype, str)
+        ):
+            raise ModelFormatError(
+                f"Model file: the manifest entry of array {name!r} is malformed."
+            )
+        try:
+            dt = np.dtype(dtype)
+        except (TypeError, ValueError):
+            dt = None
+        if dt is None or dt.hasobject or dt.kind not in plain.ARRAY_KINDS or dt.itemsize == 0:
+            raise ModelFormatError(
+                f"Model file: array {name!r} declares dtype {dtype if dt is None else dt}; "
+                "only bool, integer, float and unicode arrays are allowed (object arrays would "
+                "need pickle)."
+            )
+        out[name] = (tuple(shape), dt)
+    return out
+
+
+def nbytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
+    """Bytes of data of an array (Python integers: a forged shape cannot overflow)."""
+    n = dtype.itemsize
+    for d in shape:
+        n *= d
+    return n
+
+
+def check(estimator: str, meta, arrays: dict) -> None:
+    """Refuse declared arrays that the layout of an ``estimator`` model does not have, or
+    whose shapes disagree with it. ``arrays`` maps names to (shape, dtype) from :func:`parse`."""
+    expected: dict[str, tuple] = {}
+    _expect_kind(estimator, meta, arrays, expected, "")
+    for name, (shape, dtype) in arrays.items():
+        if name not in expected:
+            raise ModelFormatError(
+                f"Model file: the manifest declares array {name!r}, which a {estimator} model "
+                "file does not have."
+            )
+        want, kinds = expected[name]
+        if (
+            dtype.kind not in kinds
+            or len(shape) != len(want)
+            or any(w is not None and w != s for w, s in zip(want, shape))
+        ):
+            shown = str(tuple("any" if w is None else w for w in want)).replace("'", "")
+            raise ModelFormatError(
+                f"Model file: the manifest declares array {name!r} with shape {shape} and dtype "
+                f"{dtype.str}; the model's layout (classes, features, column groups) needs shape "
+                f"{shown} of kind {kinds!r}. The file is corrupt or forged."
+            )
+
+
+def _expect_kind(estimator, meta, arrays, expected, prefix) -> None:
+    if not isinstance(meta, dict):
+        raise ModelFormatError("Model file: the estimator state is not a mapping.")
+    if estimator == "TextNB":
+        _expect_text(meta, arrays, expected, prefix)
+        return
+    widths = None
+    if estimator == "MixedNB":
+        layout = meta.get("mixed")
+        positions = layout.get("positions") if isinstance(layout, dict) else None
+        vocabularies = layout.get("vocabularies") if isinstance(layout, dict) else None
+        if not (
+            isinstance(positions, list)
+            and all(isinstance(p, list) for p in positions)
+            and isinstance(vocabularies, list)
+            and len(vocabularies) == len(positions)
+        ):
+            raise ModelFormatError("Model file: MixedNB column layout is malformed.")
+        widths = [len(p) for p in positions]
+        for g, spec in enumerate(vocabularies):  # bounded by the number of groups
+            if spec is not None:
+                _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/{g}/")
+    elif estimator == "CategoricalNB" and meta.get("vocabulary") is not None:
+        _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/")
+    _expect_base(meta, arrays, expected, prefix, widths)
+
+
+def _expect_base(meta, arrays, expected, prefix, widths) -> None:
+    """classes (K,), class_count (K,), feature_names_in (D,), each group's statistics."""
+    classes = arrays.get(f"{prefix}classes")
+    n_features = meta.get("n_features_in")
+    specs = meta.get("families")
+    if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+        raise ModelFormatError(
+            f"Model file: 'n_features_in' must be a positive integer; got {n_features!r}."
+        )
+    if not isinstance(specs, list) or not specs:
+        raise ModelFormatError("Model file: the list of families is missing or empty.")
+    if classes is None or len(classes[0]) != 1:
+        raise ModelFormatError(
+            f"Model file: the manifest must declare {prefix}classes as a 1-D array; every "
+            "statistic has one row per class."
+        )
+    k = classes[0][0]
+    expected[f"{prefix}classes"] = ((k,), "biufU")
+    expected[f"{prefix}class_count"] = ((k,), "f")
+    expected[f"{prefix}feature_names_in"] = ((n_features,), "U")
+    widths = [n_features] if widths is None else widths
+    if len(widths) != len(specs):
+        raise ModelFormatError(
+            f"Model file: {len(specs)} families stored for {len(widths)} column groups."
+        )
+    for i, (spec, width) in enumerate(zip(specs, widths)):  # bounded by the groups
+        family = plain.make_family(spec, f"family {i}")
+        for key, zero in family.zeros(1, 1).items():  # the keys and their kinds, no data
+            kinds = "iu" if zero.dtype.kind in "iu" else "f"
+            if key not in family.class_keys:
+                shape = (width,)
+            elif (family.name, key) in _FLAT:
+                shape = (k, None)  # the categories per feature are read from the file
+            else:
+                shape = (k, width)
+            expected[f"{prefix}stats/{i}/{key}"] = (shape, kinds)
+
+
+def _expect_vocabulary(arrays, expected, prefix) -> None:
+    """Four arrays of one common length (the number of entries)."""
+    values = arrays.get(f"{prefix}values")
+    length = values[0][0] if values is not None and len(values[0]) == 1 else None
+    for part, kind in _VOCABULARY.items():
+        expected[f"{prefix}{part}"] = ((length,), kind)
+
+
+def _expect_text(meta, arrays, expected, prefix) -> None:
+    classifier = meta.get("classifier")
+    if not isinstance(classifier, dict) or not isinstance(classifier.get("estimator"), str):
+        raise ModelFormatError("Model file: TextNB's classifier is malformed.")
+    inner = classifier["estimator"]
+    if inner == "TextNB":
+        raise ModelFormatError("Model file: TextNB cannot use a TextNB.")
+    _expect_kind(inner, classifier.get("state"), arrays, expected, f"{prefix}classifier/")
+    state = classifier.get("state")
+    expected[f"{prefix}vocabulary"] = ((state.get("n_features_in"),), "U")
+
+
+def sizes(declared: dict, members: dict, max_member: int, max_total: int) -> None:
+    """Each member's uncompressed size (from the zip directory) must be that of its declared
+    array plus a .npy header, at most ``max_member``; all of them at most ``max_total``.
+
+    ``declared`` maps names to (shape, dtype); ``members`` maps names to zip ``file_size``.
+    """
+    total = 0
+    for name, (shape, dtype) in declared.items():
+        data = nbytes(shape, dtype)
+        size = members[name]
+        if not data + 10 <= size <= data + MAX_HEADER_BYTES:
+            raise ModelFormatError(
+                f"Model file: the member of array {name!r} is {size} bytes uncompressed; an "
+                f"array of the declared shape {shape} and dtype {dtype.str} takes {data} bytes "
+                "plus a short header. The file is corrupt or forged."
+            )
+        if size > max_member:
+            raise ModelFormatError(
+                f"Model file: array {name!r} is {size} bytes uncompressed, over the limit of "
+                f"{max_member}; pass a larger max_member_bytes if you trust this file."
+            )
+        total += size
+    if total > max_total:
+        raise ModelFormatError(
+            f"Model file: its arrays take {total} bytes uncompressed, over the limit of "
+            f"{max_total}; pass a larger max_total_bytes if you trust this file."
+        )
