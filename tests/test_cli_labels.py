@@ -4,6 +4,7 @@ codes; predict and evaluate follow decision thresholds. Inputs are generated mes
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -303,3 +304,161 @@ def test_threshold_errors_are_usage_errors(capsys, tmp_path, thresholded):
     )
     assert status == 2
     assert "--threshold applies to a model of two classes; this one has 3" in err
+
+
+# -- point 14: messages and options ---------------------------------------------------------------
+def test_encoding_error_says_where(capsys, tmp_path):
+    (tmp_path / "latin.csv").write_bytes("x,y\n1,caf\xe9\n2,b\n".encode("latin-1"))
+    status, _, err = run(capsys, "train", tmp_path / "latin.csv", "-t", "y", "-o", tmp_path / "m")
+    assert status == 1
+    assert "{exc.start}" not in err
+    assert re.search(r"not valid utf-8 \(.* at byte offset \d+ of a block\)", err)
+
+
+def test_missing_evaluation_label_speaks_of_evaluation_rows(capsys, tmp_path):
+    numbers_table().to_csv(tmp_path / "train.csv", index=False)
+    train(str(tmp_path / "train.csv"), "y", str(tmp_path / "m.nbayes"))
+    frame = numbers_table()
+    frame.loc[7, "y"] = None
+    frame.to_csv(tmp_path / "gaps.csv", index=False)
+    status, _, err = run(capsys, "evaluate", tmp_path / "m.nbayes", tmp_path / "gaps.csv")
+    assert status == 1
+    assert "empty at row 7; every evaluation row needs a label" in err
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--hashing", "-5"], "argument --hashing: must be at least 1 (buckets); got -5"),
+        (["--hashing", "0"], "argument --hashing: must be at least 1 (buckets); got 0"),
+        (["--max-features", "-3"], "argument --max-features: must be at least 1 (words); got -3"),
+        (["--ngrams", "0"], "argument --ngrams: must be at least 1 (words per n-gram); got 0"),
+        (["--ngrams", "two"], "argument --ngrams: must be a whole number; got 'two'"),
+        (["--min-df", "2.5"], "argument --min-df: must be a number of texts (a whole number"),
+        (["--min-df", "-1"], "argument --min-df: must be a number of texts"),
+    ],
+)
+def test_numeric_options_are_usage_errors(capsys, tmp_path, option, message):
+    (tmp_path / "t.csv").write_text("text,y\nhello there you,a\nbye now friend,b\n")
+    status, _, err = run(
+        capsys, "train", tmp_path / "t.csv", "-t", "y", "-o", tmp_path / "m", *option
+    )
+    assert status == 2
+    assert message in err
+    assert not (tmp_path / "m").exists()
+
+
+def test_fractional_and_whole_min_df_still_work(tmp_path):
+    from nbayes.cli._models import Settings
+
+    (tmp_path / "t.csv").write_text("text,y\nhello there you,a\nbye now friend,b\nhello friend,a\n")
+    for min_df in (0.5, 2.0):
+        result = train(
+            str(tmp_path / "t.csv"),
+            "y",
+            str(tmp_path / "m.nbayes"),
+            text_column="text",
+            settings=Settings(min_df=min_df),
+        )
+        assert result.classes == ["a", "b"]
+
+
+@pytest.fixture
+def many_classes(tmp_path):
+    rng = np.random.default_rng(0)
+    k = rng.integers(0, 150, 3000)
+    frame = pd.DataFrame({"x": k + rng.normal(size=k.size) * 3, "y": [f"c{i}" for i in k]})
+    frame.to_csv(tmp_path / "many.csv", index=False)
+    return tmp_path / "many.csv"
+
+
+def test_many_classes_are_summarised_unless_full(capsys, tmp_path, many_classes):
+    model = tmp_path / "many.nbayes"
+    status, out, _ = run(capsys, "train", many_classes, "-t", "y", "-o", model)
+    assert status == 0
+    assert "150 classes, the most frequent" in out and "(--full lists every class)" in out
+    assert out.count(": ") <= 25  # 20 classes shown, not 150
+    status, out, _ = run(capsys, "train", many_classes, "-t", "y", "-o", model, "--full")
+    assert out.count(", c") >= 149
+    status, out, _ = run(capsys, "evaluate", model, many_classes)
+    assert status == 0
+    assert "(the 20 most frequent of 150 classes; --full shows every class" in out
+    assert "most frequent confusions" in out and "confusion matrix (rows" not in out
+    assert len(out.splitlines()) < 70
+    status, out, _ = run(capsys, "evaluate", model, many_classes, "--full")
+    assert "confusion matrix (rows: true class" in out
+    assert len(out.splitlines()) > 300
+    report = evaluate(str(model), str(many_classes))
+    assert len(report["confusion_matrix"]) == 150  # the API and --json keep everything
+
+
+def test_many_classes_predict_without_performance_warnings(tmp_path, many_classes):
+    import warnings
+
+    model = tmp_path / "many.nbayes"
+    train(str(many_classes), "y", str(model))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.PerformanceWarning)
+        predict(str(model), str(many_classes), str(tmp_path / "out.csv"), proba=True)
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert out.shape == (3000, 151)
+    np.testing.assert_allclose(out.filter(like="proba_").sum(axis=1), 1.0)
+
+
+def test_wide_characters_align(capsys, tmp_path):
+    from nbayes.cli._common import display_width, format_table
+
+    rng = np.random.default_rng(1)
+    labels = np.array(["猫", "犬", "cat"])
+    k = rng.integers(0, 3, 300)
+    pd.DataFrame({"x": k + rng.normal(size=300), "y": labels[k]}).to_csv(
+        tmp_path / "cjk.csv", index=False
+    )
+    train(str(tmp_path / "cjk.csv"), "y", str(tmp_path / "m.nbayes"))
+    status, out, _ = run(capsys, "evaluate", tmp_path / "m.nbayes", tmp_path / "cjk.csv")
+    assert status == 0
+    matrix = out.split("confusion matrix")[1].splitlines()[1:]
+    assert len({display_width(line) for line in matrix}) == 1  # every row ends in one column
+    table = format_table([["猫猫", 1], ["a", 22]], ["class", "n"]).splitlines()
+    assert [display_width(line) for line in table] == [9, 9, 9, 9]
+
+
+def test_json_lines_probabilities_keep_full_precision(tmp_path):
+    numbers_table().to_csv(tmp_path / "train.csv", index=False)
+    model = tmp_path / "m.nbayes"
+    train(str(tmp_path / "train.csv"), "y", str(model))
+    predict(str(model), str(tmp_path / "train.csv"), str(tmp_path / "out.jsonl"), proba=True)
+    predict(str(model), str(tmp_path / "train.csv"), str(tmp_path / "out.csv"), proba=True)
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    # The CSV writer writes floats in full; Python's float() reads them back exactly.
+    exact = pd.read_csv(tmp_path / "out.csv", dtype=str)["proba_1"].map(float).tolist()
+    assert [r["proba_1"] for r in rows] == exact
+    assert len(str(rows[0]["proba_1"])) > 12  # pandas' writer stopped at 10 decimals
+
+
+def test_names_and_no_header_are_remembered(capsys, tmp_path):
+    frame = numbers_table()
+    frame.to_csv(tmp_path / "plain.csv", index=False, header=False)
+    model = tmp_path / "m.nbayes"
+    status, _, err = run(
+        capsys, "train", tmp_path / "plain.csv", "--names", "x,colour,y", "-t", "y", "-o", model
+    )
+    assert status == 0, err
+    status, out, err = run(capsys, "evaluate", model, tmp_path / "plain.csv", "--json")
+    assert status == 0, err
+    assert json.loads(out)["rows"] == len(frame)  # the first row is data, not a header
+    status, out, err = run(capsys, "predict", model, tmp_path / "plain.csv")
+    assert status == 0, err
+    assert len(out.splitlines()) == len(frame) + 1
+    frame[["x", "colour"]].to_csv(tmp_path / "short.csv", index=False, header=False)
+    status, _, err = run(capsys, "predict", model, tmp_path / "short.csv")
+    assert status == 1
+    assert "columns were named ['x', 'colour', 'y'] (--names); this file's first line has 2" in err
+    # --no-header alone: the columns are numbered at predict time too.
+    status, _, err = run(
+        capsys, "train", tmp_path / "plain.csv", "--no-header", "-t", "2", "-o", model
+    )
+    assert status == 0, err
+    status, out, err = run(capsys, "predict", model, tmp_path / "short.csv")
+    assert status == 0, err
+    assert len(out.splitlines()) == len(frame) + 1

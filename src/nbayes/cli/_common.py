@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import unicodedata
 from collections.abc import Sequence
 from contextlib import contextmanager
 
@@ -66,18 +67,35 @@ def progress_bar(enabled: bool, total: int | None = None, unit: str = "B", desc:
 def format_table(rows: Sequence[Sequence], headers: Sequence[str], align: str | None = None) -> str:
     """Rows as an aligned plain-text table; ``align`` has one 'l' or 'r' per column."""
     cells = [[str(h) for h in headers]] + [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    widths = [max(display_width(r[i]) for r in cells) for i in range(len(headers))]
     align = align or "l" + "r" * (len(headers) - 1)
     lines = []
     for n, row in enumerate(cells):
-        lines.append(
-            "  ".join(
-                c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(row, widths, align)
-            ).rstrip()
-        )
+        padded = []
+        for c, w, a in zip(row, widths, align):  # one cell per column: bounded by the width
+            pad = " " * (w - display_width(c))
+            padded.append(c + pad if a == "l" else pad + c)
+        lines.append("  ".join(padded).rstrip())
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: wide (CJK) characters take two, combining marks
+    none.
+
+    Examples
+    --------
+    >>> display_width("猫"), display_width("cat"), display_width("e\u0301")
+    (2, 3, 1)
+    """
+    if text.isascii():
+        return len(text)
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in text
+    )
 
 
 def _cell(value) -> str:

@@ -196,9 +196,9 @@ def _predict_meta(raw_meta: pd.DataFrame, keep: tuple, classes, proba: bool) -> 
     """The empty frame with the output columns of :func:`predict_chunk`."""
     out = raw_meta[list(keep)].iloc[:0].reset_index(drop=True)
     out["prediction"] = pd.Series(np.asarray(classes)[:0])
-    if proba:
-        for c in classes:  # one column per class: bounded by K
-            out[f"proba_{c}"] = pd.Series(dtype=np.float64)
+    if proba:  # one block for all classes, as predict_chunk makes
+        columns = [f"proba_{c}" for c in np.asarray(classes).tolist()]
+        out = pd.concat([out, pd.DataFrame(np.empty((0, len(columns))), columns=columns)], axis=1)
     return out
 
 

@@ -103,6 +103,9 @@ class Plan:
     schema: dict[str, str]
     estimator: object = None
     notes: list[str] = field(default_factory=list)
+    #: How ``train`` read a CSV: ``{"header": bool, "names": [...] or None}`` (None: the
+    #: model does not say).
+    reading: dict | None = None
 
     @property
     def is_text(self) -> bool:
@@ -141,6 +144,7 @@ class Plan:
                     text_column=text_column or info.get("text_column"),
                     schema=dict(info["schema"]),
                     estimator=model,
+                    reading=info.get("read") if isinstance(info.get("read"), dict) else None,
                 )
             except (KeyError, TypeError):
                 pass  # fall through: derive what we can from the estimator itself

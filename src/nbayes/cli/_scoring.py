@@ -7,6 +7,7 @@ It lives apart from both so that ``predict`` (which may hand work to the cluster
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .._validation import rows_from
 
@@ -45,6 +46,8 @@ def predict_chunk(
     out = chunk[list(keep)].reset_index(drop=True)
     out["prediction"] = classes[predicted_codes(p, threshold)]
     if proba:
-        for i, c in enumerate(classes):  # one column per class: bounded by K
-            out[f"proba_{c}"] = p[:, i]
+        # One block for all classes: a column at a time fragments the frame (pandas warns
+        # past 100 classes, and every later column copies).
+        probabilities = pd.DataFrame(p, columns=[f"proba_{c}" for c in classes.tolist()])
+        out = pd.concat([out, probabilities], axis=1)
     return out

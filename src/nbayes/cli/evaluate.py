@@ -24,7 +24,12 @@ from ._labels import describe, label_codes
 from ._models import class_labels, load_plan
 from ._scoring import predicted_codes
 from ._tables import ReadOptions, open_table, read_dtypes
-from .predict import add_threshold_options, decision_threshold, required_columns
+from .predict import (
+    add_threshold_options,
+    decision_threshold,
+    remembered_reading,
+    required_columns,
+)
 
 HELP = "score a saved model on a labelled table"
 #: Beyond this many classes the text report shows the most frequent ones (--full: all).
@@ -188,6 +193,7 @@ def evaluate(
     """
     read = read or ReadOptions()
     the_plan = load_plan(model, text_column)
+    read = remembered_reading(the_plan, data, read)
     target = target or the_plan.target
     if not target:
         raise DataError("The model does not record its target column; pass --target COL.")

@@ -17,7 +17,7 @@ from ..exceptions import DataError
 from ._common import format_table
 from ._models import load_plan
 from ._tables import ReadOptions, open_table, read_dtypes
-from .predict import required_columns
+from .predict import remembered_reading, required_columns
 
 HELP = "show the most indicative features per class, and what drove predictions for DATA"
 
@@ -68,6 +68,7 @@ def explain(
     """
     read = read or ReadOptions()
     the_plan = load_plan(model, text_column)
+    read = remembered_reading(the_plan, data, read)
     est = the_plan.estimator
     classes = [c for c in np.asarray(est.classes_).tolist()]
     top = {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -67,6 +67,32 @@ def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
     for c in _output_columns(classes, proba)[1:]:  # one column per class: bounded by K
         out[c] = pd.Series(dtype=np.float64)
     return out
+
+
+def remembered_reading(the_plan, data: str, read: ReadOptions) -> ReadOptions:
+    """``read`` with the ``--no-header`` / ``--names`` given at training, when the user gives
+    neither now and DATA is a CSV/TSV.
+
+    Names apply only to a file with as many fields as names: a file with fewer (say, without
+    the label column) would otherwise have its columns silently shifted.
+    """
+    stored = the_plan.reading or {}
+    if read.names is not None or not read.header or stored.get("header", True):
+        return read
+    columns = stored.get("names")
+    probe = open_table(data, replace(read, header=False))
+    if probe.format not in ("csv", "tsv"):
+        return read
+    if columns and data != "-":  # standard input can be read once: no look ahead
+        fields = len(probe.columns)
+        if fields != len(columns):
+            raise DataError(
+                f"{data}: the model was trained on a file without header whose columns "
+                f"were named {names(columns)} (--names); this file's first line has "
+                f"{fields} field(s). Pass --names for this file, or --no-header to number "
+                "its columns."
+            )
+    return replace(read, header=False, names=tuple(columns) if columns else None)
 
 
 def decision_threshold(
@@ -146,6 +172,7 @@ def predict(
     read = read or ReadOptions()
     check_output(output, MODEL=model, DATA=data)
     the_plan = load_plan(model, text_column)
+    read = remembered_reading(the_plan, data, read)
     est = the_plan.estimator
     keep = tuple(dict.fromkeys(keep))
     _check_keep(keep, est.classes_, proba)

@@ -134,7 +134,9 @@ def train(
     else:
         rows, strings = _train_in_chunks(table, the_plan, target, dtypes, settings)
     sort_classes(est, strings)
-    metadata = {"cli": the_plan.metadata(rows, Path(data).name)}
+    # --no-header / --names are remembered, so predict and evaluate read such files alike.
+    reading = {"header": table.options.header, "names": list(table.options.names or []) or None}
+    metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
     path = save(est, output, metadata=metadata)
     inner = getattr(est, "classifier_", est)
     return TrainResult(
@@ -148,6 +150,23 @@ def train(
         text_column=the_plan.text_column,
         seconds=time.perf_counter() - start,
         notes=the_plan.notes,
+    )
+
+
+#: Beyond this many classes ``nbayes train`` lists the most frequent ones (--full: all).
+SHOWN_CLASSES = 20
+
+
+def class_summary(classes: list, counts: list, full: bool = False) -> str:
+    """``classes a: 3, b: 2``; with more than :data:`SHOWN_CLASSES` classes (and not
+    ``full``), the most frequent ones and how many there are."""
+    pairs = [f"{c}: {int(n):,}" for c, n in zip(classes, counts)]
+    if full or len(pairs) <= SHOWN_CLASSES:
+        return "classes " + ", ".join(pairs)
+    top = np.argsort(-np.asarray(counts, dtype=np.float64), kind="stable")[:SHOWN_CLASSES]
+    return (
+        f"{len(pairs):,} classes, the most frequent {', '.join(pairs[i] for i in top)} "
+        "(--full lists every class)"
     )
 
 
@@ -205,6 +224,39 @@ def _number_or_auto(value: str):
         raise argparse.ArgumentTypeError(f"must be a number or 'auto'; got {value!r}") from None
 
 
+def _whole_number(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number; got {value!r}") from None
+
+
+def _at_least_one(unit: str):
+    """An argparse type: a whole number of ``unit``, at least 1."""
+
+    def check(value: str) -> int:
+        number = _whole_number(value)
+        if number < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1 ({unit}); got {value}")
+        return number
+
+    return check
+
+
+def _min_df(value: str) -> float:
+    """A number of texts (a whole number >= 0) or a fraction of them (between 0 and 1)."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not (0 <= number <= 1 or (number > 1 and number.is_integer())):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of texts (a whole number: 1, 2, ...) or a fraction of them "
+            f"(between 0 and 1); got {value!r}"
+        )
+    return number
+
+
 # -- command line -------------------------------------------------------------------------------
 def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("train", help=HELP, description=HELP + ".", parents=parents)
@@ -256,7 +308,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     text = p.add_argument_group("text options")
     text.add_argument(
         "--hashing",
-        type=int,
+        type=_at_least_one("buckets"),
         metavar="N",
         nargs="?",
         const=2**20,
@@ -265,16 +317,31 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     text.add_argument(
         "--min-df",
-        type=float,
+        type=_min_df,
         default=1,
         help="keep words in at least this many texts (or this fraction)",
     )
-    text.add_argument("--max-features", type=int, help="keep only the N most frequent words")
     text.add_argument(
-        "--ngrams", type=int, default=1, metavar="N", help="use word n-grams up to N (default 1)"
+        "--max-features",
+        type=_at_least_one("words"),
+        metavar="N",
+        help="keep only the N most frequent words",
+    )
+    text.add_argument(
+        "--ngrams",
+        type=_at_least_one("words per n-gram"),
+        default=1,
+        metavar="N",
+        help="use word n-grams up to N (default 1)",
     )
     text.add_argument(
         "--no-lowercase", dest="lowercase", action="store_false", help="keep upper case distinct"
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help=f"list every class after training (default: the {SHOWN_CLASSES} most frequent "
+        f"when there are more)",
     )
     p.add_argument(
         "--dask",
@@ -320,10 +387,9 @@ def run(args) -> int:
             if result.text_column
             else plural(len(result.features), "column")
         )
-        counts = ", ".join(f"{c}: {int(n):,}" for c, n in zip(result.classes, result.class_counts))
         print(
             f"trained {result.estimator} ({result.model}) on {plural(result.rows, 'row')}, "
-            f"{what}; classes {counts}"
+            f"{what}; {class_summary(result.classes, result.class_counts, args.full)}"
         )
         print(f"saved {result.output} in {result.seconds:.1f} s")
     return 0
