@@ -108,7 +108,7 @@ def family_case(name: str) -> Case:
         False,
         True,
         name,
-        zero_weight_exact=FAMILIES[name].name != "categorical",
+        zero_weight_exact=name != "categorical",
     )
 
 

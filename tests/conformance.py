@@ -57,7 +57,7 @@ def requires(*needs):
 
 
 def applies(check, subject) -> bool:
-    """Whether ``check`` applies to a case, or to a family given by registry name."""
+    """Whether ``check`` applies to a case, or to a family (class or registry name)."""
     if isinstance(subject, str):
         subject = FAMILIES[subject]
     return all(getattr(subject, need) for need in getattr(check, "requires", ()))
