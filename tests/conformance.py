@@ -11,7 +11,7 @@ registry name) or estimator case (``_cases.Case``) runs unchanged:
 defined in the test file itself. What DESIGN.md promises for every family: fit == partial_fit
 over any chunking == a merge tree of shards == Dask; integer weights == repeated rows; zero
 weight == dropped row; sparse == dense; model files round-trip; merge and unlearn are exact;
-log-densities equal scipy.stats; probabilities sum to one.
+log-densities equal scipy.stats; probabilities sum to one; explanations add up to the scores.
 """
 
 from __future__ import annotations
@@ -355,6 +355,26 @@ def check_probabilities_sum_to_one(case: Case):
     np.testing.assert_array_equal(model.predict(X), model.classes_[proba.argmax(axis=1)])
 
 
+def check_explanations_add_up_to_the_scores(case: Case):
+    """Per-feature terms of ``explain`` add up to the joint log-probability, and the
+    contributions to the predicted class's log-odds over the runner-up."""
+    model, X, y = case.make(seed=23)
+    model.fit(X, y)
+    ex = model.explain(X)
+    n, k = len(y), len(model.classes_)
+    assert ex.terms.shape == (n, k, model.n_features_in_)
+    jll = model.predict_joint_log_proba(X)
+    np.testing.assert_allclose(ex.joint_log_proba, jll, rtol=1e-10, atol=1e-9)
+    np.testing.assert_array_equal(ex.predicted_class, model.predict(X))
+    rows = np.arange(n)
+    np.testing.assert_allclose(
+        ex.log_odds, jll[rows, ex.predicted] - jll[rows, ex.runner_up], rtol=1e-10, atol=1e-9
+    )
+    np.testing.assert_allclose(
+        ex.prior_log_odds + ex.contributions.sum(axis=1), ex.log_odds, rtol=1e-12, atol=1e-9
+    )
+
+
 def check_model_file_round_trip(case: Case):
     import tempfile
     from pathlib import Path
@@ -394,6 +414,7 @@ ESTIMATOR_CHECKS = [
     check_sparse_equals_dense,
     check_float32_input_gives_float64_results,
     check_probabilities_sum_to_one,
+    check_explanations_add_up_to_the_scores,
     check_model_file_round_trip,
     check_unlearn_is_exact,
 ]
