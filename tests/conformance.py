@@ -132,9 +132,10 @@ def check_example_data_is_in_domain(name):
     assert prepared.shape == (30, 4)
 
 
-def check_log_density_equals_scipy(name):
-    """log_likelihood_terms add up to the scores and equal scipy.stats' density."""
-    fam, X, labels = family_batch(name, seed=2)
+def check_log_density_equals_scipy(name, **params):
+    """log_likelihood_terms add up to the scores and equal scipy.stats' density (of the
+    family built with ``params``; defaults when none)."""
+    fam, X, labels = family_batch(name, seed=2, **params)
     params = fam.finalize(fam.accumulate(X, labels))
     terms = fam.log_likelihood_terms(params, X)
     n, d = X.shape

@@ -13,7 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _cases import OWN_DATA, OWN_SUITES, PRESETS, estimator_cases
-from conformance import ESTIMATOR_CHECKS, FAMILY_CHECKS, NOT_A_DENSITY, applies
+from conformance import (
+    ESTIMATOR_CHECKS,
+    FAMILY_CHECKS,
+    NOT_A_DENSITY,
+    applies,
+    check_log_density_equals_scipy,
+)
 from hypothesis import settings
 from sklearn.base import clone
 
@@ -59,6 +65,20 @@ def test_a_family_missing_a_method_cannot_be_built():
 )
 def test_family(name, check):
     check(name)
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("gaussian", {"estimate": "posterior_predictive"}),  # Student-t predictive
+        ("gaussian", {"var_pooling": "shared"}),
+        ("bernoulli", {"binarize": None, "alpha": 0.3}),
+        ("categorical", {"estimate": "map", "alpha": 2.5}),
+        ("poisson", {"alpha": 0.5, "beta": 3.0}),
+    ],
+)
+def test_other_settings_keep_the_scipy_density(name, params):
+    check_log_density_equals_scipy(name, **params)
 
 
 @pytest.mark.parametrize(
