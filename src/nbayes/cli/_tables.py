@@ -176,9 +176,7 @@ class Table:
         if self.options.chunk_rows:
             return int(self.options.chunk_rows)
         if self.format == "parquet":
-            import pyarrow.parquet as pq
-
-            meta = pq.ParquetFile(self.path).metadata
+            meta = self._parquet().metadata  # a damaged file gets _parquet's message
             per_row = sum(
                 meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)
             ) / max(meta.num_rows, 1)
@@ -341,6 +339,11 @@ class Table:
                 ):
                     raise DataError(f"{self.path}: malformed JSON line ({exc}).") from None
                 raise
+            except TypeError as exc:  # pandas on a line that is valid JSON but not an object
+                raise DataError(
+                    f"{self.path}: malformed JSON line (each line must be one JSON object, "
+                    f'{{"column": value, ...}}; {exc}).'
+                ) from None
 
     def _parquet_frames(self, columns, rows, progress, desc):
         pf = self._parquet()
