@@ -321,6 +321,15 @@ def test_spambase_parquet_in_and_out(capsys, spambase, tmp_path):
     assert status == 0, err
     out = pd.read_parquet(tmp_path / "out.parquet")
     assert len(out) == len(df) and list(out.columns) == ["prediction", "proba_0", "proba_1"]
+    features = [f"f{i}" for i in range(2, 57)]
+    reference = GaussianNB().fit(df[features], df["spam"].astype(str))
+    assert out["prediction"].tolist() == reference.predict(df[features]).tolist()
+    np.testing.assert_allclose(
+        out[["proba_0", "proba_1"]].to_numpy(),
+        reference.predict_proba(df[features]),
+        rtol=1e-9,
+        atol=1e-300,
+    )
 
 
 @pytest.fixture(scope="module")

@@ -229,14 +229,29 @@ def awkward_rows(df):
 
 
 @pytest.mark.parametrize("unseen", ["ignore", "smooth"])
-def test_missing_unseen_and_reordered_columns_give_normalised_probabilities(unseen):
+def test_missing_unseen_and_reordered_columns_give_the_marginal_scores(unseen):
     df, y = make_table()
     model = MixedNB(missing="ignore", unseen=unseen).fit(df, y)
-    proba = model.predict_proba(awkward_rows(df))
-    assert np.all(np.isfinite(proba))
-    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    original = df.iloc[:4]
+    terms = model.explain(original).terms  # (row, class, column) in fitted column order
+    column = {c: j for j, c in enumerate(df.columns)}
+    # Each awkward row lost one cell (height, visits, city missing; city unseen): its score
+    # is the original row's without that column's term ...
+    expected = model.predict_joint_log_proba(original)
+    for row, name in enumerate(["height", "visits", "city", "city"]):
+        expected[row] -= terms[row, :, column[name]]
+    if unseen == "smooth":
+        # ... plus, for the unseen city, the mass of a category never observed in the class:
+        # alpha / (n_k + K alpha) with alpha = 1, K = 3 cities, n_k rows of class k with a city.
+        n_k = np.array([np.sum(df["city"].notna() & (y == c)) for c in model.classes_])
+        expected[3] += np.log(1 / (n_k + 3))
     jll = model.predict_joint_log_proba(awkward_rows(df))
-    assert np.all(np.isfinite(jll)) and np.all(jll < 0)
+    np.testing.assert_allclose(jll, expected, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_proba(awkward_rows(df)),
+        np.exp(expected - np.logaddexp.reduce(expected, axis=1, keepdims=True)),
+        rtol=1e-12,
+    )
 
 
 def test_missing_error_names_column_and_first_row():

@@ -403,7 +403,7 @@ def posterior(
 
     Each chunk of joint log-likelihoods is normalised while it is still in cache, so
     prediction makes one (n_samples, n_classes) array. Rows that every class rules out get
-    the uniform posterior and one RuntimeWarning (see :func:`log_posterior`).
+    the uniform posterior and one RuntimeWarning, never NaN.
     """
     out = np.empty((blocks[0].shape[0], log_prior.shape[0]))
 
@@ -477,24 +477,11 @@ def _warn_impossible(n_rows: int, stacklevel: int) -> None:
         )
 
 
-def log_posterior(jll: np.ndarray, budget: int | None = None) -> np.ndarray:
-    """Normalise joint log-likelihoods into log posteriors, in place, in row chunks.
-
-    Working chunk by chunk keeps the temporaries small, so peak memory stays near the output.
-    A row that every class gives probability zero (possible with MLE estimates) has no defined
-    posterior; it gets the uniform distribution and a RuntimeWarning, never NaN.
-    """
-    chunks = row_chunks(jll.shape[0], 8 * 4 * max(jll.shape[1], 1), budget)
-    n_impossible = sum(map_chunks(lambda rows: _normalise_rows(jll[rows], log=True), chunks))
-    _warn_impossible(n_impossible, stacklevel=3)
-    return jll
-
-
 def log_odds(jll: np.ndarray) -> np.ndarray:
     """log P(y=1 | x) / P(y=0 | x) of two classes from joint log-likelihoods, shape (n,).
 
     A row that both classes rule out (possible with MLE estimates) gets 0 -- the uniform
-    posterior of :func:`log_posterior` -- and a RuntimeWarning, never NaN.
+    posterior of :func:`posterior` -- and a RuntimeWarning, never NaN.
     """
     with np.errstate(invalid="ignore"):
         out = jll[:, 1] - jll[:, 0]

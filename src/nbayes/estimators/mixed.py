@@ -363,10 +363,7 @@ class MixedNB(BaseNB):
 
     def _set_columns(self, columns, from_table: bool) -> None:
         """Remember the fitted columns; string names of a table become feature_names_in_."""
-        columns = pd.Index(columns)
-        if columns.has_duplicates:
-            dup = columns[columns.duplicated()][0]
-            raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
+        columns = _unique_names(columns)
         self._columns = list(columns)
         self._from_table = from_table
         self.n_features_in_ = len(columns)
@@ -404,7 +401,9 @@ class MixedNB(BaseNB):
         """Columns in fitted order: by name for tables fitted on tables, else by position."""
         names = getattr(self, "feature_names_in_", None)
         if from_table and self._from_table:
-            have, want = pd.Index(df.columns), pd.Index(self._columns)
+            # Two columns of one name: which one is meant cannot be told (selecting by name
+            # would pass both on).
+            have, want = _unique_names(df.columns), pd.Index(self._columns)
             absent = want[~want.isin(have)]
             if len(absent):
                 raise DataError(
@@ -721,3 +720,12 @@ def offsets(stats) -> np.ndarray:
 
 
 __all__ = ["MixedNB"]
+
+
+def _unique_names(columns) -> pd.Index:
+    """``columns`` as an Index; a name that occurs twice is a DataError."""
+    columns = pd.Index(columns)
+    if columns.has_duplicates:
+        dup = columns[columns.duplicated()][0]
+        raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
+    return columns
