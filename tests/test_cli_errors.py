@@ -171,10 +171,16 @@ def test_bad_boolean_cell_is_named(capsys, tmp_path):
     good.write_text("flag,x,y\nTrue,1.5,a\nFalse,2.5,b\nTrue,1.0,a\nFalse,0.5,b\n")
     status, _, err = run(capsys, "train", good, "-t", "y", "-m", "mixed", "-o", model, "-q")
     assert status == 0, err
-    out_csv = tmp_path / "out.csv"
-    status, out, err = run(capsys, "predict", model, data, "--chunk-rows", "3", "-o", out_csv)
-    assert (status, out) == (1, "")
-    assert not out_csv.exists()  # the first chunk's predictions are not left behind
+    for name in ("out.csv", "out.parquet", "out.jsonl.gz"):
+        # The first chunk's predictions are not left behind: no new file, and an old one
+        # keeps its content.
+        output = tmp_path / name
+        status, out, err = run(capsys, "predict", model, data, "--chunk-rows", "3", "-o", output)
+        assert (status, out) == (1, "") and not output.exists(), name
+        output.write_text("the user's own file\n")
+        status, out, err = run(capsys, "predict", model, data, "--chunk-rows", "3", "-o", output)
+        assert (status, out) == (1, "") and output.read_text() == "the user's own file\n"
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
     assert re.search(r"column 'flag' holds true/false values .* but 'maybe' at row 3\.", err)
 
 

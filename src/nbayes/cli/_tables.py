@@ -641,6 +641,11 @@ class TableWriter:
                 except OSError as err:
                     raise WriteError("standard output", err) from None
             return
+        if exc_type is not None:
+            # Hand the error to output_file, which then discards the temporary file and
+            # leaves the old output as it was (a plain `with` would tell it all went well).
+            self._stack.__exit__(exc_type, exc, tb)
+            return
         with self._stack:  # commits the file, or discards it when anything failed
             if exc_type is None:
                 # Flush every layer (text, compression, Parquet footer) into the file before
