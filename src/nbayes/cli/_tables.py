@@ -642,6 +642,11 @@ class TableWriter:
                     raise WriteError("standard output", err) from None
             return
         if exc_type is not None:
+            if self._parquet is not None:
+                try:
+                    self._parquet.close()  # its footer goes to the file discarded below
+                except (OSError, ValueError):
+                    pass  # the error that matters is the one being raised
             # Hand the error to output_file, which then discards the temporary file and
             # leaves the old output as it was (a plain `with` would tell it all went well).
             self._stack.__exit__(exc_type, exc, tb)
