@@ -17,6 +17,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterator, Sequence
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,8 +26,11 @@ from .._accel import kernels
 from .._validation import check_finite, check_finite_from, column_label
 from ..exceptions import DataError, ParameterError
 
+#: Additive sufficient statistics: arrays, class axis first for the keys in ``class_keys``.
 Stats = dict[str, np.ndarray]
-Params = dict[str, np.ndarray]
+#: Parameters from ``finalize``: mostly arrays, plus what ``scoring_params`` derives for
+#: scoring (tables that may be None, compiled-loop tables, the ``scoring_ready`` flag).
+Params = dict[str, Any]
 
 ESTIMATES = ("posterior_mean", "map", "mle")
 MISSING = ("error", "ignore")

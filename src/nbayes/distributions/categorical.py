@@ -634,7 +634,7 @@ def _trimmed(counts: np.ndarray, n_classes: int, d: int, stride: int) -> Stats:
     """Statistics from counts with room for ``stride`` codes per feature: each feature's
     categories run up to its largest observed code (at least one)."""
     counts = counts.reshape(n_classes, d, stride)
-    seen = counts.any(axis=0)
+    seen = np.asarray(counts.any(axis=0))
     n_cat = np.where(seen.any(axis=1), stride - np.argmax(seen[:, ::-1], axis=1), 1)
     kept = np.arange(stride)[None, :] < n_cat[:, None]
     return {"n_counts": counts[:, kept], "n_categories": n_cat.astype(np.int64)}
