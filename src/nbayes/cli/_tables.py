@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import operator
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -467,24 +468,24 @@ def json_lines(frame: pd.DataFrame) -> str:
     """
     if len(frame) == 0:
         return ""
+    # One list of '"key":value' texts per column, then one line per row. The per-row work is
+    # done by map/zip/join over builtins (C loops); Python only loops over the columns.
     pieces = []
     for col in frame.columns:  # one piece per column: bounded by the table width
         series = frame[col]
         if series.dtype.kind == "f":
             values = series.to_numpy(dtype=np.float64)
-            # numpy's str of a float64 is its shortest round-trip repr (0.1, 1e-20): JSON.
-            text = np.where(np.isfinite(values), values.astype(str), "null")
             key = json.dumps(str(col), ensure_ascii=False) + ":"
-            pieces.append(np.char.add(key, text.astype(str)))
+            # repr of a float is its shortest round-trip text (0.1, 1e-20): valid JSON.
+            texts = list(map(key.__add__, map(repr, values.tolist())))
+            for i in np.flatnonzero(~np.isfinite(values)).tolist():  # rare: bounded by those
+                texts[i] = key + "null"
         else:
-            # pandas writes everything else ({"col":value} per line); keep "col":value.
+            # pandas writes everything else: {"col":value} per line; keep "col":value.
             lines = series.to_frame().to_json(orient="records", lines=True, force_ascii=False)
-            records = np.asarray(lines.rstrip("\n").split("\n"), dtype=str)
-            pieces.append(np.char.rstrip(np.char.lstrip(records, "{"), "}"))
-    body = pieces[0]
-    for piece in pieces[1:]:  # bounded by the table width
-        body = np.char.add(np.char.add(body, ","), piece)
-    return "".join(np.char.add(np.char.add("{", body), "}\n").tolist())
+            texts = map(operator.itemgetter(slice(1, -1)), lines.rstrip("\n").split("\n"))
+        pieces.append(texts)
+    return "{" + "}\n{".join(map(",".join, zip(*pieces))) + "}\n"
 
 
 # -- writing ------------------------------------------------------------------------------------
