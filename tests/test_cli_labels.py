@@ -450,6 +450,10 @@ def test_names_and_no_header_are_remembered(capsys, tmp_path):
     status, out, err = run(capsys, "predict", model, tmp_path / "plain.csv")
     assert status == 0, err
     assert len(out.splitlines()) == len(frame) + 1
+    status, out, err = run(capsys, "explain", model)  # no DATA: nothing to read
+    assert status == 0, err
+    status, out, err = run(capsys, "explain", model, tmp_path / "plain.csv", "--rows", "1")
+    assert status == 0, err
     frame[["x", "colour"]].to_csv(tmp_path / "short.csv", index=False, header=False)
     status, _, err = run(capsys, "predict", model, tmp_path / "short.csv")
     assert status == 1

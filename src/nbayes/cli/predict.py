@@ -69,7 +69,7 @@ def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
     return out
 
 
-def remembered_reading(the_plan, data: str, read: ReadOptions) -> ReadOptions:
+def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOptions:
     """``read`` with the ``--no-header`` / ``--names`` given at training, when the user gives
     neither now and DATA is a CSV/TSV.
 
@@ -77,7 +77,7 @@ def remembered_reading(the_plan, data: str, read: ReadOptions) -> ReadOptions:
     the label column) would otherwise have its columns silently shifted.
     """
     stored = the_plan.reading or {}
-    if read.names is not None or not read.header or stored.get("header", True):
+    if data is None or read.names is not None or not read.header or stored.get("header", True):
         return read
     columns = stored.get("names")
     probe = open_table(data, replace(read, header=False))
