@@ -48,6 +48,13 @@ def expand(counts: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
     """Re-lay flat per-category counts from ``old`` to larger ``new`` categories per feature."""
     if np.array_equal(old, new):
         return counts
+    if old.size <= 64:
+        # A block copy per feature (bounded: a few dozen) runs at memory speed; growing a
+        # large vocabulary chunk by chunk relays these arrays once per chunk.
+        out = np.zeros((counts.shape[0], int(new.sum())))
+        for a, b, n in zip(offsets_of(old).tolist(), offsets_of(new).tolist(), old.tolist()):
+            out[:, b : b + n] = counts[:, a : a + n]
+        return out
     feature = np.repeat(np.arange(old.size), old)
     local = np.arange(old.sum()) - offsets_of(old)[feature]
     out = np.zeros((counts.shape[0], int(new.sum())))
@@ -250,11 +257,13 @@ class Categorical(Family):
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         n_cat = np.maximum(a["n_categories"], b["n_categories"])
-        return {
-            "n_counts": expand(a["n_counts"], a["n_categories"], n_cat)
-            + expand(b["n_counts"], b["n_categories"], n_cat),
-            "n_categories": n_cat,
-        }
+        counts = expand(a["n_counts"], a["n_categories"], n_cat)
+        more = expand(b["n_counts"], b["n_categories"], n_cat)
+        if counts is a["n_counts"]:  # the inputs stay untouched: add into a new array
+            counts = counts + more
+        else:  # a fresh array already: add in place (one pass less over a large vocabulary)
+            counts += more
+        return {"n_counts": counts, "n_categories": n_cat}
 
     def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
         n_cat = a["n_categories"]

@@ -436,7 +436,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # per copy that is unpickled.
         if self.__dict__.get("_stale"):
             self._finalize()
-        return super().__getstate__()
+        state = super().__getstate__()
+        state.pop("_ready_params", None)  # scoring tables: remade on first use
+        return state
 
     def __getattr__(self, name: str):
         # Reached only when ordinary lookup fails: a derived attribute after a partial_fit,
@@ -537,12 +539,23 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         return self
 
     # -- prediction -----------------------------------------------------------------------------
+    def _scoring_params(self) -> list:
+        """``params_`` with each family's scoring tables, made once per fitted state: they
+        cost a pass over the parameters (the whole vocabulary of a large model), which every
+        prediction call, one row or a million, would otherwise pay again."""
+        params = self.params_
+        cached = self.__dict__.get("_ready_params")
+        if cached is None or cached[0] is not params:
+            cached = (params, [fam.ready(p) for fam, p in zip(self.families_, params)])
+            self._ready_params = cached
+        return cached[1]
+
     def _jll(self, X, normalised: bool) -> np.ndarray:
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)
         return engine.joint_log_likelihood(
             self.families_,
-            self.params_,
+            self._scoring_params(),
             self.class_log_prior_,
             self._blocks(X),
             self._feature_names_per_block(),
@@ -559,7 +572,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         X = self._validate_X(X, reset=False)
         return engine.posterior(
             self.families_,
-            self.params_,
+            self._scoring_params(),
             self.class_log_prior_,
             self._blocks(X),
             self._feature_names_per_block(),
@@ -730,7 +743,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         values = self._column_values(X)[:, cols[order]]
         return _explain.explain(
             self.families_,
-            self.params_,
+            self._scoring_params(),
             self.class_log_prior_,
             self._blocks(X),
             self.classes_,

@@ -1,0 +1,113 @@
+"""The category look-up is kept between calls, not rebuilt from the whole vocabulary.
+
+Rebuilding it per call made MixedNB.partial_fit over 100 chunks growing to 1e6 categories
+take 20x as long as fit, and a one-row predict_proba hundreds of milliseconds
+(benchmarks/vocab_lookup.py measures both). These tests check the mechanism and that the
+kept state never goes stale: after appends, failed batches, merges and model files.
+"""
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nbayes
+from nbayes.distributions import Categorical
+from nbayes.estimators._encoding import Vocabulary
+from nbayes.exceptions import UnknownLabelError
+
+
+def ids(n, start=0, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "id": [f"id{i}" for i in range(start, start + n)],
+            "colour": rng.choice(["red", "green", "blue"], size=n),
+            "size": rng.normal(size=n),
+        }
+    )
+    return frame, rng.integers(0, 2, size=n)
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    """Count how often a vocabulary's look-up is built from its flat arrays, and how often
+    the categorical scoring tables are made."""
+    counts = {"lookup": 0, "scoring": 0}
+    tables, scoring = Vocabulary._tables, Categorical.scoring_params
+
+    def count_tables(self):
+        counts["lookup"] += self._lookup is None
+        return tables(self)
+
+    def count_scoring(self, params):
+        counts["scoring"] += 1
+        return scoring(self, params)
+
+    monkeypatch.setattr(Vocabulary, "_tables", count_tables)
+    monkeypatch.setattr(Categorical, "scoring_params", count_scoring)
+    return counts
+
+
+def test_partial_fit_and_predict_keep_one_lookup(builds):
+    X, y = ids(600)
+    model = nbayes.MixedNB()
+    for rows in np.array_split(np.arange(600), 12):
+        model.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
+    whole = nbayes.MixedNB().fit(X, y)
+    for i in range(10):
+        np.testing.assert_allclose(
+            model.predict_proba(X.iloc[[i]]), whole.predict_proba(X.iloc[[i]]), rtol=1e-12
+        )
+    assert builds["lookup"] == 2  # one per model, each built once
+    assert builds["scoring"] == 2  # the scoring tables too: once per fitted state
+    model.partial_fit(*ids(5, start=600))  # a new state: tables made again, once
+    model.predict_proba(X.iloc[:3])
+    model.predict_proba(X.iloc[3:6])
+    assert builds["scoring"] == 3
+    assert model.categories_["id"].size == 605
+
+
+def test_a_failed_batch_leaves_the_lookup_as_it_was():
+    X, y = ids(40)
+    model = nbayes.MixedNB().partial_fit(X[:20], y[:20], classes=[0, 1])
+    bad = y[20:].astype(object)
+    bad[-1] = "neither"
+    with pytest.raises(UnknownLabelError):
+        model.partial_fit(X[20:], bad)
+    assert model.categories_["id"].tolist() == sorted(f"id{i}" for i in range(20))
+    model.partial_fit(X[20:], y[20:])
+    np.testing.assert_allclose(
+        model.predict_proba(X), nbayes.MixedNB().fit(X, y).predict_proba(X), rtol=1e-12
+    )
+
+
+def test_snapshots_share_arrays_but_not_what_is_appended_later():
+    vocab = Vocabulary(1)
+    vocab.encode(np.array([["a"], ["b"]], dtype=object), True, False)
+    snap = copy.copy(vocab)
+    vocab.encode(np.array([["c"], ["d"]], dtype=object), True, False)
+    codes, unseen = snap.encode(np.array([["c"], ["a"]], dtype=object), False, False)
+    assert snap.values.tolist() == ["a", "b"] and unseen == 0
+    codes, _ = snap.encode(np.array([["e"], ["b"]], dtype=object), True, False)
+    assert codes.ravel().tolist() == [2, 1]
+    assert vocab.values.tolist() == ["a", "b", "c", "d"]
+    assert vocab.encode(np.array([["d"]], dtype=object), False, False)[0].item() == 3
+
+
+def test_merged_and_loaded_vocabularies_look_up_what_they_hold(tmp_path):
+    a = nbayes.MixedNB().fit(*ids(30))
+    b = nbayes.MixedNB().fit(*ids(30, start=20, seed=1))
+    merged = nbayes.merge(a, b)
+    X, _ = ids(50)
+    loaded = nbayes.load(nbayes.save(merged, tmp_path / "m.nbayes"))
+    np.testing.assert_array_equal(loaded.predict_proba(X), merged.predict_proba(X))
+    assert merged.categories_["id"].size == 50
+    # values only b saw are known to the merged model: none is scored as unseen
+    unseen = nbayes.MixedNB(unseen="error").fit(*ids(30))
+    with pytest.raises(Exception, match="no training batch contained"):
+        unseen.predict(X.iloc[[45]])
+    nbayes.merge(unseen, nbayes.MixedNB(unseen="error").fit(*ids(30, start=20))).predict(
+        X.iloc[[45]]
+    )
