@@ -7,6 +7,8 @@ here once.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -51,6 +53,12 @@ def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = Fa
             "Give at least one row a positive weight."
         )
     return w
+
+
+#: Scoring tables per fitted estimator, keyed weakly by the estimator and checked against its
+#: ``params_``: kept outside the instance, whose ``__dict__`` predict must leave unchanged
+#: (scikit-learn's contract), and gone with it.
+_SCORING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def fit_classes(y: np.ndarray) -> np.ndarray:
@@ -436,9 +444,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # per copy that is unpickled.
         if self.__dict__.get("_stale"):
             self._finalize()
-        state = super().__getstate__()
-        state.pop("_ready_params", None)  # scoring tables: remade on first use
-        return state
+        return super().__getstate__()
 
     def __getattr__(self, name: str):
         # Reached only when ordinary lookup fails: a derived attribute after a partial_fit,
@@ -544,10 +550,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         cost a pass over the parameters (the whole vocabulary of a large model), which every
         prediction call, one row or a million, would otherwise pay again."""
         params = self.params_
-        cached = self.__dict__.get("_ready_params")
+        cached = _SCORING.get(self)
         if cached is None or cached[0] is not params:
             cached = (params, [fam.ready(p) for fam, p in zip(self.families_, params)])
-            self._ready_params = cached
+            _SCORING[self] = cached
         return cached[1]
 
     def _jll(self, X, normalised: bool) -> np.ndarray:
