@@ -466,3 +466,50 @@ def test_names_and_no_header_are_remembered(capsys, tmp_path):
     status, out, err = run(capsys, "predict", model, tmp_path / "short.csv")
     assert status == 0, err
     assert len(out.splitlines()) == len(frame) + 1
+
+
+def test_train_threshold_is_kept_for_predict_and_evaluate(capsys, tmp_path):
+    frame = numbers_table(n=1000)
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    model = tmp_path / "m.nbayes"
+    status, out, err = run(
+        capsys, "train", tmp_path / "train.csv", "-t", "y", "-o", model,
+        "--threshold", "0.3", "--threshold-scale", "proba",
+    )  # fmt: skip
+    assert status == 0, err
+    assert "predicting 1 when its log-odds exceed -0.8473 (probability above 0.3)" in out
+    loaded = load(model)  # MixedNB has no decision_threshold: the CLI keeps it
+    X = frame[["x", "colour"]]
+    want = np.where(loaded.predict_proba(X)[:, 1] > 0.3, 1, 0)
+    assert (
+        0 < want.mean() < loaded.predict(X).mean() + 0.5 and want.mean() > loaded.predict(X).mean()
+    )
+    predict(str(model), str(tmp_path / "train.csv"), str(tmp_path / "out.csv"))
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "out.csv")["prediction"], want)
+    report = evaluate(str(model), str(tmp_path / "train.csv"))
+    assert report["accuracy"] == pytest.approx(accuracy_score(frame["y"], want))
+    # A preset takes the threshold itself: the loaded model's predict follows it in Python.
+    frame[["x", "y"]].to_csv(tmp_path / "numbers.csv", index=False)
+    status, _, err = run(
+        capsys, "train", tmp_path / "numbers.csv", "-t", "y", "-o", model, "--model", "gaussian",
+        "--threshold", "-1", "-q",
+    )  # fmt: skip
+    assert status == 0, err
+    gaussian = load(model)
+    assert (gaussian.decision_threshold, gaussian.threshold_scale) == (-1.0, "log_odds")
+    predict(str(model), str(tmp_path / "numbers.csv"), str(tmp_path / "out.csv"))
+    got = pd.read_csv(tmp_path / "out.csv")["prediction"].to_numpy()
+    np.testing.assert_array_equal(got, gaussian.predict(frame[["x"]]))
+
+
+def test_train_threshold_errors(capsys, tmp_path):
+    frame = numbers_table(labels=lambda rng, n: rng.choice(["a", "b", "c"], n))
+    frame.to_csv(tmp_path / "three.csv", index=False)
+    model = tmp_path / "m.nbayes"
+    status, _, err = run(capsys, "train", tmp_path / "three.csv", "-t", "y", "-o", model,
+                         "--threshold", "1")  # fmt: skip
+    assert status == 2 and "applies to a model of two classes; this one has 3" in err
+    assert not model.exists()
+    status, _, err = run(capsys, "train", tmp_path / "three.csv", "-t", "y", "-o", model,
+                         "--threshold", "1", "--threshold-scale", "proba")  # fmt: skip
+    assert status == 2 and "strictly between 0 and 1; got 1.0" in err

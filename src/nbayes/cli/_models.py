@@ -106,6 +106,9 @@ class Plan:
     #: How ``train`` read a CSV: ``{"header": bool, "names": [...] or None}`` (None: the
     #: model does not say).
     reading: dict | None = None
+    #: Log-odds decision threshold kept by ``train --threshold`` (for a model without the
+    #: parameter); None: the model decides alone.
+    threshold: float | None = None
 
     @property
     def is_text(self) -> bool:
@@ -145,6 +148,7 @@ class Plan:
                     schema=dict(info["schema"]),
                     estimator=model,
                     reading=info.get("read") if isinstance(info.get("read"), dict) else None,
+                    threshold=_stored_threshold(info.get("decision_threshold")),
                 )
             except (KeyError, TypeError):
                 pass  # fall through: derive what we can from the estimator itself
@@ -182,6 +186,18 @@ class Plan:
             schema=schema,
             estimator=model,
         )
+
+
+def _stored_threshold(value) -> float | None:
+    """The log-odds threshold in a model file's metadata: a finite number, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        raise CLIError(
+            f"The model file's decision_threshold is {value!r}; expected a finite number of "
+            "log-odds. Retrain the model, or pass --threshold."
+        )
+    return float(value)
 
 
 def load_plan(path: str, text_column: str | None = None) -> Plan:

@@ -199,7 +199,8 @@ def evaluate(
         raise DataError("The model does not record its target column; pass --target COL.")
     est = the_plan.estimator
     classes = np.asarray(est.classes_)
-    scores = Scores(classes, decision_threshold(est, threshold, threshold_scale))
+    cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
+    scores = Scores(classes, cut)
     table = open_table(data, read, progress)
     columns = required_columns(table, the_plan, [target])
     dtypes = read_dtypes(the_plan.schema)

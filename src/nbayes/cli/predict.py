@@ -95,12 +95,23 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
     return replace(read, header=False, names=tuple(columns) if columns else None)
 
 
+def threshold_option(threshold: float, scale: str) -> float:
+    """``--threshold`` on ``--threshold-scale`` in log-odds; a bad pair is a usage error."""
+    try:
+        return float(log_odds_threshold(threshold, scale))
+    except ParameterError as exc:
+        raise UsageError(
+            f"--threshold {threshold} does not fit --threshold-scale {scale}: {exc}"
+        ) from None
+
+
 def decision_threshold(
-    model, threshold: float | None = None, scale: str = "log_odds"
+    model, threshold: float | None = None, scale: str = "log_odds", stored: float | None = None
 ) -> float | None:
     """The log-odds threshold that decides between two classes, or None for the most
     probable class: ``threshold`` (on ``scale``) when given, else the model's own
-    ``decision_threshold`` -- the rule its ``predict`` follows."""
+    ``decision_threshold`` -- the rule its ``predict`` follows --, else ``stored`` (log-odds
+    kept by ``nbayes train --threshold`` for a model without that parameter)."""
     n_classes = len(model.classes_)
     if threshold is not None:
         if n_classes != 2:
@@ -108,18 +119,14 @@ def decision_threshold(
                 f"--threshold applies to a model of two classes; this one has {n_classes} "
                 f"({describe(np.asarray(model.classes_))})."
             )
-        try:
-            return log_odds_threshold(threshold, scale, n_classes)
-        except ParameterError as exc:
-            raise UsageError(
-                f"--threshold {threshold} does not fit --threshold-scale {scale}: {exc}"
-            ) from None
+        return threshold_option(threshold, scale)
     est = inner(model)
-    return log_odds_threshold(
+    own = log_odds_threshold(
         getattr(est, "decision_threshold", None),
         getattr(est, "threshold_scale", "log_odds"),
         n_classes,
     )
+    return stored if own is None else own
 
 
 def predict(
@@ -176,7 +183,7 @@ def predict(
     est = the_plan.estimator
     keep = tuple(dict.fromkeys(keep))
     _check_keep(keep, est.classes_, proba)
-    cut = decision_threshold(est, threshold, threshold_scale)
+    cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
     table = open_table(data, read, progress)
     columns = required_columns(table, the_plan, keep)
     rows = 0
@@ -207,15 +214,16 @@ def _number(value: str) -> float:
     return number
 
 
-def add_threshold_options(p: argparse.ArgumentParser) -> None:
-    """``--threshold`` and ``--threshold-scale`` (predict and evaluate)."""
+def add_threshold_options(p: argparse.ArgumentParser, default: str | None = None) -> None:
+    """``--threshold`` and ``--threshold-scale`` (train, predict and evaluate)."""
     p.add_argument(
         "--threshold",
         type=_number,
         metavar="T",
         help="for a model of two classes: predict the second class exactly when its "
-        "log-odds exceed T (default: the model's own decision_threshold, else the most "
-        "probable class)",
+        "log-odds exceed T ("
+        + (default or "default: the model's own decision threshold, else the most probable class")
+        + ")",
     )
     p.add_argument(
         "--threshold-scale",

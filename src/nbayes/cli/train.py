@@ -27,7 +27,7 @@ from ..exceptions import DataError
 from ..io import save
 from ._common import check_output, plural
 from ._labels import is_string_kind
-from ._models import MODELS, Settings, class_labels, plan, sort_classes
+from ._models import MODELS, Settings, class_labels, inner, plan, sort_classes
 from ._tables import ReadOptions, open_table, read_dtypes
 
 HELP = "learn a model from a table (CSV/TSV, Parquet, JSON lines) and save it"
@@ -62,6 +62,8 @@ def train(
     read: ReadOptions | None = None,
     progress: bool = False,
     dask: str | None = None,
+    threshold: float | None = None,
+    threshold_scale: str = "log_odds",
 ) -> TrainResult:
     """Train a model on DATA in chunks and save it to ``output``.
 
@@ -82,6 +84,9 @@ def train(
         ``local``, ``local:N`` or ``tcp://HOST:PORT``: read DATA with dask.dataframe and train
         on that cluster (one task per partition, statistics merged in a tree); the model
         equals the one trained without it.
+    threshold, threshold_scale : float and {"log_odds", "proba"}, optional
+        A decision threshold for a model of two classes, kept in the model file: predict and
+        evaluate (and, for the presets, the loaded model's ``predict``) decide with it.
 
     Returns
     -------
@@ -102,6 +107,10 @@ def train(
     ('MixedNB', 4, ['apple', 'banana'])
     """
     start = time.perf_counter()
+    if threshold is not None:
+        from .predict import threshold_option
+
+        threshold_option(threshold, threshold_scale)  # a bad value fails before training
     settings = settings or Settings()
     read = read or ReadOptions()
     if model not in MODELS:
@@ -137,6 +146,14 @@ def train(
     # --no-header / --names are remembered, so predict and evaluate read such files alike.
     reading = {"header": table.options.header, "names": list(table.options.names or []) or None}
     metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
+    if threshold is not None:
+        log_odds = _set_threshold(est, threshold, threshold_scale)
+        metadata["cli"]["decision_threshold"] = log_odds
+        second = np.asarray(est.classes_).tolist()[1]
+        the_plan.notes.append(
+            f"predicting {second!r} when its log-odds exceed {log_odds:.4g} "
+            f"(probability above {1 / (1 + np.exp(-log_odds)):.4g})"
+        )
     path = save(est, output, metadata=metadata)
     inner = getattr(est, "classifier_", est)
     return TrainResult(
@@ -151,6 +168,22 @@ def train(
         seconds=time.perf_counter() - start,
         notes=the_plan.notes,
     )
+
+
+def _set_threshold(model, threshold: float, scale: str) -> float:
+    """Give a two-class model its decision threshold; return it in log-odds (for the file).
+
+    Estimators with a ``decision_threshold`` parameter (the presets, also inside a text
+    model) take it, so that ``nbayes.load(...).predict`` follows it too; for the others
+    (MixedNB) the command line keeps it in the model file's metadata.
+    """
+    from .predict import decision_threshold
+
+    log_odds = decision_threshold(model, threshold, scale)
+    est = inner(model)
+    if "decision_threshold" in est.get_params():
+        est.set_params(decision_threshold=threshold, threshold_scale=scale)
+    return float(log_odds)
 
 
 #: Beyond this many classes ``nbayes train`` lists the most frequent ones (--full: all).
@@ -337,6 +370,9 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     text.add_argument(
         "--no-lowercase", dest="lowercase", action="store_false", help="keep upper case distinct"
     )
+    from .predict import add_threshold_options
+
+    add_threshold_options(p, "kept in the model file for predict and evaluate")
     p.add_argument(
         "--full",
         action="store_true",
@@ -378,6 +414,8 @@ def run(args) -> int:
         read=read_options(args),
         progress=not args.quiet,
         dask=args.dask,
+        threshold=args.threshold,
+        threshold_scale=args.threshold_scale,
     )
     if not args.quiet:
         for note in result.notes:
