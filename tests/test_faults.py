@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import errno
 import gzip
+import io
 import os
+import resource
+import signal
 import stat
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from nbayes import MultinomialNB, load, save
-from nbayes._output import WriteError, output_file
+from nbayes._output import WriteError, output_file, stop_signals
 from nbayes.cli import main
 from nbayes.cli.predict import predict
 from nbayes.cli.train import train
@@ -277,3 +283,193 @@ def test_a_header_only_input_gives_a_header_only_output(tmp_path, fruit, capsys,
     got = pd.read_csv(out) if suffix == "csv" else pd.read_parquet(out)
     assert len(got) == 0
     assert got.columns.tolist() == ["colour", "prediction", "proba_apple", "proba_banana"]
+
+
+# -- 2. non-seekable input ---------------------------------------------------------------------
+class Writer(threading.Thread):
+    """Writes ``data`` once into a named pipe or a pipe descriptor, then closes it."""
+
+    def __init__(self, target, data: bytes):
+        super().__init__(daemon=True)
+        self.target, self.data = target, data
+        self.start()
+
+    def run(self):
+        if isinstance(self.target, int):
+            with os.fdopen(self.target, "wb") as f:
+                f.write(self.data)
+        else:
+            with open(self.target, "wb") as f:
+                f.write(self.data)
+
+
+def test_data_from_a_named_pipe_or_a_descriptor_is_read_once(tmp_path, fruit, capsys):
+    data, model = fruit
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    Writer(fifo, data.read_bytes())
+    status, out, err = run(capsys, "predict", model, fifo, "--keep", "colour")
+    assert status == 0, err
+    assert out == "colour,prediction\nred,apple\ngreen,apple\nyellow,banana\nyellow,banana\n"
+
+    read_end, write_end = os.pipe()  # what `<(zcat data.csv.gz)` gives: /dev/fd/N, compressed
+    Writer(write_end, gzip.compress(data.read_bytes()))
+    try:
+        status, out, err = run(capsys, "predict", model, f"/dev/fd/{read_end}")
+    finally:
+        os.close(read_end)
+    assert status == 0, err
+    assert out == EXPECTED
+
+
+def test_a_text_model_reads_a_pipe_twice_from_one_pass_over_it(tmp_path, capsys):
+    """The vocabulary pass and the training pass both read DATA; the pipe is read once."""
+    rows = ["label,text"] + [f"spam,win cash prize {i}" for i in range(3000)]
+    rows += [f"ham,see you at lunch {i}" for i in range(3000)]
+    body = ("\n".join(rows) + "\n").encode()
+    on_disk = tmp_path / "sms.csv"
+    on_disk.write_bytes(body)
+    fifo = tmp_path / "sms.fifo"
+    os.mkfifo(fifo)
+    Writer(fifo, body)
+    args = ["--target", "label", "--text-column", "text", "--chunk-rows", "500", "-q"]
+    assert run(capsys, "train", fifo, *args, "-o", tmp_path / "pipe.nbayes")[0] == 0
+    assert run(capsys, "train", on_disk, *args, "-o", tmp_path / "file.nbayes")[0] == 0
+    a, b = load(tmp_path / "pipe.nbayes"), load(tmp_path / "file.nbayes")
+    assert a.vectorizer_.vocabulary_ == b.vectorizer_.vocabulary_
+    np.testing.assert_array_equal(a.classifier_.feature_count_, b.classifier_.feature_count_)
+
+
+def test_parquet_and_empty_input_from_a_pipe(tmp_path, fruit, capsys):
+    data, model = fruit
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    pq = tmp_path / "fruit.parquet"
+    pd.read_csv(data).to_parquet(pq)
+    Writer(fifo, pq.read_bytes())
+    status, out, err = run(capsys, "predict", model, fifo, "--format", "parquet")
+    assert status == 0, err
+    assert out == EXPECTED
+    Writer(fifo, b"")
+    status, _, err = run(capsys, "predict", model, fifo)
+    assert status == 1 and "in.fifo: nothing came in (the input is empty)" in err
+
+
+# -- 3, 4, 5: the command as a process: write errors, signals, a reader that goes away ---------
+def nbayes(*argv, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "nbayes", *map(str, argv)],
+        stdout=kwargs.pop("stdout", subprocess.PIPE),
+        stderr=subprocess.PIPE,
+        **kwargs,
+    )
+
+
+@pytest.fixture
+def many_rows(tmp_path, fruit):
+    """A 40,000-row table: more output than a pipe holds."""
+    model = fruit[1]
+    big = tmp_path / "big.csv"
+    big.write_text(FRUIT + "red,150,apple\n" * 40_000)
+    return big, model
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(many_rows):
+    big, model = many_rows
+    proc = nbayes("predict", model, big, "--proba")
+    assert proc.stdout.readline() == b"prediction,proba_apple,proba_banana\n"
+    proc.stdout.close()  # `| head -1`
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""
+
+
+def small_files():
+    """Limit files this process writes to 1 kB: a full disk without touching a device."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
+
+
+def test_standard_output_that_cannot_be_written_exits_1(tmp_path, many_rows):
+    big, model = many_rows
+    with open(tmp_path / "stdout.csv", "wb") as stdout:
+        proc = nbayes("predict", model, big, stdout=stdout, preexec_fn=small_files)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1  # was 0 with every prediction lost
+    assert err == b"nbayes: error: cannot write standard output: File too large\n"
+
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    proc = nbayes("predict", model, big, "-o", out, preexec_fn=small_files)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err == f"nbayes: error: cannot write {out}: File too large\n".encode()
+    assert out.read_text() == "old\n" and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_printed_results_that_cannot_be_written_exit_1(fruit, monkeypatch, capsys):
+    data, model = fruit
+
+    class Full(io.StringIO):
+        def flush(self):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["evaluate", str(model), str(data), "--target", "fruit"]) == 1
+    assert capsys.readouterr().err == (
+        "nbayes: error: cannot write standard output: No space left on device\n"
+    )
+
+
+def wait_for(predicate, what: str, seconds: float = 30):
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("sig", "status", "word"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+)
+@pytest.mark.parametrize("command", ["predict", "train"])
+def test_a_signal_stops_cleanly_and_keeps_the_old_output(
+    tmp_path, fruit, sig, status, word, command
+):
+    """The signal arrives while DATA is being read (pandas' CSV reader used to report it as a
+    malformed row) and the output is half written: the old output stays, nothing is left."""
+    model = fruit[1]
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    if command == "predict":
+        out = tmp_path / "out.csv"
+        argv = ["predict", model, fifo, "-o", out, "--chunk-rows", "1000"]
+    else:
+        out = tmp_path / "old.nbayes"
+        argv = ["train", fifo, "--target", "fruit", "-o", out, "--chunk-rows", "1000"]
+    out.write_bytes(b"the old output")
+    proc = nbayes(*argv)
+    with open(fifo, "wb") as feed:  # held open: the command waits for more rows
+        feed.write((FRUIT + "red,150,apple\n" * 100_000).encode())  # past the 1 MB sniffed
+        feed.flush()
+        if command == "predict":  # the first chunks are in the temporary file by now
+            wait_for(lambda: list(tmp_path.glob(".out.csv.*.tmp")), "the temporary output")
+        else:
+            time.sleep(1.0)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode()) == (status, f"nbayes: {word}\n")
+    assert out.read_bytes() == b"the old output"
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_nothing_is_committed_once_a_signal_arrived(tmp_path):
+    """A library may swallow the interrupt (pandas can take it for the end of the data): the
+    writer then keeps the old file rather than commit what may be half the output."""
+    target = tmp_path / "m.nbayes"
+    target.write_bytes(b"old")
+    stop_signals.append(signal.SIGINT)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            save(counts_model(), target)
+    finally:
+        stop_signals.clear()
+    assert target.read_bytes() == b"old" and listing(tmp_path) == ["m.nbayes"]

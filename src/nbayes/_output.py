@@ -35,6 +35,12 @@ _FD_PATH = re.compile(r"^/(?:dev/fd|proc/self/fd|proc/(\d+)/fd)/(\d+)$")
 _STD_PATHS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 
 
+#: Signals (SIGINT, SIGTERM) that the command line received while it ran. Once one has
+#: arrived nothing more is committed: a library may have swallowed the interrupt (pandas'
+#: CSV reader can take it for the end of the data) and the output would be incomplete.
+stop_signals: list[int] = []
+
+
 class WriteError(OSError):
     """Writing an output failed (full disk, I/O error, a pipe closed by its reader, ...).
 
@@ -207,6 +213,8 @@ def output_file(path, *, name: str | None = None) -> Iterator[io.BufferedWriter]
         sink = io.BufferedWriter(_Sink(fd, name))
         yield sink
         sink.flush()
+        if stop_signals:
+            raise KeyboardInterrupt
         try:
             os.fsync(fd)
             sink.close()

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
+from contextlib import contextmanager
 from importlib import import_module
 
+from .._output import WriteError, stop_signals
 from .._threads import threads
 from ..exceptions import NBayesError, NotFittedError, ParameterError
 from ._common import CLIError, UsageError
@@ -153,8 +156,72 @@ def _describe(exc: BaseException) -> tuple[int, str]:
     )
 
 
+#: Signals that stop a command cleanly: (exit status, what the message says). The handler
+#: raises KeyboardInterrupt so that every ``finally`` runs -- temporary files are removed and
+#: an output being written keeps its old content -- and records the signal, because a
+#: library may turn the exception into another one (pandas' CSV reader reports an interrupted
+#: read as "Error tokenizing data"): the record, not the exception, decides the exit status.
+_STOP_SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
+
+
+@contextmanager
+def _stop_on_signals(received: list[int]):
+    def stop(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {}
+    try:
+        for sig in _STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, stop)
+    except ValueError:  # not the main thread (main() called from a worker): leave them be
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that Python's own flush at exit does not fail
+    again on a pipe whose reader left or a full disk (only opens /dev/null for writing)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a test's capture: nothing to do
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+def _flush_stdout() -> None:
+    """Flush what the command printed; a failure is a WriteError naming standard output."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _silence_stdout()
+        raise WriteError("standard output", exc) from None
+
+
+def _say(message: str) -> None:
+    try:
+        print(message, file=sys.stderr)
+    except OSError:  # stderr is gone too: the exit status still tells
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run ``nbayes`` with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    """Run ``nbayes`` with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
+
+    Exit statuses: 0 success (also when the reader of standard output goes away, as with
+    ``nbayes predict ... | head``), 1 data or runtime error (a failed write included), 2 usage
+    error, 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM).
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -163,20 +230,50 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    stop_signals.clear()
     try:
-        with threads(getattr(args, "threads", None)):
-            return args._run(args)
-    except KeyboardInterrupt:
-        print("nbayes: interrupted", file=sys.stderr)
-        return 130
+        return _run(args, stop_signals)
+    finally:
+        stop_signals.clear()  # a later call in this process starts afresh
+
+
+def _run(args, received: list[int]) -> int:
+    """Run the command; ``received`` (shared with the output writer, which commits nothing
+    once a signal arrived) collects SIGINT and SIGTERM."""
+    try:
+        with _stop_on_signals(received), threads(getattr(args, "threads", None)):
+            status = args._run(args)
+            _flush_stdout()
     except BrokenPipeError:
-        # The reader went away (e.g. `nbayes predict ... | head`): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        if received:
+            return _stopped(received)
+        # The reader went away (e.g. `nbayes predict ... | head`): it has what it wanted.
+        _silence_stdout()
+        return 0
     except Exception as exc:  # noqa: BLE001 - the one place that turns errors into messages
+        if received:  # an interrupt that a library reported as an error of its own
+            return _stopped(received)
         if args.debug:
             traceback.print_exc()
+        try:
+            sys.stdout.flush()  # what was printed before the error still goes out
+        except OSError:
+            _silence_stdout()
         status, message = _describe(exc)
-        print(f"nbayes: error: {message}", file=sys.stderr)
+        _say(f"nbayes: error: {message}")
         return status
+    except KeyboardInterrupt:
+        return _stopped(received or [signal.SIGINT])
+    if received:  # an interrupt swallowed on the way: the work may be incomplete
+        return _stopped(received)
+    return status
+
+
+def _stopped(received: list[int]) -> int:
+    status, word = _STOP_SIGNALS.get(received[0], (130, "interrupted"))
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _silence_stdout()
+    _say(f"nbayes: {word}")
+    return status

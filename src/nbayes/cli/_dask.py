@@ -83,8 +83,10 @@ def read_frame(table: Table, columns: list[str], schema: dict):
     """
     _, dd = dask_modules()
     path, opts = table.path, table.options
-    if path == "-":
-        raise UsageError("--dask reads files, not standard input; give DATA as a file name.")
+    if table.is_stream:
+        raise UsageError(
+            f"--dask reads files, not standard input or pipes ({path}); give DATA as a file name."
+        )
     if table.format == "parquet":
         return dd.read_parquet(path, columns=list(columns))
     # A compressed file cannot be split; it becomes one partition.

@@ -13,7 +13,9 @@ import io
 import json
 import operator
 import os
+import stat
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -89,13 +91,95 @@ class _CountingReader(io.RawIOBase):
         super().close()
 
 
+class _Replay:
+    """A pipe that can be read from its start more than once, while it is read only once.
+
+    Standard input, a named pipe or a process substitution (``<(zcat data.csv.gz)``) can be
+    read once, but a command reads DATA several times: sniffing the separator, the first
+    rows for the column types, then every chunk (twice for a text vocabulary). Everything
+    read from the pipe is kept -- in memory up to ``CHUNK_BYTES``, then in an anonymous
+    temporary file that the system removes however the command ends -- and each reader
+    replays what was kept before reading on from the pipe.
+    """
+
+    def __init__(self, open_source, name: str):
+        self._open_source, self.name = open_source, name
+        self._source = None
+        self._kept = tempfile.SpooledTemporaryFile(max_size=CHUNK_BYTES)
+        self.size = 0
+        self.complete = False
+
+    def read_at(self, position: int, n: int) -> bytes:
+        """Up to ``n`` bytes from ``position`` (at most the bytes kept so far)."""
+        if position < self.size:
+            self._kept.seek(position)
+            return self._kept.read(min(n, self.size - position))
+        if self.complete:
+            return b""
+        if self._source is None:
+            self._source = self._open_source()
+        data = getattr(self._source, "read1", self._source.read)(max(n, 1 << 16))
+        if not data:
+            self.complete = True
+            self._source.close()
+            if self.size == 0:
+                raise DataError(f"{self.name}: nothing came in (the input is empty).")
+            return b""
+        self._kept.seek(self.size)
+        self._kept.write(data)
+        self.size += len(data)
+        return self.read_at(position, n)
+
+    def read_all(self) -> None:
+        while not self.complete:
+            self.read_at(self.size, 1 << 20)
+
+    def open(self) -> io.BufferedReader:
+        return io.BufferedReader(_ReplayReader(self), 1 << 16)
+
+
+class _ReplayReader(io.RawIOBase):
+    """One reader of a :class:`_Replay`; seekable once the whole pipe has been kept."""
+
+    def __init__(self, replay: _Replay):
+        self._replay, self._position = replay, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self._replay.complete
+
+    def readinto(self, b) -> int:
+        data = self._replay.read_at(self._position, len(b))
+        b[: len(data)] = data
+        self._position += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self._position
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        if not self._replay.complete:
+            raise io.UnsupportedOperation("seek before the whole pipe was read")
+        base = {os.SEEK_SET: 0, os.SEEK_CUR: self._position, os.SEEK_END: self._replay.size}
+        self._position = max(0, base[whence] + offset)
+        return self._position
+
+
+#: How compressed data begins, for DATA from a pipe, which has no file name to go by.
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\xfd7zXZ\x00": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+
+
 class Table:
     """A tabular file read in chunks.
 
     Parameters
     ----------
     path : str
-        File name, or ``-`` for standard input (CSV/TSV).
+        File name, or ``-`` for standard input. A named pipe, ``/dev/stdin`` or a process
+        substitution (``<(zcat data.csv.gz)``) works too: such input is read once and kept
+        (see :class:`_Replay`); its compression is recognised from its first bytes.
     options : ReadOptions
     progress : bool
         Show a progress bar on a terminal while reading.
@@ -104,37 +188,65 @@ class Table:
     def __init__(self, path: str, options: ReadOptions | None = None, progress: bool = False):
         options = options or ReadOptions()
         self.path = str(path)
-        fmt, self.compression = detect_format(self.path)
+        fmt, self._compression = detect_format(self.path)
         self.format = options.format or fmt
         if self.format not in FORMATS:
             raise UsageError(f"--format must be one of {FORMATS}; got {self.format!r}.")
-        if self.path != "-":
-            p = Path(self.path)
-            if not p.exists():
-                raise CLIError(f"{self.path}: no such file.")
-            if p.is_dir():
+        self.is_stream = self.path == "-"
+        if not self.is_stream:
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                raise CLIError(f"{self.path}: no such file.") from None
+            if stat.S_ISDIR(st.st_mode):
                 raise CLIError(f"{self.path}: is a folder, not a data file.")
-            if p.stat().st_size == 0:
+            # A pipe, process substitution or device: no size, and it can be read only once.
+            self.is_stream = not stat.S_ISREG(st.st_mode)
+            if not self.is_stream and st.st_size == 0:
                 raise DataError(f"{self.path}: the file is empty.")
         self.options = options
         self.progress = progress
         self._sep = options.sep
         self._columns: list[str] | None = None
-        self._stdin_cache: bytes | None = None
+        self._replay: _Replay | None = None
+        self._sniffed = not self.is_stream or self._compression is not None
 
     # -- metadata --------------------------------------------------------------------------------
     @property
     def size(self) -> int | None:
-        return None if self.path == "-" else os.path.getsize(self.path)
+        return None if self.is_stream else os.path.getsize(self.path)
+
+    @property
+    def compression(self) -> str | None:
+        """ "gzip", "bz2", "xz", "zstd" or None: from the file name, or from the first bytes
+        of a pipe."""
+        if not self._sniffed:
+            self._sniffed = True
+            with self._open_raw() as raw:
+                head = raw.read(8)
+            self._compression = next(
+                (method for magic, method in _MAGIC.items() if head.startswith(magic)), None
+            )
+        return self._compression
 
     def _open_raw(self):
-        if self.path == "-":
-            if self._stdin_cache is None:  # standard input can be read once: keep it
-                self._stdin_cache = sys.stdin.buffer.read()
-                if not self._stdin_cache:
-                    raise DataError("standard input is empty.")
-            return io.BytesIO(self._stdin_cache)
-        return open(self.path, "rb")
+        if not self.is_stream:
+            return open(self.path, "rb")
+        if self._replay is None:
+            if self.path == "-":
+                self._replay = _Replay(lambda: sys.stdin.buffer, "standard input")
+            else:
+                self._replay = _Replay(lambda: open(self.path, "rb", buffering=0), self.path)
+        return self._replay.open()
+
+    def _parquet_source(self):
+        """What pyarrow opens: the file name, or a pipe kept whole (Parquet's index is at its
+        end, so nothing can be read before everything was)."""
+        if not self.is_stream:
+            return self.path
+        self._open_raw().close()
+        self._replay.read_all()
+        return self._replay.open()
 
     def _text_sample(self, n_bytes: int = 2**20) -> str:
         """The first ``n_bytes`` of decompressed text, for sniffing and sizing."""
@@ -219,7 +331,7 @@ class Table:
                 "Reading Parquet needs pyarrow: pip install 'nbayes[parquet]'."
             ) from None
         try:
-            return pq.ParquetFile(self.path)
+            return pq.ParquetFile(self._parquet_source())
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for bad files
             raise DataError(f"{self.path}: not a readable Parquet file ({exc}).") from None
 
