@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -62,6 +64,10 @@ class Bernoulli(Family):
         self, alpha=1.0, estimate="posterior_mean", binarize: float | None = 0.0, missing="error"
     ):
         super().__init__(alpha=alpha, estimate=estimate, missing=missing)
+        if binarize is not None and (
+            isinstance(binarize, bool) or not isinstance(binarize, numbers.Real)
+        ):
+            raise ParameterError(f"binarize must be a number or None; got {binarize!r}.")
         self.binarize = binarize
 
     def get_params(self) -> dict:

@@ -26,6 +26,7 @@ import io
 import json
 import os
 import re
+import tokenize
 import zipfile
 import zlib
 from collections.abc import Mapping
@@ -273,7 +274,8 @@ def _read_array(zf: zipfile.ZipFile, path, name: str, shape, dtype) -> np.ndarra
                     else np.lib.format.read_array_header_2_0
                 )
                 header, fortran, got = read_header(f, max_header_size=_declared.MAX_HEADER)
-            except (ValueError, SyntaxError, TypeError) as exc:
+            # numpy parses the header as a Python literal: damaged text raises any of these.
+            except (ValueError, SyntaxError, TypeError, tokenize.TokenError) as exc:
                 raise _fail(path, f"array {name!r} is not a valid .npy array ({exc}).") from None
             if got.hasobject or got.kind not in state.ARRAY_KINDS:
                 raise _fail(
@@ -343,6 +345,8 @@ def _read_v1(zf, path, manifest, limit, total_limit):
     for key in ("estimator", "params", "state", "arrays"):
         if key not in manifest:
             raise _fail(path, f"manifest.json lacks {key!r}.")
+    if not isinstance(manifest["estimator"], str):
+        raise _fail(path, f"manifest.json names no estimator class ({manifest['estimator']!r}).")
     declared = manifest["arrays"]
     if not isinstance(declared, dict) or not isinstance(manifest["state"], dict):
         raise _fail(path, "manifest.json is malformed ('arrays' and 'state' must be objects).")

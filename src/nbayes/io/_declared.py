@@ -46,7 +46,7 @@ def parse(declared: dict) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
             )
         try:
             dt = np.dtype(dtype)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, SyntaxError):  # numpy parses some strings as literals
             dt = None
         if dt is None or dt.hasobject or dt.kind not in plain.ARRAY_KINDS or dt.itemsize == 0:
             raise ModelFormatError(

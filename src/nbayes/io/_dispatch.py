@@ -12,6 +12,7 @@ from :mod:`nbayes.io`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -265,6 +266,7 @@ def load_text(meta: dict, arrays: dict) -> dict:
             raise ModelFormatError(f"Model file: TextNB's {key} is malformed.")
         parts[key] = plain.build(spec["estimator"], plain.from_jsonable(spec["params"], key), key)
     vec, clf = parts["vectorizer"], parts["classifier"]
+    _check_vectorizer(vec)
     kind = KINDS.get(type(clf).__name__)
     if kind is None or type(clf).__name__ == "TextNB":
         raise ModelFormatError(f"Model file: TextNB cannot use a {type(clf).__name__}.")
@@ -281,6 +283,29 @@ def load_text(meta: dict, arrays: dict) -> dict:
         "classifier": clf,
         "classifier_state": clf_state,
     }
+
+
+def _check_vectorizer(vec) -> None:
+    """A vectoriser built from a file's parameters reads the texts it is given (never files
+    they name) and can turn a text into counts; otherwise the file is refused now, not at the
+    first predict."""
+    from sklearn.base import clone
+
+    if vec.get_params().get("input") != "content":
+        raise ModelFormatError(
+            f"Model file: TextNB's vectorizer has input={vec.get_params().get('input')!r}; "
+            "model files only hold vectorizers that read texts (input='content')."
+        )
+    probe = clone(vec)
+    if type(vec).__name__ == "CountVectorizer":
+        probe.set_params(vocabulary={"probe": 0})  # transform needs some vocabulary
+    try:
+        probe._validate_params()  # scikit-learn's own parameter constraints
+        probe.transform(["probe text"])
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, re.error) as exc:
+        raise ModelFormatError(
+            f"Model file: TextNB's vectorizer has invalid parameters ({type(exc).__name__}: {exc})."
+        ) from None
 
 
 Dump = Callable[[dict], tuple[dict, dict]]
