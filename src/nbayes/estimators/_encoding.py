@@ -14,6 +14,9 @@ chunks and one-row predictions stay fast on vocabularies of millions of values.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from dataclasses import dataclass, field
 from itertools import repeat
 
@@ -21,11 +24,18 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._validation import show
 from ..distributions.categorical import MISSING_CODE, UNSEEN_CODE
 from ..exceptions import DataError, ModelFormatError
 
 #: dtype kinds of columns that MixedNB can model, by inferred family.
 _CATEGORY_KINDS = "OUSV"
+#: At predict, a column where more than this share of the values (and at least
+#: UNSEEN_WARN_MIN_VALUES of them) is outside the vocabulary gets a UserWarning: most likely
+#: the column changed meaning or type since training, which would otherwise pass silently.
+UNSEEN_WARN_SHARE = 0.5
+UNSEEN_WARN_MIN_VALUES = 10
+_TYPE_NAMES = {"s": "str", "i": "int", "f": "float", "b": "bool", "?": "other"}
 
 
 def as_frame(X, estimator: str = "MixedNB") -> pd.DataFrame:
@@ -117,15 +127,21 @@ class Vocabulary:
         return Vocabulary(self.n_columns, self.first_code, self.values, self.column, self.code)
 
     def _tables(self) -> list[dict]:
-        """The per-column look-up, built from the flat arrays on first use."""
+        """The per-column look-up, built from the flat arrays on first use, with the set of
+        value types (:func:`_type_tag`) of each column beside it."""
         if self._lookup is None:
             self._lookup = [{} for _ in range(self.n_columns)]  # bounded by the group's width
+            self._types = [set() for _ in range(self.n_columns)]
             order = np.argsort(self.column, kind="stable")
             split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
-            for table, values, codes in zip(  # bounded by the group's width
-                self._lookup, np.split(self.values[order], split), np.split(self.code[order], split)
+            for table, types, values, codes in zip(  # bounded by the group's width
+                self._lookup,
+                self._types,
+                np.split(self.values[order], split),
+                np.split(self.code[order], split),
             ):
                 table.update(zip(values.tolist(), codes.tolist()))
+                types.update(map(_type_tag, table))
         return self._lookup
 
     def n_categories(self) -> np.ndarray:
@@ -143,7 +159,7 @@ class Vocabulary:
         split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
         return np.split(self.values[order], split)
 
-    def encode(self, values, learn: bool, missing_as_category: bool):
+    def encode(self, values, learn: bool, missing_as_category: bool, describe=None):
         """Codes of an (n, d) table (array or DataFrame); extends the vocabulary when ``learn``.
 
         Returns ``(codes, first_unseen)``: int64 codes of shape (n, d) with -1 for missing
@@ -152,13 +168,20 @@ class Vocabulary:
         Columns are factorised one at a time, straight from a DataFrame's own storage (Arrow
         strings stay Arrow), so temporaries stay at one column: a whole-group object array
         would cost a pointer and a Python object per cell.
+
+        When not learning, values of another type than a column's vocabulary are matched by
+        what they unambiguously stand for (:meth:`_coerce`: the number 7 for the text "7" and
+        the reverse), and a column where most values are still unseen gets a UserWarning that
+        names it through ``describe(j)`` (default ``"column index j"``).
         """
         n, d = values.shape
         codes = np.empty((n, d), dtype=np.int64)
         first_unseen = None
         for j in range(d):  # bounded by the group's width
             column = values.iloc[:, j] if isinstance(values, pd.DataFrame) else values[:, j]
-            cell, unseen = self._encode_column(j, column, learn, missing_as_category)
+            cell, unseen, missing = self._encode_column(j, column, learn, missing_as_category)
+            if not learn:
+                self._warn_unseen(j, column, unseen, missing, describe)
             cell[unseen] = UNSEEN_CODE
             codes[:, j] = cell
             if unseen.any():
@@ -167,9 +190,10 @@ class Vocabulary:
         return codes, first_unseen
 
     def _encode_column(self, j: int, column, learn: bool, missing_as_category: bool):
-        """Codes of one column (missing: MISSING_CODE or 0, unseen: marked) and the unseen
-        mask. Sorting a learning batch's values makes a first fit's codes follow the values'
-        order (as scikit-learn's OrdinalEncoder does); later batches append."""
+        """Codes of one column (missing: MISSING_CODE or 0, unseen: marked), the unseen
+        mask and the missing mask. Sorting a learning batch's values makes a first fit's
+        codes follow the values' order (as scikit-learn's OrdinalEncoder does); later
+        batches append."""
         try:
             cell_value, uniques = pd.factorize(column, sort=learn)
         except TypeError:  # values that cannot be ordered: keep first-appearance order
@@ -186,11 +210,15 @@ class Vocabulary:
         if learn and (code_of < 0).any():
             new = code_of < 0
             code_of[new] = self._append(j, uniques, new)
+        elif not learn and (code_of < 0).any():
+            # Only when not learning: fit on the same rows keeps "7" and 7 apart, and
+            # partial_fit must agree with it.
+            self._coerce(j, uniques, code_of)
         # Missing cells (-1) read the last entry here and are overwritten below.
         cell = code_of[cell_value] if code_of.size else np.full(len(column), -1, np.int64)
         unseen = (cell < 0) & ~missing
         cell[missing] = 0 if missing_as_category else MISSING_CODE
-        return cell, unseen
+        return cell, unseen, missing
 
     def _codes_of(self, j: int, uniques) -> np.ndarray:
         """Code in column ``j`` of each value of ``uniques`` (-1: not in the vocabulary).
@@ -204,6 +232,63 @@ class Vocabulary:
         # (np.array of a list measured several times faster here than np.fromiter)
         return np.array(list(map(table.get, _python_values(uniques), repeat(-1))), dtype=np.int64)
 
+    def _coerce(self, j: int, uniques, code_of: np.ndarray) -> None:
+        """Fill ``code_of`` for values of ``uniques`` outside the vocabulary whose type differs
+        from that of every value of column ``j``, when they unambiguously stand for a value it
+        holds: numbers for a column of text ("7" for 7, "2.5" for 2.5, "3" for 3.0 when the
+        column holds "3" but not "3.0"), text for a column of numbers ("7" -> 7, "2.5" -> 2.5).
+        A CSV read with other types at predict than at fit then still matches."""
+        types = self._types[j]
+        if types not in ({"s"}, {"i"}, {"f"}, {"i", "f"}):
+            return  # an empty, mixed or boolean vocabulary: no unambiguous reading
+        miss = np.flatnonzero(code_of < 0)
+        values = np.asarray(_python_values(uniques), dtype=object)[miss]
+        tags = np.array(list(map(_type_tag, values)), dtype="<U1")
+        table = self._lookup[j]
+        if types == {"s"}:
+            ints, floats = tags == "i", tags == "f"
+            text = np.full(values.size, None, dtype=object)
+            text[ints] = values[ints].astype(str)
+            x = values[floats].astype(np.float64)
+            whole = np.isfinite(x) & (x == np.round(x))
+            as_int = np.where(whole, x, 0).astype(np.int64).astype(str).astype(object)
+            as_float = x.astype(str).astype(object)
+            # 3.0 is "3.0" if the column holds that, else "3"; both present: ambiguous.
+            exact = np.array(list(map(table.get, as_float, repeat(-1))), dtype=np.int64)
+            short = np.array(list(map(table.get, as_int, repeat(-1))), dtype=np.int64)
+            short[~whole] = -1
+            pick = np.where(exact >= 0, as_float, np.where(short >= 0, as_int, None))
+            pick[(exact >= 0) & (short >= 0) & (exact != short)] = None
+            text[floats] = pick
+            keys = text
+        else:
+            keys = np.full(values.size, None, dtype=object)
+            words = tags == "s"
+            number = pd.to_numeric(pd.Series(values[words], dtype=object), errors="coerce")
+            keys[words] = number.to_numpy(dtype=np.float64, na_value=np.nan)
+        # None (no reading) is never a key: missing values are not in the vocabulary.
+        code_of[miss] = np.array(list(map(table.get, keys.tolist(), repeat(-1))), dtype=np.int64)
+
+    def _warn_unseen(self, j: int, column, unseen: np.ndarray, missing, describe) -> None:
+        """UserWarning when most observed values of a column at predict are unseen."""
+        observed, count = int(missing.size - missing.sum()), int(unseen.sum())
+        if observed < UNSEEN_WARN_MIN_VALUES or count <= UNSEEN_WARN_SHARE * observed:
+            return
+        row = int(np.argmax(unseen))
+        example = column.iloc[row] if hasattr(column, "iloc") else column[row]
+        known = self.categories(j)[:3].tolist()
+        seen_types = ", ".join(sorted(_TYPE_NAMES[t] for t in self._types[j])) or "nothing"
+        where = describe(j) if describe is not None else f"column index {j}"
+        warnings.warn(
+            f"{where[0].upper()}{where[1:]}: {count} of its {observed} values "
+            f"({count / observed:.0%}) were never seen in training, e.g. {show(example)} of "
+            f"type {type(example).__name__}; training saw {seen_types} values such as "
+            f"{', '.join(show(v) for v in known)}. They are scored as unseen categories: "
+            "check that the column holds the same kind of values as at fit.",
+            UserWarning,
+            stacklevel=_caller_level(),
+        )
+
     def _append(self, j: int, uniques, new: np.ndarray) -> np.ndarray:
         """Add the ``new`` values of ``uniques`` to column ``j`` with fresh codes, in the
         order of ``uniques``; return those codes."""
@@ -211,6 +296,7 @@ class Vocabulary:
         first = int(self.n_categories()[j])
         codes = first + np.arange(added.size, dtype=np.int64)
         self._tables()[j].update(zip(_python_values(added), codes.tolist()))
+        self._types[j].update(map(_type_tag, added.tolist()))
         self.values = self._extend("values", added)
         self.column = self._extend("column", np.full(added.size, j, dtype=np.int64))
         self.code = self._extend("code", codes)
@@ -351,6 +437,16 @@ class Vocabulary:
         if np.any(vocab.n_categories() != np.bincount(column, minlength=n_columns) + first_code):
             raise ModelFormatError("Category vocabulary repeats a value within a column.")
         return vocab
+
+
+def _caller_level() -> int:
+    """``stacklevel`` for a warning raised by the caller of this function that points at the
+    first frame outside nbayes: the user's call, whichever entry point led here."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _python_values(values) -> list:

@@ -74,6 +74,10 @@ class MixedNB(BaseNB):
         Dirichlet prior already says about a category never observed, keeps batch scoring
         running when new values appear in production, and still uses the evidence: a new
         value is less likely under classes with much data. Applies to every categorical group.
+        Values whose type differs from that of every training value of their column are
+        matched by what they stand for at predict (the text "7" and the number 7, either
+        way), and a column whose values are mostly unseen at predict (over half, at least
+        10 values) gets a UserWarning that names it.
     max_int_categories : int or "auto", default="auto"
         Integer columns with at most this many distinct values are categorical under "auto".
         "auto" is ``max(20, sqrt(n_rows))`` of the first batch: an integer column becomes
@@ -473,7 +477,9 @@ class MixedNB(BaseNB):
         return blocks
 
     def _encode(self, part: pd.DataFrame, pos, vocab: Vocabulary, learning: bool):
-        codes, unseen = vocab.encode(part, learning, self.missing == "category")
+        codes, unseen = vocab.encode(
+            part, learning, self.missing == "category", lambda j: self._label(pos[j])
+        )
         unlearning = getattr(self, "_accumulating", False) and not learning
         if unseen is not None and (self.unseen == "error" or unlearning):
             row, j = divmod(unseen, part.shape[1])

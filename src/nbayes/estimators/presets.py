@@ -563,7 +563,9 @@ class CategoricalNB(_DiscreteNB):
         A category at predict time that training never saw (a code >= ``n_categories_[j]``,
         or a value outside the vocabulary). "error" matches scikit-learn, which cannot score
         it either; "ignore" drops the factor; "smooth" gives it the prior mass of a category
-        with no observations.
+        with no observations. With values, one of another type than every training value of
+        its column is matched by what it stands for (the text "7" and the number 7, either
+        way), and a column whose values are mostly unseen at predict gets a UserWarning.
     decision_threshold : float, optional
         Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
         with ``threshold_scale="proba"``, when its probability does). None is the usual
@@ -658,7 +660,9 @@ class CategoricalNB(_DiscreteNB):
                     "(marginalised) or missing='category'."
                 )
         learning = getattr(self, "_learning", False)
-        codes, unseen = self._vocab.encode(X, learning, self.missing == "category")
+        codes, unseen = self._vocab.encode(
+            X, learning, self.missing == "category", lambda j: column_label(j, self._names())
+        )
         unlearning = getattr(self, "_accumulating", False) and not learning
         if unseen is not None and (self.unseen == "error" or unlearning):
             row, j = divmod(unseen, X.shape[1])
