@@ -85,9 +85,16 @@ def label_codes(labels: pd.Series, classes: np.ndarray) -> np.ndarray:
 
     Numeric classes match numbers however they are written (``1``, ``1.0``, ``"1.0"``);
     boolean classes match ``True``/``true``/``1`` and ``False``/``false``/``0``; string
-    classes match their exact text.
+    classes match their exact text. The comparison runs on the distinct labels only
+    (``pd.factorize`` hashes the column once): a few per chunk, however long the chunk.
     """
-    classes = np.asarray(classes)
+    codes, distinct = pd.factorize(labels)
+    found = _distinct_codes(pd.Series(distinct), np.asarray(classes))
+    return np.where(codes >= 0, found[codes], -1)
+
+
+def _distinct_codes(labels: pd.Series, classes: np.ndarray) -> np.ndarray:
+    """:func:`label_codes` of a few distinct labels."""
     if classes.dtype.kind in "iuf":
         values = labels
         if labels.dtype.kind not in "iuf":
