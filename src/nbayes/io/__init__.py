@@ -181,7 +181,14 @@ def _open_zip(path) -> zipfile.ZipFile:
         )
     try:
         return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        ValueError,
+        NotImplementedError,  # a compression method or zip version zipfile lacks
+    ) as exc:
         raise _fail(path, f"the zip archive is damaged or truncated ({exc}).") from None
 
 
@@ -207,6 +214,7 @@ def _read_member(zf: zipfile.ZipFile, path, name: str, limit: int) -> bytes:
         OSError,
         ValueError,
         NotImplementedError,
+        RuntimeError,  # zipfile's "encrypted, password required"
     ) as exc:
         raise _fail(
             path, f"cannot read {name!r}; the archive is damaged or truncated ({exc})."
@@ -308,6 +316,7 @@ def _read_array(zf: zipfile.ZipFile, path, name: str, shape, dtype) -> np.ndarra
         EOFError,
         OSError,
         NotImplementedError,
+        RuntimeError,  # zipfile's "encrypted, password required"
     ) as exc:
         raise _fail(
             path, f"cannot read {name!r}; the archive is damaged or truncated ({exc})."
