@@ -118,7 +118,7 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     for v in sorted(graph):
         if v not in index:
             connect(v)
-    return found
+    return sorted(found)
 
 
 def test_the_package_has_no_import_cycles():
@@ -157,3 +157,77 @@ def test_estimators_and_families_do_not_import_the_persistence_code():
         m: sorted(graph[m]) for m in below if any(t.startswith("nbayes.io") for t in graph[m])
     }
     assert not offenders, f"model files are owned by nbayes.io; these import it: {offenders}"
+
+
+# -- nothing outside an estimator's module touches its private attributes ---------------------
+ESTIMATOR_MODULES = sorted((SRC / "estimators").glob("*.py"))
+#: Modules that use estimators only through the protocol (see estimators/_protocol.py).
+CONSUMERS = [
+    SRC / "dask.py",
+    *sorted((SRC / "io").glob("*.py")),
+    SRC / "estimators" / "_merge.py",
+    SRC / "estimators" / "_explain.py",
+    *sorted((SRC / "cli").glob("*.py")),
+]
+
+
+def estimator_private_names() -> set[str]:
+    """Names starting with one underscore that estimator classes define: methods, class
+    attributes and attributes they set on ``self``."""
+    names: set[str] = set()
+    for path in ESTIMATOR_MODULES:
+        for cls in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for node in ast.walk(cls):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(node.name)
+                elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                    if isinstance(node.value, ast.Name) and node.value.id == "self":
+                        names.add(node.attr)
+                elif isinstance(node, ast.Assign):
+                    names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def private_uses(source: str, private: set[str]) -> list[tuple[int, str]]:
+    """(line, name) of every ``obj._name`` or ``getattr(obj, "_name")`` with ``_name`` in
+    ``private``, except on ``self`` / ``cls`` (a consumer's own classes)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in private:
+            if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                found.append((node.lineno, node.attr))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in private
+        ):
+            found.append((node.lineno, node.args[1].value))
+    return sorted(found)
+
+
+def test_consumers_use_estimators_only_through_the_protocol():
+    private = estimator_private_names()
+    assert {"_validate_X", "_blocks", "_vocabs", "_positions"} <= private  # the scan sees them
+    offenders = {
+        str(path.relative_to(SRC)): uses
+        for path in CONSUMERS
+        if (uses := private_uses(path.read_text(), private))
+    }
+    assert not offenders, f"private estimator attributes used outside the estimators: {offenders}"
+
+
+def test_the_private_use_scan_finds_attribute_and_getattr_uses():
+    source = (
+        "def f(model):\n"
+        "    model._finalize()\n"
+        "    return getattr(model, '_vocabs', None)\n"
+        "class T:\n"
+        "    def g(self):\n"
+        "        return self._finalize\n"
+    )
+    assert private_uses(source, {"_finalize", "_vocabs"}) == [(2, "_finalize"), (3, "_vocabs")]

@@ -289,7 +289,7 @@ def test_mixed_table_with_a_survey_pass(client, shared_data, missing):
     np.testing.assert_allclose(proba.to_numpy(), local.predict_proba(df), rtol=1e-9)
 
 
-def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client):
+def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client, monkeypatch):
     rng = np.random.default_rng(4)
     n = 400
     df = pd.DataFrame(
@@ -308,7 +308,8 @@ def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client
     ):
         local = clone(model).fit(df, y)
         # A cap of 3 distinct values forces the second, narrow pass for 'small' too.
-        shell = nbdask._mixed_shell(model, ddf, 8, cap=3)
+        monkeypatch.setattr(nbayes.estimators._survey, "SURVEY_CAP", 3)
+        shell, _ = nbdask._set_up(model, ddf, ddf._meta, 8)
         assert [f.name for f in shell.families_] == [f.name for f in local.families_]
         for mine, theirs in zip(shell._vocabs, local._vocabs):
             assert (mine is None) == (theirs is None)

@@ -55,19 +55,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'nbayes.dask needs Dask; install it with: pip install "nbayes[dask]"'
     ) from exc
 
-from . import _engine as engine
 from ._threads import threads
 from ._validation import rows_from
 from .distributions import Labels
-from .estimators._base import BaseNB, check_sample_weight, label_codes
-from .estimators.mixed import MixedNB
-from .estimators.text import TextNB, as_texts
+from .estimators._base import check_sample_weight, label_codes
+from .estimators._protocol import EstimatorProtocol, SurveyStep
 from .exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
 
 __all__ = ["fit", "predict", "predict_joint_log_proba", "predict_log_proba", "predict_proba"]
-
-#: Fitted attributes a fit sets; cleared first so a refit never mixes old state in.
-_FITTED = ("classes_", "families_", "stats_", "params_", "n_features_in_", "feature_names_in_")
 
 
 # -- partitions ------------------------------------------------------------------------------
@@ -168,13 +163,10 @@ def _frame_partitions(X, y, sample_weight) -> tuple[Any, Any]:
 
 
 # -- map and reduce steps (run on the workers) --------------------------------------------------
-def _partition_stats(
-    shell: BaseNB, X, y, w, classes, index: int, offset: int | None, vectorizer=None
-):
+def _partition_stats(shell, X, y, w, classes, index: int, offset: int | None):
     """(classes seen, statistics) of one partition, or None for an empty one.
 
     For DataFrames ``y`` is None and the labels (and weights) are columns of the partition.
-    With a ``vectorizer`` the partition holds texts, turned into word counts here.
     """
     if y is None:
         y = X[_Y]
@@ -193,10 +185,6 @@ def _partition_stats(
                 raise DataError(f"X has {n} rows but y has {y.shape[0]} labels.")
             if n == 0:
                 return None
-            if vectorizer is not None:
-                X = vectorizer.transform(as_texts(X))
-            X = shell._validate_X(X, reset=False)
-            y = shell._check_y(y, X)
             weights = check_sample_weight(w, n, allow_all_zero=True)
             if classes is None:
                 classes, codes = np.unique(y, return_inverse=True)
@@ -210,22 +198,20 @@ def _partition_stats(
                     )
             # Dask runs partitions side by side already: one thread each, not a pool each.
             with threads(1):
-                stats = shell._accumulate(X, Labels(codes, weights, len(classes)))
+                stats = shell.accumulate(X, Labels(codes, weights, len(classes)), mode="count")
     except NBayesError as exc:
         raise type(exc)(f"In {where}: {exc}") from exc
     return classes, stats
 
 
-def _frame_stats(
-    part: pd.DataFrame, shell: BaseNB, classes, vectorizer=None, partition_info=None
-) -> pd.Series:
+def _frame_stats(part: pd.DataFrame, shell, classes, partition_info=None) -> pd.Series:
     """:func:`_partition_stats` of a DataFrame partition, boxed in a one-element Series.
 
     Running it through ``map_partitions`` lets Dask fuse it with the reading of the partition
     into one task, so no partition waits in memory between reading and counting.
     """
     index = (partition_info or {}).get("number", 0)
-    stats = _partition_stats(shell, part, None, None, classes, index, None, vectorizer)
+    stats = _partition_stats(shell, part, None, None, classes, index, None)
     return pd.Series([stats], dtype=object)
 
 
@@ -233,7 +219,7 @@ def _unbox(part):
     return part.iloc[0] if isinstance(part, pd.Series) else part
 
 
-def _merge_partials(shell: BaseNB, *parts):
+def _merge_partials(shell, *parts):
     """Merge (classes, statistics) pairs, laying each out over the union of their classes."""
     parts = [p for p in map(_unbox, parts) if p is not None]
     if not parts:
@@ -242,13 +228,8 @@ def _merge_partials(shell: BaseNB, *parts):
         return parts[0]
     classes = reduce(np.union1d, [c for c, _ in parts])
     index = pd.Index(classes)
-    aligned = [
-        engine.align_classes(shell.families_, s, index.get_indexer(c), len(classes))
-        for c, s in parts
-    ]
-    merged = reduce(lambda a, b: engine.merge(shell.families_, a, b), aligned)
-    engine.check_overflow(shell.families_, merged, None, shell._feature_names_per_block())
-    return classes, merged
+    aligned = [shell.align_statistics(s, index.get_indexer(c), len(classes)) for c, s in parts]
+    return classes, reduce(shell.merge_statistics, aligned)
 
 
 def _tree(tasks: list, shell, split_every: int):
@@ -261,33 +242,69 @@ def _tree(tasks: list, shell, split_every: int):
     return tasks[0] if tasks else merge(shell)
 
 
-def _shell(estimator: BaseNB, X, n_features: int | None = None) -> BaseNB:
-    """An unfitted copy that knows the columns and families: what each partition needs."""
+# -- set-up: the estimator's survey passes ------------------------------------------------------
+def _summarize(part, summarize) -> pd.Series:
+    """A survey's summary of one partition, boxed so that Dask treats it as a partition."""
+    return pd.Series([summarize(part)], dtype=object)
+
+
+def _combine(combine, *parts):
+    return combine(*[_unbox(p) for p in parts])
+
+
+def _survey(X, step: SurveyStep, split_every: int):
+    """Run one survey pass of the estimator over the partitions of X: map, tree, compute."""
+    part = X if step.columns is None else X[list(step.columns)]
+    boxed = part.map_partitions(
+        _summarize, step.summarize, meta=pd.Series(dtype=object), enforce_metadata=False
+    )
+    tasks = list(boxed.to_delayed())
+    if not tasks:
+        raise DataError("X has no partitions: there is nothing to learn from.")
+    combine = dask.delayed(_combine, pure=True)
+    while len(tasks) > 1:
+        tasks = [
+            combine(step.combine, *tasks[i : i + split_every])
+            for i in range(0, len(tasks), split_every)
+        ]
+    (result,) = dask.compute(tasks[0])
+    return _unbox(result)
+
+
+def _set_up(estimator: EstimatorProtocol, X, meta, split_every: int):
+    """(an unfitted copy of ``estimator`` set up as ``fit`` on all rows of X would set it up,
+    the survey summary it was set up from): what each partition needs to count."""
     shell = clone(estimator)
-    if n_features is not None:  # word counts of texts
-        shell.n_features_in_ = n_features
-    elif isinstance(X, dd.DataFrame):
-        names = list(X.columns)
-        shell.n_features_in_ = len(names)
-        # As scikit-learn: feature names are kept only when every column name is a string.
-        if names and all(isinstance(c, str) for c in names):
-            shell.feature_names_in_ = np.asarray(names, dtype=object)
-    else:
-        shell.n_features_in_ = int(X.shape[1])
-    shell.families_ = shell._make_families(shell.n_features_in_)
-    return shell
+    summary = None
+    while (step := shell.survey_step(meta, summary)) is not None:
+        if not isinstance(X, dd.DataFrame):
+            raise DataError(
+                f"{type(estimator).__name__} surveys its data before counting, which needs a "
+                f"dask DataFrame (or Series); got {type(X).__name__}."
+            )
+        summary = step.finish(summary, _survey(X, step, split_every))
+    shell.setup(meta, summary)
+    return shell, summary
 
 
 # -- public API ------------------------------------------------------------------------------
 def fit(
-    estimator: BaseNB, X, y, sample_weight=None, *, classes=None, split_every: int = 8
-) -> BaseNB:
+    estimator: EstimatorProtocol,
+    X,
+    y,
+    sample_weight=None,
+    *,
+    classes=None,
+    split_every: int = 8,
+) -> EstimatorProtocol:
     """Fit an nbayes estimator on Dask collections, one task per partition.
 
     Each partition's statistics are accumulated where the partition lives, merged in a tree
     (``split_every`` at a time) and finalized once, so the model equals ``estimator.fit`` on
     the same rows to floating-point rounding, for any partitioning. Empty partitions and
-    partitions that lack some classes are fine.
+    partitions that lack some classes are fine. Everything goes through the estimator
+    protocol (:mod:`nbayes.estimators._protocol`): survey passes and set-up, ``accumulate``
+    per partition, ``merge_statistics`` in the tree, ``install`` on the client.
 
     Parameters
     ----------
@@ -343,21 +360,15 @@ def fit(
         classes = np.unique(np.asarray(classes))
         if classes.size == 0:
             raise ParameterError("classes must not be empty.")
-    if isinstance(estimator, TextNB):
-        return _fit_text(estimator, X, y, sample_weight, classes, int(split_every))
-    if not isinstance(estimator, BaseNB):
+    if not isinstance(estimator, EstimatorProtocol):
         raise ParameterError(
             f"estimator must be an nbayes estimator; got {type(estimator).__name__}."
         )
-    if isinstance(estimator, MixedNB):
-        if not isinstance(X, dd.DataFrame):
-            raise DataError(f"MixedNB on Dask needs a dask DataFrame; got {type(X).__name__}.")
-        X, parts = _frame_partitions(X, y, sample_weight)
-        shell = _mixed_shell(estimator, X, int(split_every))
-        found, stats = _statistics(shell, parts, classes, int(split_every))
-        return _install(estimator, shell, found, stats)
+    if isinstance(X, dd.Series):  # texts
+        X = X.to_frame(name=_TEXT)
     if isinstance(X, dd.DataFrame):
         X, parts = _frame_partitions(X, y, sample_weight)
+        meta = X._meta  # the columns and dtypes, no rows
     else:
         X_parts, offsets = _row_partitions(X)
         y_parts = _vector_partitions(y, X, "y")
@@ -367,25 +378,26 @@ def fit(
             else _vector_partitions(sample_weight, X, "sample_weight")
         )
         parts = list(zip(X_parts, y_parts, w_parts, offsets or [None] * len(X_parts)))
-    shell = _shell(estimator, X)
+        meta = int(X.shape[1])
+    shell, summary = _set_up(estimator, X, meta, int(split_every))
     found, stats = _statistics(shell, parts, classes, int(split_every))
-    return _install(estimator, shell, found, stats)
+    # The estimator itself is set up only now, so that a failure leaves it as it was.
+    estimator.setup(meta, summary)
+    return estimator.install(found, stats)
 
 
-def _statistics(shell: BaseNB, parts, classes, split_every: int, vectorizer=None):
+def _statistics(shell, parts, classes, split_every: int):
     """Map, tree-merge and compute: (classes, merged statistics) of all partitions.
 
     ``parts`` is a dask DataFrame (features plus label and weight columns) or a list of
     delayed (X, y, weight, first row) blocks of arrays.
     """
-    shell_key = dask.delayed(shell)
-    vec_key = None if vectorizer is None else dask.delayed(vectorizer)  # shipped once
+    shell_key = dask.delayed(shell)  # shipped once
     if isinstance(parts, dd.DataFrame):
         boxed = parts.map_partitions(
             _frame_stats,
             shell_key,
             classes,
-            vec_key,
             meta=pd.Series(dtype=object),
             enforce_metadata=False,
         )
@@ -393,7 +405,7 @@ def _statistics(shell: BaseNB, parts, classes, split_every: int, vectorizer=None
     else:
         accumulate = dask.delayed(_partition_stats, pure=True)
         tasks = [
-            accumulate(shell_key, xb, yb, wb, classes, i, off, vec_key)
+            accumulate(shell_key, xb, yb, wb, classes, i, off)
             for i, (xb, yb, wb, off) in enumerate(parts)
         ]
     (result,) = dask.compute(_tree(tasks, shell_key, split_every))
@@ -413,183 +425,11 @@ def _statistics(shell: BaseNB, parts, classes, split_every: int, vectorizer=None
     return found, stats
 
 
-def _install(estimator: BaseNB, shell: BaseNB, classes, stats) -> BaseNB:
-    """Make ``estimator`` the fitted model of ``stats``: one finalize, on the client."""
-    for attr in _FITTED:
-        estimator.__dict__.pop(attr, None)
-    params = shell.get_params(deep=False)
-    for attr, value in vars(shell).items():  # what the shell learned in setup: columns, ...
-        if attr not in params:
-            setattr(estimator, attr, value)
-    estimator.classes_ = classes
-    estimator.stats_ = stats
-    estimator._finalize()
-    return estimator
-
-
-# -- MixedNB: a survey pass finds column groups and category vocabularies ----------------------
-#: Distinct values kept per integer column in the survey; more cannot make it categorical
-#: under any max_int_categories below this (the "auto" limit reaches it at 4e9 rows).
-_SURVEY_CAP = 2**16
-
-
-def _distinct(values: pd.Series) -> np.ndarray:
-    """Distinct non-missing values in order of first appearance, as an object array."""
-    values = values[values.notna()]
-    return np.asarray(pd.unique(values.to_numpy(dtype=object)), dtype=object)
-
-
-def _survey_partition(part: pd.DataFrame, capped: frozenset, cap: int) -> pd.Series:
-    """(rows, {column: distinct values, or None past the cap}) of one partition, boxed."""
-    found = {}
-    for col in part.columns:  # bounded by the number of surveyed columns
-        values = _distinct(part[col])
-        found[col] = None if col in capped and values.size > cap else values
-    return pd.Series([(len(part), found)], dtype=object)
-
-
-def _survey(
-    X, columns: list, capped: frozenset, split_every: int, cap: int = _SURVEY_CAP
-) -> tuple[int, dict]:
-    """One pass over ``columns`` of X: number of rows and distinct values per column."""
-    boxed = X[columns].map_partitions(
-        _survey_partition, capped, cap, meta=pd.Series(dtype=object), enforce_metadata=False
-    )
-    merge = dask.delayed(_merge_surveys, pure=True)
-    tasks = list(boxed.to_delayed())
-    while len(tasks) > 1:
-        tasks = [
-            merge(capped, cap, *tasks[i : i + split_every])
-            for i in range(0, len(tasks), split_every)
-        ]
-    (result,) = dask.compute(tasks[0])
-    return _unbox(result)
-
-
-def _merge_surveys(capped: frozenset, cap: int, *parts):
-    """Add row counts and unite distinct values, keeping the order of first appearance."""
-    parts = [_unbox(p) for p in parts]
-    rows = sum(n for n, _ in parts)
-    merged = {}
-    for col in parts[0][1]:  # bounded by the number of surveyed columns
-        pieces = [found[col] for _, found in parts]
-        if any(v is None for v in pieces):
-            merged[col] = None
-            continue
-        values = np.asarray(pd.unique(np.concatenate(pieces)), dtype=object)
-        merged[col] = None if col in capped and values.size > cap else values
-    return rows, merged
-
-
-def _mixed_shell(model: MixedNB, X, split_every: int, cap: int = _SURVEY_CAP) -> MixedNB:
-    """A MixedNB set up as ``fit`` on all rows of X would set it up, from a survey pass.
-
-    The survey counts the rows and collects the distinct values of every column that is
-    not a float (integers capped at ``cap`` values); the column groups are resolved from it,
-    and any categorical column still lacking its values (a float or bool named
-    categorical, an integer past the cap) gets a second, narrow pass.
-    """
-    meta = X._meta
-    kinds = {c: getattr(meta[c].dtype, "kind", "O") for c in meta.columns}
-    is_cat = {c: isinstance(meta[c].dtype, pd.CategoricalDtype) for c in meta.columns}
-    surveyed = [c for c in meta.columns if kinds[c] not in "fcbmM" or is_cat[c]]
-    capped = frozenset(c for c in surveyed if kinds[c] in "iu" and not is_cat[c])
-    rows, found = _survey(X, surveyed, capped, split_every, cap) if surveyed else (0, {})
-    position = {c: p for p, c in enumerate(meta.columns)}
-
-    def counts():
-        return {position[c]: (cap + 1 if found.get(c) is None else found[c].size) for c in capped}
-
-    probe = clone(model)
-    probe._check_params()
-    probe._resolve_groups(meta, survey=(rows, counts()))
-    needed = [
-        meta.columns[p]
-        for fam, pos in zip(probe.families_, probe._positions)
-        if fam.name == "categorical"
-        for p in pos
-    ]
-    missing = [c for c in needed if found.get(c) is None]
-    if missing:
-        _, more = _survey(X, missing, frozenset(), split_every)
-        found.update(more)
-    shell = clone(model)
-    shell._start_from_survey(meta, rows, counts(), found)
-    return shell
-
-
-# -- text ------------------------------------------------------------------------------------
+#: Name of the column that holds texts given as a dask Series.
 _TEXT = "__nbayes_text__"
 
 
-def _text_frame(X):
-    """Texts of a dask Series or one-column DataFrame as a one-column dask DataFrame."""
-    if isinstance(X, dd.Series):
-        return X.to_frame(name=_TEXT)
-    if isinstance(X, dd.DataFrame):
-        if len(X.columns) != 1:
-            raise DataError(
-                f"TextNB needs one text column; got {len(X.columns)} columns "
-                f"{list(X.columns)!r}. Select the text column first."
-            )
-        return X
-    raise DataError(
-        f"For TextNB, X must be a dask Series or one-column dask DataFrame of "
-        f"texts; got {type(X).__name__}."
-    )
-
-
-def _count_terms(texts: pd.Series, vectorizer) -> pd.Series:
-    """Word counts of one partition of texts, boxed in a one-element Series."""
-    return pd.Series([TextNB._count_terms(vectorizer, texts)], dtype=object)
-
-
-def _add_terms(*parts):
-    """Add up (texts, document frequencies, term frequencies) of several partitions."""
-    parts = [_unbox(p) for p in parts]
-    return (
-        sum(p[0] for p in parts),
-        reduce(lambda a, b: a.add(b, fill_value=0), [p[1] for p in parts]),
-        reduce(lambda a, b: a.add(b, fill_value=0), [p[2] for p in parts]),
-    )
-
-
-def _fit_text(model: TextNB, X, y, sample_weight, classes, split_every: int) -> TextNB:
-    """TextNB: a vocabulary pass (unless hashing or fixed), then the counting pass."""
-    vectorizer, classifier = model._new_vectorizer(), model._new_classifier()
-    frame = _text_frame(X)
-    text_col = frame.columns[0]
-    _, parts = _frame_partitions(frame, y, sample_weight)
-    needs_vocabulary = not model._is_hashing(vectorizer) and vectorizer.vocabulary is None
-    if needs_vocabulary:
-        counts = frame[text_col].map_partitions(
-            _count_terms,
-            dask.delayed(vectorizer),
-            meta=pd.Series(dtype=object),
-            enforce_metadata=False,
-        )
-        add = dask.delayed(_add_terms, pure=True)
-        tasks = list(counts.to_delayed())
-        while len(tasks) > 1:
-            tasks = [add(*tasks[i : i + split_every]) for i in range(0, len(tasks), split_every)]
-        if not tasks:
-            raise DataError("X has no partitions: there is nothing to learn from.")
-        (totals,) = dask.compute(tasks[0])
-        n_docs, doc_freq, term_freq = _unbox(totals)
-        model._set_vocabulary(vectorizer, doc_freq, term_freq, n_docs)
-    elif not model._is_hashing(vectorizer):
-        vectorizer.fit([""])  # a fixed vocabulary: validates it and sets vocabulary_
-    n_features = (
-        vectorizer.n_features if model._is_hashing(vectorizer) else len(vectorizer.vocabulary_)
-    )
-    shell = _shell(classifier, None, n_features=n_features)
-    found, stats = _statistics(shell, parts, classes, split_every, vectorizer=vectorizer)
-    _install(classifier, shell, found, stats)
-    model.vectorizer_, model.classifier_, model.classes_ = vectorizer, classifier, found
-    return model
-
-
-def _apply(X, model: BaseNB, method: str):
+def _apply(X, model, method: str):
     """One block of a prediction; empty blocks give empty results of the right shape."""
     if X.shape[0] == 0:
         n_classes = len(model.classes_)
@@ -602,14 +442,14 @@ def _apply(X, model: BaseNB, method: str):
         return getattr(model, method)(X)
 
 
-def _apply_frame(df, model: BaseNB, method: str):
+def _apply_frame(df, model, method: str):
     out = _apply(df, model, method)
     if method == "predict":
         return pd.Series(out, index=df.index, name="prediction")
     return pd.DataFrame(out, index=df.index, columns=list(model.classes_))
 
 
-def _predict(estimator: BaseNB, X, method: str):
+def _predict(estimator, X, method: str):
     check_is_fitted(estimator, "classes_")
     model = dask.delayed(estimator)  # shipped once per worker, not once per task
     n_classes = len(estimator.classes_)
@@ -642,7 +482,7 @@ def _predict(estimator: BaseNB, X, method: str):
     )
 
 
-def predict(estimator: BaseNB, X) -> Any:
+def predict(estimator, X) -> Any:
     """Most probable class per row, computed lazily block by block.
 
     Parameters
@@ -658,17 +498,17 @@ def predict(estimator: BaseNB, X) -> Any:
     return _predict(estimator, X, "predict")
 
 
-def predict_proba(estimator: BaseNB, X) -> Any:
+def predict_proba(estimator, X) -> Any:
     """Posterior P(y | x) per row, lazily: a dask array of shape (n_samples, n_classes), or a
     dask DataFrame with one column per class for a DataFrame X."""
     return _predict(estimator, X, "predict_proba")
 
 
-def predict_log_proba(estimator: BaseNB, X) -> Any:
+def predict_log_proba(estimator, X) -> Any:
     """Log posterior log P(y | x) per row, lazily; shapes as in :func:`predict_proba`."""
     return _predict(estimator, X, "predict_log_proba")
 
 
-def predict_joint_log_proba(estimator: BaseNB, X) -> Any:
+def predict_joint_log_proba(estimator, X) -> Any:
     """Joint log P(x, y) per row, lazily; shapes as in :func:`predict_proba`."""
     return _predict(estimator, X, "predict_joint_log_proba")

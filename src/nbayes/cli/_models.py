@@ -367,13 +367,9 @@ def sort_classes(model, strings: bool = False) -> None:
         model.classes_ = est.classes_
     if np.array_equal(order, np.arange(order.size)):
         return
-    stats = est.stats_
-    groups = [
-        {k: (v[order] if k in fam.class_keys else v) for k, v in group.items()}
-        for fam, group in zip(est.families_, stats["groups"])
-    ]
-    est.stats_ = {**stats, "class_count": stats["class_count"][order], "groups": groups}
-    est._finalize()
+    # Class i of the statistics goes to place argsort(order)[i]; classes_ is sorted already.
+    positions = np.argsort(order, kind="stable")
+    model.install(est.classes_, model.align_statistics(est.stats_, positions, order.size))
 
 
 def class_labels(

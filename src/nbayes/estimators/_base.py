@@ -2,7 +2,8 @@
 
 Subclasses say which families cover which columns (``_make_families`` / ``_blocks``) and which
 fitted attributes to publish; fitting, incremental fitting, label handling and prediction live
-here once.
+here once. ``BaseNB`` implements the estimator protocol (:mod:`._protocol`) that Dask, merge,
+model files and the CLI use.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..exceptions import DataError, ParameterError, UnknownLabelError
 from . import _explain, _linear
+from ._protocol import EstimatorProtocol, Mode, check_mode
 
 THRESHOLD_SCALES = ("log_odds", "proba")
 
@@ -161,8 +163,41 @@ def log_odds_threshold(
     return value
 
 
-class BaseNB(ClassifierMixin, BaseEstimator):
+class Derived:
+    """A fitted attribute derived from the statistics by ``finalize``, declared on the class.
+
+    ``partial_fit`` only adds statistics and drops the derived values (the parameters of a
+    large vocabulary cost more than a batch); reading a declared derived attribute then
+    finalizes once. Once set, the plain instance value shadows this (non-data) descriptor,
+    so reading a fresh attribute costs nothing extra.
+    """
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        if obj.__dict__.get("_stale"):
+            obj.finalize()
+            if self.name in obj.__dict__:
+                return obj.__dict__[self.name]
+        raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}")
+
+
+def derived_names(cls) -> set[str]:
+    """Names of the :class:`Derived` attributes declared on ``cls`` and its bases."""
+    return {k for c in cls.__mro__ for k, v in vars(c).items() if isinstance(v, Derived)}
+
+
+class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes classifier over column groups, each modelled by one family."""
+
+    # Derived from the statistics by finalize (see Derived); subclasses declare what they
+    # publish.
+    params_ = Derived()
+    class_log_prior_ = Derived()
+    class_count_ = Derived()
 
     # -- what subclasses provide --------------------------------------------------------------
     def _make_families(self, n_features: int) -> list[Family]:
@@ -177,8 +212,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self, X, reset=reset, accept_sparse="csr", dtype=dtype, ensure_all_finite=False
         )
 
-    def _blocks(self, X) -> list:
-        """One matrix per family; presets use all columns in one block."""
+    def _blocks(self, X, mode: Mode = "score") -> list:
+        """One matrix per family; presets use all columns in one block. ``mode`` says why the
+        batch is read (see :mod:`._protocol`); encoders decide by it what an unseen value
+        does."""
         return [X]
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
@@ -294,14 +331,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # Encoding a batch may grow category vocabularies (append-only); a batch that fails
         # later (an unknown label, a bad value) must leave the model as it was.
         snapshot = self._vocabulary_snapshot()
-        self._learning = True
         try:
             return self._learn_batch(X, y, sample_weight, classes)
         except BaseException:
             self._restore_vocabulary(snapshot)
             raise
-        finally:
-            self._learning = False
 
     def _learn_batch(self, X, y, sample_weight, classes):
         weights = check_sample_weight(sample_weight, X.shape[0])
@@ -313,29 +347,101 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             added = self._set_classes(classes)
             if added:
                 self.stats_ = engine.add_classes(self.families_, self.stats_, added)
-        stats = self._accumulate(X, self._encode_labels(y, weights))
+        stats = self._accumulate(X, self._encode_labels(y, weights), "learn")
         if not first:
             # The batch alone was finite (checked by accumulate); so must the sum be.
-            stats = engine.merge(self.families_, self.stats_, stats)
-            engine.check_overflow(self.families_, stats, None, self._feature_names_per_block())
+            stats = self.merge_statistics(self.stats_, stats)
         self.stats_ = stats
         if first:
-            self._finalize()
+            self.finalize()
         else:
             self._defer_finalize()
         return self
 
-    def _accumulate(self, X, labels: Labels) -> dict:
-        """Statistics of one validated batch (the map step of a distributed fit too)."""
-        # Encoders read this flag: unlearn (accumulating, not learning) must not meet category
-        # values outside the vocabulary.
-        self._accumulating = True
-        try:
-            return engine.accumulate(
-                self.families_, self._blocks(X), labels, self._feature_names_per_block()
-            )
-        finally:
-            self._accumulating = False
+    def _accumulate(self, X, labels: Labels, mode: Mode) -> dict:
+        """Statistics of one validated batch."""
+        return engine.accumulate(
+            self.families_, self._blocks(X, mode), labels, self._feature_names_per_block()
+        )
+
+    # -- the estimator protocol (see ._protocol) ------------------------------------------------
+    def setup(self, meta, summary=None) -> None:
+        """Get ready to accumulate batches without learning from any (see
+        :meth:`EstimatorProtocol.setup`): ``meta`` is a DataFrame with no rows (a table's
+        columns) or the number of columns.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB()
+        >>> model.setup(2)
+        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
+        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
+        ['a']
+        """
+        self._forget()
+        if isinstance(meta, (int, np.integer)):
+            self.n_features_in_ = int(meta)
+        else:
+            names = list(meta.columns)
+            self.n_features_in_ = len(names)
+            # As scikit-learn: feature names are kept only when every column name is a string.
+            if names and all(isinstance(c, str) for c in names):
+                self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.families_ = self._make_families(self.n_features_in_)
+
+    def _forget(self) -> None:
+        """Drop every fitted attribute (a fresh set-up follows)."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            del self.__dict__[name]
+        for name in ("_derived", "_stale"):
+            self.__dict__.pop(name, None)
+
+    def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
+        """Statistics of one batch (see :meth:`EstimatorProtocol.accumulate`).
+
+        ``mode="learn"`` may grow category vocabularies, as ``partial_fit`` does.
+        """
+        check_mode(mode)
+        return self._accumulate(self._validate_X(X, reset=False), labels, mode)
+
+    def merge_statistics(self, a: dict, b: dict) -> dict:
+        """Statistics of the rows of ``a`` and ``b`` together; a DataError names the column
+        whose sum would overflow float64 (finite input gives finite statistics)."""
+        merged = engine.merge(self.families_, a, b)
+        engine.check_overflow(self.families_, merged, None, self._feature_names_per_block())
+        return merged
+
+    def subtract_statistics(self, a: dict, b: dict) -> dict:
+        """Statistics of the rows of ``a`` without those of ``b`` (errors name the class and
+        column that would go negative)."""
+        classes = getattr(self, "classes_", None)
+        return engine.subtract(
+            self.families_,
+            a,
+            b,
+            class_names=None if classes is None else classes.tolist(),
+            feature_names=self._feature_names_per_block(),
+        )
+
+    def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
+        """``stats`` laid out over ``n_classes`` classes, class ``i`` at ``positions[i]``."""
+        return engine.align_classes(self.families_, stats, positions, n_classes)
+
+    def recode_statistics(self, other) -> dict:
+        """``other``'s statistics in this model's encoding, ready for :func:`nbayes.merge`.
+        Models with learned category vocabularies (MixedNB, CategoricalNB on values) extend
+        their vocabularies and re-code ``other``'s counts."""
+        return other.stats_
+
+    def install(self, classes, stats: dict):
+        """Become the fitted model of ``stats`` over ``classes``; finalizes. Returns self."""
+        self.classes_ = np.asarray(classes)
+        self.stats_ = stats
+        self.finalize()
+        return self
 
     def unlearn(self, X, y, sample_weight=None):
         """Remove rows learned earlier, exactly: the model becomes the one never shown them.
@@ -387,14 +493,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
                 f"Cannot unlearn row {row}: its label {show(y[row])} is not among classes "
                 f"{self.classes_.tolist()!r}, so the model never learned it."
             )
-        removed = self._accumulate(X, Labels(codes, weights, len(self.classes_)))
-        stats = engine.subtract(
-            self.families_,
-            self.stats_,
-            removed,
-            class_names=self.classes_.tolist(),
-            feature_names=self._feature_names_per_block(),
-        )
+        removed = self._accumulate(X, Labels(codes, weights, len(self.classes_)), "unlearn")
+        stats = self.subtract_statistics(self.stats_, removed)
         if not stats["class_count"].any():
             raise DataError(
                 "Cannot unlearn: these rows are everything the model learned, so nothing "
@@ -403,10 +503,10 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         old = self.stats_
         self.stats_ = stats
         try:
-            self._finalize()
+            self.finalize()
         except Exception:
             self.stats_ = old  # leave the model as it was if the remaining data is unusable
-            self._finalize()
+            self.finalize()
             raise
         return self
 
@@ -414,8 +514,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         return None if names is None else [list(names)]
 
-    def _finalize(self) -> None:
-        """Derive the parameters and the published attributes from the statistics."""
+    def finalize(self) -> None:
+        """Derive the parameters and the published attributes from the statistics now.
+
+        ``fit`` finalizes; ``partial_fit`` only adds statistics, and the first use of a
+        derived attribute finalizes (see :class:`Derived`). Call this to pay that cost at a
+        time of your choosing.
+        """
         # What can fail (a zero variance, a bad class prior) runs before anything is set.
         params = engine.finalize(self.families_, self.stats_)
         log_prior = self._log_prior(self.stats_["class_count"])
@@ -429,7 +534,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._stale = False
 
     def _defer_finalize(self) -> None:
-        """Drop the derived attributes; the first access finalizes again (``__getattr__``).
+        """Drop the derived attributes; the first read of one finalizes again (``Derived``).
 
         A stream of ``partial_fit`` calls then costs the statistics of each batch only: the
         parameters (a logarithm per class and feature, which on a large vocabulary costs more
@@ -443,19 +548,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         # A pickle (joblib, Dask tasks) carries a ready model: derived once here, not once
         # per copy that is unpickled.
         if self.__dict__.get("_stale"):
-            self._finalize()
+            self.finalize()
         return super().__getstate__()
-
-    def __getattr__(self, name: str):
-        # Reached only when ordinary lookup fails: a derived attribute after a partial_fit,
-        # or a property of the class that raised AttributeError (raise that error again).
-        state = self.__dict__
-        if state.get("_stale") and name in state.get("_derived", ()):
-            self._finalize()
-            return state[name]
-        if hasattr(type(self), name):
-            return object.__getattribute__(self, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def _group_widths(self) -> list[int]:
@@ -468,12 +562,6 @@ class BaseNB(ClassifierMixin, BaseEstimator):
     def _storable_params(self) -> dict:
         """Constructor parameters as data (MixedNB swaps code for what it resolved to)."""
         return self.get_params(deep=False)
-
-    def _merge_state_from(self, other) -> dict:
-        """``other``'s statistics expressed in this model's encoding, ready for
-        :func:`nbayes.merge`. Models with learned category vocabularies (MixedNB,
-        CategoricalNB on values) extend their vocabularies and re-code ``other``'s counts."""
-        return other.stats_
 
     def _get_layout(self):
         """Plain description of how columns become blocks (vocabularies, groups); None for
@@ -538,11 +626,8 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         widths = self._group_widths()
         if len(widths) != len(families):
             raise ValueError(f"{len(families)} families for {len(widths)} column groups.")
-        self.classes_ = np.asarray(state["classes"])
         self.families_ = families
-        self.stats_ = state["statistics"]
-        self._finalize()
-        return self
+        return self.install(state["classes"], state["statistics"])
 
     # -- prediction -----------------------------------------------------------------------------
     def _scoring_params(self) -> list:
@@ -563,7 +648,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self.families_,
             self._scoring_params(),
             self.class_log_prior_,
-            self._blocks(X),
+            self._blocks(X, "score"),
             self._feature_names_per_block(),
             normalised=normalised,
         )
@@ -580,7 +665,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self.families_,
             self._scoring_params(),
             self.class_log_prior_,
-            self._blocks(X),
+            self._blocks(X, "score"),
             self._feature_names_per_block(),
             log=log,
         )
@@ -662,7 +747,9 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)
-        blocks = engine.prepare(self.families_, self._blocks(X), self._feature_names_per_block())
+        blocks = engine.prepare(
+            self.families_, self._blocks(X, "score"), self._feature_names_per_block()
+        )
         return _linear.linear_design(self.families_, self.params_, blocks)
 
     def linear_feature_names(self) -> np.ndarray:
@@ -751,7 +838,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             self.families_,
             self._scoring_params(),
             self.class_log_prior_,
-            self._blocks(X),
+            self._blocks(X, "score"),
             self.classes_,
             predicted,
             names[order],

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _engine as engine
 from ..exceptions import ParameterError
 from ._base import BaseNB
 
@@ -118,16 +117,12 @@ def merge(*models: BaseNB) -> BaseNB:
     first = models[0]
     for i, other in enumerate(models[1:], start=2):
         _check_compatible(first, other, i)
-    families = first.families_
     index = pd.Index(first.classes_)
     merged = copy.deepcopy(first)
     aligned = [first.stats_]
     for other in models[1:]:
         positions = index.get_indexer(other.classes_)
         # Category codes are per model when vocabularies are learned: re-code first.
-        stats = merged._merge_state_from(other)
-        aligned.append(engine.align_classes(families, stats, positions, len(index)))
-    merged.stats_ = reduce(lambda a, b: engine.merge(families, a, b), aligned)
-    engine.check_overflow(families, merged.stats_, None, merged._feature_names_per_block())
-    merged._finalize()
-    return merged
+        stats = merged.recode_statistics(other)
+        aligned.append(merged.align_statistics(stats, positions, len(index)))
+    return merged.install(first.classes_, reduce(merged.merge_statistics, aligned))

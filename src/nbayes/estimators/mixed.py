@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import copy
 import warnings
+from functools import partial
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
-from .._validation import first_true, show
+from .._validation import first_true
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import DataError, NotFittedError, ParameterError
-from ._base import BaseNB
+from . import _survey
+from ._base import BaseNB, Derived
+from ._columns import refuses_unseen, unseen_error
 from ._encoding import Vocabulary, as_frame, infer_family
+from ._protocol import SurveyStep
+from ._survey import survey_columns
 
 MISSING_POLICIES = ("error", "ignore", "category")
 REMAINDER = ("auto", "drop", "error")
@@ -138,6 +144,10 @@ class MixedNB(BaseNB):
     >>> model.predict(new).tolist()  # columns matched by name; unseen and missing handled
     ['plum']
     """
+
+    categories_ = Derived()
+    column_families_ = Derived()
+    column_groups_ = Derived()
 
     def __init__(
         self,
@@ -376,30 +386,86 @@ class MixedNB(BaseNB):
         else:
             self.__dict__.pop("feature_names_in_", None)
 
-    def _start_from_survey(
-        self, meta: pd.DataFrame, n_rows: int, n_unique: dict, categories: dict
-    ) -> None:
-        """Column groups and vocabularies from a summary of a table instead of its rows.
+    # -- the estimator protocol: set-up from a survey of the data (nbayes.dask) ----------------
+    @staticmethod
+    def _table_meta(meta) -> pd.DataFrame:
+        if not isinstance(meta, pd.DataFrame):
+            raise DataError(
+                "MixedNB learns its column groups from a table's columns and dtypes; got an "
+                f"array of {meta} columns. Pass a DataFrame (with Dask: a dask DataFrame)."
+            )
+        return meta
 
-        ``meta`` holds the table's columns and dtypes (no rows needed); ``n_rows`` is the
-        number of rows, ``n_unique`` maps each integer column's position to its number of
-        distinct values, and ``categories`` maps column labels to their distinct values (in
-        order of first appearance). Groups and category codes come out exactly as ``fit`` on
-        all the rows would make them; nbayes.dask gathers the summary in a first pass.
+    def _survey_counts(self, meta: pd.DataFrame, summary) -> tuple[int, dict, dict]:
+        """(rows, {position: distinct values} of the integer columns, values per column)."""
+        rows, found = summary if summary is not None else (0, {})
+        _, capped = survey_columns(meta)
+        position = {c: p for p, c in enumerate(meta.columns)}
+        n_unique = {
+            position[c]: (_survey.SURVEY_CAP + 1 if found.get(c) is None else found[c].size)
+            for c in capped
+        }
+        return rows, n_unique, found
+
+    def survey_step(self, meta, summary=None):
+        """The passes that find column groups and category codes without reading rows here.
+
+        First pass: the number of rows and the distinct values of every column that is not
+        a float (integers capped at ``SURVEY_CAP`` values, enough for any integer limit).
+        Then, if a categorical column still lacks its values (a float or bool named
+        categorical, an integer past the cap), a second, narrow pass over those columns.
         """
+        meta = self._table_meta(meta)
+        cap = _survey.SURVEY_CAP
+        if summary is None:
+            surveyed, capped = survey_columns(meta)
+            if surveyed:
+                return SurveyStep(
+                    surveyed,
+                    partial(_survey.survey_partition, capped=capped, cap=cap),
+                    partial(_survey.merge_surveys, capped, cap),
+                )
+        rows, n_unique, found = self._survey_counts(meta, summary)
+        probe = clone(self)
+        probe._check_params()
+        probe._resolve_groups(meta, survey=(rows, n_unique))
+        lacking = [
+            meta.columns[p]
+            for fam, pos in zip(probe.families_, probe._positions)
+            if fam.name == "categorical"
+            for p in pos
+            if found.get(meta.columns[p]) is None
+        ]
+        if not lacking:
+            return None
+        return SurveyStep(
+            lacking,
+            partial(_survey.survey_partition, capped=frozenset(), cap=cap),
+            partial(_survey.merge_surveys, frozenset(), cap),
+            absorb=_survey.absorb_values,
+        )
+
+    def setup(self, meta, summary=None) -> None:
+        """Column groups and vocabularies from a table's columns and dtypes (``meta``, no
+        rows needed) and the survey's summary (see :meth:`survey_step`): groups and category
+        codes come out exactly as ``fit`` on all the rows would make them."""
+        meta = self._table_meta(meta)
+        self._forget()
         self._check_params()
         self._set_columns(meta.columns, from_table=True)
-        self._resolve_groups(meta, survey=(n_rows, n_unique))
+        rows, n_unique, found = self._survey_counts(meta, summary)
+        self._resolve_groups(meta, survey=(rows, n_unique))
         for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
             if vocab is None:
                 continue
-            values = [np.asarray(categories[self._columns[p]], dtype=object) for p in pos]
-            # One learning batch holding every value: codes follow the values' order as in
-            # a fit on all rows (padding cells are missing, which learning skips).
-            grid = np.full((max(1, *(v.size for v in values)), len(pos)), None, dtype=object)
-            for j, v in enumerate(values):  # bounded by the group's width
-                grid[: v.size, j] = v
-            vocab.encode(grid, True, self.missing == "category")
+            lacking = [self._columns[p] for p in pos if found.get(self._columns[p]) is None]
+            if lacking:
+                raise ParameterError(
+                    f"MixedNB cannot number the categories of {lacking!r} without their "
+                    "values: run the survey passes of survey_step() first."
+                )
+            values = [np.asarray(found[self._columns[p]], dtype=object) for p in pos]
+            _survey.learn_values(vocab, values, self.missing == "category")
 
     def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
         """Columns in fitted order: by name for tables fitted on tables, else by position."""
@@ -456,8 +522,7 @@ class MixedNB(BaseNB):
     def _label(self, p: int) -> str:
         return f"column {self._columns[p]!r} (index {p})"
 
-    def _blocks(self, df: pd.DataFrame) -> list:
-        learning = getattr(self, "_learning", False)
+    def _blocks(self, df: pd.DataFrame, mode="score") -> list:
         blocks = []
         for fam, pos, vocab in zip(self.families_, self._positions, self._vocabs):
             part = df.iloc[:, pos]  # bounded loop: one iteration per column group
@@ -471,27 +536,24 @@ class MixedNB(BaseNB):
                         "(marginalised, exact under the naive assumption) or 'category'."
                     )
             if vocab is not None:
-                blocks.append(self._encode(part, pos, vocab, learning))
+                blocks.append(self._encode(part, pos, vocab, mode))
             else:
                 blocks.append(self._numeric(part, pos, fam))
         return blocks
 
-    def _encode(self, part: pd.DataFrame, pos, vocab: Vocabulary, learning: bool):
+    def _encode(self, part: pd.DataFrame, pos, vocab: Vocabulary, mode):
         codes, unseen = vocab.encode(
-            part, learning, self.missing == "category", lambda j: self._label(pos[j])
+            part, mode == "learn", self.missing == "category", lambda j: self._label(pos[j])
         )
-        unlearning = getattr(self, "_accumulating", False) and not learning
-        if unseen is not None and (self.unseen == "error" or unlearning):
+        if unseen is not None and refuses_unseen(mode, self.unseen):
             row, j = divmod(unseen, part.shape[1])
-            why = (
-                "so these rows cannot have been learned and cannot be unlearned"
-                if unlearning
-                else "partial_fit with it, or pass unseen='smooth' (prior "
-                "mass of an unobserved category) or 'ignore' (drop the factor)"
-            )
-            raise DataError(
-                f"{self._label(pos[j]).capitalize()} has the category {show(part.iat[row, j])} "
-                f"at row {row}, which no training batch contained; {why}."
+            raise unseen_error(
+                self._label(pos[j]),
+                part.iat[row, j],
+                row,
+                mode,
+                "partial_fit with it, or pass unseen='smooth' (prior mass of an unobserved "
+                "category) or 'ignore' (drop the factor)",
             )
         return codes
 
@@ -697,7 +759,7 @@ class MixedNB(BaseNB):
                 raise ValueError(f"the vocabulary of column group {g} does not match its family.")
         return self
 
-    def _merge_state_from(self, other: MixedNB) -> dict:
+    def recode_statistics(self, other: MixedNB) -> dict:
         """``other``'s statistics in this model's category codes (extends the vocabularies)."""
         same_layout = (
             other._columns == self._columns

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -17,12 +18,15 @@ import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
-from .._validation import column_label, first_true, show
+from .._validation import column_label, first_true
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
 from ..exceptions import DataError, ParameterError
-from ._base import BaseNB
+from . import _survey
+from ._base import BaseNB, Derived
+from ._columns import refuses_unseen, unseen_error
 from ._encoding import Vocabulary
+from ._protocol import SurveyStep
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
 
@@ -53,6 +57,10 @@ class _DiscreteNB(BaseNB):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True  # as scikit-learn: blobs are not counts
         return tags
+
+    alpha_ = Derived()
+    feature_count_ = Derived()
+    feature_log_prob_ = Derived()
 
     def _alpha(self):
         return _effective_alpha(self.alpha, self.force_alpha)
@@ -142,6 +150,11 @@ class GaussianNB(BaseNB):
     >>> GaussianNB().fit(X, y).predict([[1.5]]).tolist()
     [1]
     """
+
+    class_prior_ = Derived()
+    epsilon_ = Derived()
+    theta_ = Derived()
+    var_ = Derived()
 
     def __init__(
         self,
@@ -408,6 +421,8 @@ class ComplementNB(MultinomialNB):
     [1]
     """
 
+    feature_all_ = Derived()
+
     def __init__(
         self,
         *,
@@ -488,6 +503,8 @@ class PoissonNB(_DiscreteNB):
     >>> PoissonNB().fit(X, y).predict([[4, 1]]).tolist()
     [1]
     """
+
+    rate_ = Derived()
 
     def __init__(
         self,
@@ -600,6 +617,10 @@ class CategoricalNB(_DiscreteNB):
     (['blue', 'green', 'red'], ['a'])
     """
 
+    category_count_ = Derived()
+    n_categories_ = Derived()
+    categories_ = Derived()
+
     def __init__(
         self,
         *,
@@ -648,7 +669,44 @@ class CategoricalNB(_DiscreteNB):
             self._vocab = Vocabulary(values.shape[1], int(self.missing == "category"))
         return values
 
-    def _blocks(self, X):
+    # -- the estimator protocol: category values need a survey of their distinct values ------
+    @staticmethod
+    def _codes_in(meta) -> bool:
+        return isinstance(meta, (int, np.integer)) or _is_numeric(meta)
+
+    def survey_step(self, meta, summary=None):
+        """Category values (not codes) need one pass for the distinct values of every column,
+        so that codes come out as ``fit`` on all rows numbers them."""
+        if summary is not None or self._codes_in(meta):
+            return None
+        return SurveyStep(
+            list(meta.columns),
+            partial(_survey.survey_partition, capped=frozenset(), cap=_survey.SURVEY_CAP),
+            partial(_survey.merge_surveys, frozenset(), _survey.SURVEY_CAP),
+        )
+
+    def setup(self, meta, summary=None) -> None:
+        super().setup(meta, summary)
+        self._vocab, self.categories_ = None, None
+        if self._codes_in(meta):
+            if self.missing == "category":
+                raise ParameterError(
+                    "missing='category' needs category values (strings, objects); got numeric "
+                    "codes. Use missing='ignore', or pass the values themselves."
+                )
+            return
+        if summary is None:
+            raise ParameterError(
+                "CategoricalNB on category values cannot number them without a survey of "
+                "their distinct values: run the passes of survey_step() first."
+            )
+        _, found = summary
+        self._vocab = Vocabulary(self.n_features_in_, int(self.missing == "category"))
+        self.categories_ = []
+        values = [np.asarray(found[c], dtype=object) for c in meta.columns]
+        _survey.learn_values(self._vocab, values, self.missing == "category")
+
+    def _blocks(self, X, mode="score"):
         if getattr(self, "_vocab", None) is None:
             return [X]
         if self.missing == "error":
@@ -659,21 +717,17 @@ class CategoricalNB(_DiscreteNB):
                     f"{where[0]}; got {X[where]!r}. Impute or drop it, or pass missing='ignore' "
                     "(marginalised) or missing='category'."
                 )
-        learning = getattr(self, "_learning", False)
         codes, unseen = self._vocab.encode(
-            X, learning, self.missing == "category", lambda j: column_label(j, self._names())
+            X, mode == "learn", self.missing == "category", lambda j: column_label(j, self._names())
         )
-        unlearning = getattr(self, "_accumulating", False) and not learning
-        if unseen is not None and (self.unseen == "error" or unlearning):
+        if unseen is not None and refuses_unseen(mode, self.unseen):
             row, j = divmod(unseen, X.shape[1])
-            why = (
-                "so these rows cannot have been learned and cannot be unlearned"
-                if unlearning
-                else "partial_fit with it, or pass unseen='smooth' or 'ignore'"
-            )
-            raise DataError(
-                f"{column_label(j, self._names()).capitalize()} has the category "
-                f"{show(X[row, j])} at row {row}, which no training batch contained; {why}."
+            raise unseen_error(
+                column_label(j, self._names()),
+                X[row, j],
+                row,
+                mode,
+                "partial_fit with it, or pass unseen='smooth' or 'ignore'",
             )
         return [codes]
 
@@ -703,7 +757,7 @@ class CategoricalNB(_DiscreteNB):
         self._vocab = Vocabulary.from_arrays(n_features, spec["first_code"], parts)
         self.categories_ = []
 
-    def _merge_state_from(self, other) -> dict:
+    def recode_statistics(self, other) -> dict:
         if (self._vocab is None) != (other._vocab is None):
             raise ParameterError(
                 "Cannot merge a CategoricalNB fitted on category codes with one fitted on "

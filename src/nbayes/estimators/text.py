@@ -9,14 +9,17 @@ is stored in safe model files with its vocabulary.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial, reduce
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
+from ._protocol import EstimatorProtocol, Mode, SurveyStep
 
 #: Presets that model word counts or presence; Gaussian is dense-only and makes no sense here.
 TEXT_CLASSIFIERS = ("MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB")
@@ -49,7 +52,7 @@ def as_texts(X, where: str = "X") -> pd.Series:
     return X.fillna("").astype(str)
 
 
-class TextNB(ClassifierMixin, BaseEstimator):
+class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes text classifier: a vectoriser (words -> counts) and an nbayes count model.
 
     Parameters
@@ -350,6 +353,64 @@ class TextNB(ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = False
         return tags
 
+    # -- the estimator protocol (see ._protocol): TextNB delegates to its classifier ------------
+    def survey_step(self, meta, summary=None) -> SurveyStep | None:
+        """A CountVectorizer without a fixed vocabulary needs one pass of word counts
+        (document and term frequencies, added up over partitions); none otherwise."""
+        _check_text_meta(meta)
+        vec = self._new_vectorizer()
+        if summary is not None or self._is_hashing(vec) or vec.vocabulary is not None:
+            return None
+        return SurveyStep(None, partial(_count_terms, vec), _add_terms)
+
+    def setup(self, meta, summary=None) -> None:
+        """A vectoriser with its vocabulary (from the survey's word counts, fixed, or none
+        for hashing) and a classifier set up over its features. ``meta`` (one text column)
+        holds no more information."""
+        _check_text_meta(meta)
+        for name in ("vectorizer_", "classifier_", "classes_"):
+            self.__dict__.pop(name, None)
+        vec, clf = self._new_vectorizer(), self._new_classifier()
+        if summary is not None:
+            n_docs, doc_freq, term_freq = summary
+            self._set_vocabulary(vec, doc_freq, term_freq, n_docs)
+        elif not self._is_hashing(vec):
+            if vec.vocabulary is None:
+                raise ParameterError(
+                    "TextNB with a CountVectorizer needs its vocabulary pass before counting: "
+                    "run the survey of survey_step(), or give CountVectorizer(vocabulary=...)."
+                )
+            vec.fit([""])  # a fixed vocabulary: validates it and sets vocabulary_
+        n_features = vec.n_features if self._is_hashing(vec) else len(vec.vocabulary_)
+        clf.setup(n_features)
+        self.vectorizer_, self.classifier_ = vec, clf
+
+    def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
+        """Word counts of texts ``X`` accumulated by the classifier."""
+        return self.classifier_.accumulate(
+            self.vectorizer_.transform(as_texts(X)), labels, mode=mode
+        )
+
+    def merge_statistics(self, a: dict, b: dict) -> dict:
+        return self.classifier_.merge_statistics(a, b)
+
+    def subtract_statistics(self, a: dict, b: dict) -> dict:
+        return self.classifier_.subtract_statistics(a, b)
+
+    def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
+        return self.classifier_.align_statistics(stats, positions, n_classes)
+
+    def recode_statistics(self, other) -> dict:
+        return self.classifier_.recode_statistics(other.classifier_)
+
+    def install(self, classes, stats: dict):
+        self.classifier_.install(classes, stats)
+        self.classes_ = self.classifier_.classes_
+        return self
+
+    def finalize(self) -> None:
+        self.classifier_.finalize()
+
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def get_state(self) -> dict:
         """The fitted state as plain data: the vectoriser and classifier as unfitted
@@ -409,3 +470,27 @@ class TextNB(ClassifierMixin, BaseEstimator):
             )
         self.vectorizer_, self.classifier_, self.classes_ = vec, clf, clf.classes_
         return self
+
+
+# -- the vocabulary survey (run on Dask workers: module-level functions) ----------------------
+def _count_terms(vectorizer, texts) -> tuple[int, pd.Series, pd.Series]:
+    """(texts, document frequencies, term frequencies) of one partition of texts."""
+    return TextNB._count_terms(vectorizer, texts)
+
+
+def _add_terms(*parts):
+    """Add up (texts, document frequencies, term frequencies) of several partitions."""
+    return (
+        sum(p[0] for p in parts),
+        reduce(lambda a, b: a.add(b, fill_value=0), [p[1] for p in parts]),
+        reduce(lambda a, b: a.add(b, fill_value=0), [p[2] for p in parts]),
+    )
+
+
+def _check_text_meta(meta) -> None:
+    """Texts come as one column (a table's) or a 1-d sequence."""
+    if isinstance(meta, pd.DataFrame) and meta.shape[1] != 1:
+        raise DataError(
+            f"TextNB needs one text column; got {meta.shape[1]} columns "
+            f"{list(meta.columns)!r}. Select the text column first."
+        )

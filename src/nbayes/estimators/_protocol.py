@@ -1,0 +1,205 @@
+"""The estimator protocol: everything that code outside an estimator may use of it.
+
+Naive Bayes learns additive statistics, so every capability beyond ``fit`` and ``predict`` --
+distributed fits (:mod:`nbayes.dask`), :func:`nbayes.merge`, ``unlearn``, model files
+(:mod:`nbayes.io`), the command line -- is written against the few operations below. An
+estimator that implements them gets all of those for free; nothing outside the estimator's
+own module touches its private attributes (a test scans for it).
+
+The life of a model, as the protocol sees it::
+
+    est.survey_step(meta, summary)   # a pass over the data needed before counting? (rarely)
+    est.setup(meta, summary)         # columns, families, vocabularies: ready to count
+    stats = est.accumulate(X, labels, mode="count")    # one batch -> plain statistics
+    stats = est.merge_statistics(stats, more)           # associative, commutative
+    stats = est.subtract_statistics(stats, fewer)       # exact removal of rows
+    est.install(classes, stats)      # the fitted model of these statistics (finalized)
+    est.predict_joint_log_proba(X)   # score a batch
+    est.get_state() / est.set_state(state)             # plain data, for model files
+
+Statistics are plain data: ``{"class_count": ndarray (n_classes,), "groups": [dict of
+ndarrays, one per column group]}``, class axis first. They are what travels between Dask
+workers, what model files store and what ``merge`` adds up.
+
+Modes
+-----
+Where a batch is turned into numbers (category codes, word counts), what happens to a value
+the model has never seen depends on why the batch is read. The mode is passed as an argument,
+never kept on the instance:
+
+* ``"learn"`` -- ``fit`` / ``partial_fit``: vocabularies grow to take new values.
+* ``"count"`` -- a batch counted against a fixed set-up (a Dask partition after the survey):
+  a value outside the vocabulary is an error.
+* ``"unlearn"`` -- rows to be removed: a value never learned cannot have been learned, so it
+  is an error that says so.
+* ``"score"`` -- prediction: the estimator's ``unseen`` policy applies.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ..distributions import Labels
+
+Mode = Literal["learn", "count", "unlearn", "score"]
+#: Every mode, in the order of the module docstring.
+MODES: tuple[str, ...] = ("learn", "count", "unlearn", "score")
+
+
+@dataclass(frozen=True)
+class SurveyStep:
+    """One pass over all the data that an estimator needs before it can count anything.
+
+    A distributed fit runs ``summarize`` on every partition (restricted to ``columns``), adds
+    the results up with ``combine`` in a tree, and hands the total to
+    :meth:`EstimatorProtocol.survey_step` again (which may ask for another pass) and finally
+    to :meth:`EstimatorProtocol.setup`. Both callables must be picklable (module-level
+    functions or ``functools.partial`` of them): they run on the workers.
+
+    Attributes
+    ----------
+    columns : list or None
+        Columns of a table the pass reads; None reads every column.
+    summarize : callable
+        ``summarize(part) -> summary`` of one partition (a DataFrame).
+    combine : callable
+        ``combine(*summaries) -> summary``; associative, so any tree of calls gives the same.
+    absorb : callable, optional
+        ``absorb(previous, summary) -> summary``: joins this pass's result to the summary of
+        the passes before it (``previous`` is None on the first pass). By default the new
+        summary replaces the old.
+    """
+
+    columns: list | None
+    summarize: Callable[[Any], Any]
+    combine: Callable[..., Any]
+    absorb: Callable[[Any, Any], Any] | None = None
+
+    def finish(self, previous, summary):
+        """The summary after this pass: ``absorb(previous, summary)``, or ``summary``."""
+        return summary if self.absorb is None else self.absorb(previous, summary)
+
+
+def check_mode(mode: str) -> str:
+    """Return ``mode`` if it is one of :data:`MODES`; raise ValueError otherwise."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}; got {mode!r}.")
+    return mode
+
+
+class EstimatorProtocol(ABC):
+    """What an nbayes estimator offers to the code around it (Dask, merge, files, CLI).
+
+    Implement the abstract methods and the estimator can be fitted on Dask, merged, unlearned,
+    saved and loaded, and used from the command line. ``BaseNB`` implements all of them for
+    estimators built from families over column groups; a new model beyond the naive assumption
+    (AODE, TAN, KDB) implements them over its own statistics (pairwise counts are as additive
+    as per-feature counts).
+    """
+
+    # -- set-up ---------------------------------------------------------------------------------
+    def survey_step(self, meta, summary=None) -> SurveyStep | None:
+        """The next pass over the data needed before :meth:`setup`, or None when none is.
+
+        Most estimators need none: their columns and families follow from ``meta``. MixedNB
+        needs the distinct values of its categorical columns (to number categories as ``fit``
+        on all rows would); TextNB with a CountVectorizer needs word counts (its vocabulary).
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            The data's columns and dtypes (a table), or its number of columns (an array).
+        summary : object, optional
+            What the passes so far found (None before the first pass).
+        """
+        return None
+
+    @abstractmethod
+    def setup(self, meta, summary=None) -> None:
+        """Get ready to :meth:`accumulate` batches, without learning from any.
+
+        Discards any fitted state; sets the columns (``n_features_in_``, and
+        ``feature_names_in_`` for a table with string column names), the families and any
+        vocabulary, exactly as ``fit`` on all the rows would.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            As in :meth:`survey_step`.
+        summary : object, optional
+            The final summary of the survey passes, if :meth:`survey_step` asked for any.
+        """
+
+    # -- statistics -----------------------------------------------------------------------------
+    @abstractmethod
+    def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
+        """Statistics of one batch: validate ``X`` and count it (the map step of a fit).
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+        labels : Labels
+            Class codes (indices into the classes the statistics are laid out over), sample
+            weights and the number of classes.
+        mode : {"learn", "count", "unlearn", "score"}, default="count"
+            Why the batch is read (see the module docstring); decides what an unseen value
+            does.
+
+        Returns
+        -------
+        dict
+            Statistics (see the module docstring), over ``labels.n_classes`` classes.
+        """
+
+    @abstractmethod
+    def merge_statistics(self, a: dict, b: dict) -> dict:
+        """Statistics of the rows of ``a`` and of ``b`` together (pure; same classes)."""
+
+    @abstractmethod
+    def subtract_statistics(self, a: dict, b: dict) -> dict:
+        """Statistics of the rows of ``a`` without those of ``b``; a DataError when ``b``
+        cannot be part of ``a`` (a count would become negative)."""
+
+    @abstractmethod
+    def align_statistics(self, stats: dict, positions: np.ndarray, n_classes: int) -> dict:
+        """``stats`` laid out over ``n_classes`` classes: class ``i`` of ``stats`` goes to
+        ``positions[i]``; other classes get zeros."""
+
+    @abstractmethod
+    def recode_statistics(self, other) -> dict:
+        """The statistics of fitted ``other`` (same kind, same settings) in this model's
+        encoding, ready to merge with this model's (vocabularies are extended as needed)."""
+
+    @abstractmethod
+    def install(self, classes: np.ndarray, stats: dict):
+        """Become the fitted model of ``stats`` over ``classes`` (after :meth:`setup` or on a
+        fitted model with the same columns); finalizes. Returns self."""
+
+    @abstractmethod
+    def finalize(self) -> None:
+        """Derive the parameters (and the published fitted attributes) from the statistics
+        now, rather than on first use after ``partial_fit``."""
+
+    # -- scoring --------------------------------------------------------------------------------
+    @abstractmethod
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log P(x, y) of every row and class, shape (n_samples, n_classes)."""
+
+    # -- state as plain data ------------------------------------------------------------------
+    @abstractmethod
+    def get_state(self) -> dict:
+        """The fitted state as plain data (numbers, strings, lists, dicts, numpy arrays,
+        registered families and unfitted registered estimators), statistics included."""
+
+    @abstractmethod
+    def set_state(self, state: dict):
+        """Become the fitted model of :meth:`get_state` output; returns self. Raises
+        ValueError when the parts do not fit together."""
+
+
+__all__ = ["MODES", "EstimatorProtocol", "Mode", "SurveyStep", "check_mode"]

@@ -1,0 +1,138 @@
+"""The estimator protocol (nbayes/estimators/_protocol.py) on its own, without Dask: survey
+passes, set-up, accumulate per chunk, merge, install -- equal to ``fit`` for every registered
+estimator. Also: modes are arguments, derived attributes are declared, no ``__getattr__``."""
+
+from __future__ import annotations
+
+import itertools
+from functools import reduce
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import nbayes
+from nbayes.distributions import Labels
+from nbayes.estimators import REGISTRY
+from nbayes.estimators._base import derived_names
+from nbayes.estimators._protocol import MODES, EstimatorProtocol, check_mode
+from nbayes.exceptions import DataError
+
+
+def _table(n: int = 120, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "city": rng.choice(["Oslo", "Rome", "Lima", None], n),
+            "rooms": rng.integers(1, 5, n),
+            "area": rng.normal(80, 20, n),
+            "garden": rng.random(n) < 0.4,
+        }
+    )
+
+
+def _words(n: int = 120, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    vocab = np.array(["cash", "prize", "lunch", "noon", "meet", "win", "now", "see"])
+    texts = [" ".join(rng.choice(vocab, rng.integers(1, 6))) for _ in range(n)]
+    return pd.DataFrame({"text": texts})
+
+
+def _case(name: str):
+    """(estimator, X as a DataFrame, y) for each registered estimator."""
+    rng = np.random.default_rng(1)
+    n = 120
+    y = rng.choice(["a", "b", "c"], n)
+    counts = pd.DataFrame(rng.poisson(2.0, (n, 5)), columns=[f"w{j}" for j in range(5)])
+    return {
+        "BernoulliNB": (nbayes.BernoulliNB(), (counts > 1).astype(int), y),
+        "CategoricalNB": (nbayes.CategoricalNB(), counts.clip(upper=3), y),
+        "CategoricalNB-values": (
+            nbayes.CategoricalNB(missing="category"),
+            _table(n).drop(columns=["area", "rooms"]).astype(object),
+            y,
+        ),
+        "ComplementNB": (nbayes.ComplementNB(), counts, y),
+        "GaussianNB": (nbayes.GaussianNB(), counts.astype(float) + rng.normal(size=(n, 5)), y),
+        "MixedNB": (nbayes.MixedNB(), _table(n), y),
+        "MultinomialNB": (nbayes.MultinomialNB(), counts, y),
+        "PoissonNB": (nbayes.PoissonNB(), counts, y),
+        "TextNB": (nbayes.TextNB(), _words(n), y),
+    }[name]
+
+
+def fit_by_protocol(est: EstimatorProtocol, chunks: list, ys: list, classes):
+    """A distributed fit in miniature: survey passes, set-up, count chunks, merge, install."""
+    meta = chunks[0].iloc[:0]
+    summary = None
+    while (step := est.survey_step(meta, summary)) is not None:
+        parts = [step.summarize(c if step.columns is None else c[step.columns]) for c in chunks]
+        summary = step.finish(summary, step.combine(*parts))
+    est.setup(meta, summary)
+    stats = [
+        est.accumulate(
+            chunk, Labels(np.searchsorted(classes, y), np.ones(len(y)), len(classes)), mode="count"
+        )
+        for chunk, y in zip(chunks, ys)
+    ]
+    return est.install(classes, reduce(est.merge_statistics, stats))
+
+
+@pytest.mark.parametrize("name", [*sorted(REGISTRY), "CategoricalNB-values"])
+def test_survey_setup_accumulate_merge_install_equals_fit(name):
+    est, X, y = _case(name)
+    assert isinstance(est, EstimatorProtocol)
+    local = type(est)(**est.get_params(deep=False)).fit(X, y)
+    cuts = [0, 17, 60, 61, len(y)]
+    chunks = [X.iloc[a:b] for a, b in itertools.pairwise(cuts)]
+    ys = [y[a:b] for a, b in itertools.pairwise(cuts)]
+    got = fit_by_protocol(type(est)(**est.get_params(deep=False)), chunks, ys, np.unique(y))
+    np.testing.assert_array_equal(got.classes_, local.classes_)
+    np.testing.assert_allclose(
+        got.predict_joint_log_proba(X), local.predict_joint_log_proba(X), rtol=1e-10
+    )
+    # The statistics are plain data that a second model of the same set-up can merge.
+    state = got.get_state()
+    assert type(est)(**est.get_params(deep=False)).set_state(state).predict(X).tolist() == (
+        local.predict(X).tolist()
+    )
+
+
+def test_counting_against_a_fixed_vocabulary_refuses_a_value_the_survey_did_not_find():
+    model = nbayes.MixedNB()
+    df = _table(40)
+    meta = df.iloc[:0]
+    step = model.survey_step(meta)
+    model.setup(meta, step.finish(None, step.combine(step.summarize(df[step.columns]))))
+    new = df.iloc[:3].assign(city=["Oslo", "Paris", "Rome"])
+    with pytest.raises(
+        DataError,
+        match=r"Column 'city' \(index 0\) has the category 'Paris' at row 1.*fixed vocabulary",
+    ):
+        model.accumulate(new, Labels([0, 1, 0], np.ones(3), 2), mode="count")
+    stats = model.accumulate(new, Labels([0, 1, 0], np.ones(3), 2), mode="learn")
+    assert stats["class_count"].tolist() == [2.0, 1.0]
+    with pytest.raises(ValueError, match="mode must be one of"):
+        check_mode("predict")
+    assert MODES == ("learn", "count", "unlearn", "score")
+
+
+def test_mixed_needs_a_table_to_set_up_from():
+    with pytest.raises(DataError, match="MixedNB learns its column groups from a table"):
+        nbayes.MixedNB().setup(4)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_no_mode_flags_and_no_attribute_magic(name):
+    est, X, y = _case(name)
+    for cls in type(est).__mro__:
+        assert "__getattr__" not in vars(cls), f"{cls.__name__} finalizes on attribute access"
+    model = type(est)(**est.get_params(deep=False)).fit(X, y)
+    model.partial_fit(X, y)
+    model.predict(X)
+    for flag in ("_learning", "_accumulating"):
+        assert not hasattr(model, flag)
+    inner = getattr(model, "classifier_", model)
+    # Everything finalize publishes is declared as a Derived attribute, so that partial_fit
+    # can drop it and the first read derives it again.
+    assert set(inner._derived) <= derived_names(type(inner))
