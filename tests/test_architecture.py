@@ -212,7 +212,7 @@ def private_uses(source: str, private: set[str]) -> list[tuple[int, str]]:
 
 def test_consumers_use_estimators_only_through_the_protocol():
     private = estimator_private_names()
-    assert {"_validate_X", "_blocks", "_vocabs", "_positions"} <= private  # the scan sees them
+    assert {"_validate_X", "_blocks", "_layout", "_columns"} <= private  # the scan sees them
     offenders = {
         str(path.relative_to(SRC)): uses
         for path in CONSUMERS

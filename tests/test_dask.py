@@ -311,7 +311,7 @@ def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client
         monkeypatch.setattr(nbayes.estimators._survey, "SURVEY_CAP", 3)
         shell, _ = nbdask._set_up(model, ddf, ddf._meta, 8)
         assert [f.name for f in shell.families_] == [f.name for f in local.families_]
-        for mine, theirs in zip(shell._vocabs, local._vocabs):
+        for mine, theirs in zip(shell._layout.vocabularies, local._layout.vocabularies):
             assert (mine is None) == (theirs is None)
             if mine is not None:
                 for j in range(mine.n_columns):

@@ -616,12 +616,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             another number of columns, statistics that cannot be finalized).
         """
         n_features = int(state["n_features_in"])
-        self._set_layout(state.get("layout"), n_features)
         self.__dict__.pop("feature_names_in_", None)
         self.n_features_in_ = n_features
         names = state.get("feature_names_in")
         if names is not None:
             self.feature_names_in_ = np.asarray(names).astype(object)
+        self._set_layout(state.get("layout"), n_features)
         families = list(state["families"])
         widths = self._group_widths()
         if len(widths) != len(families):

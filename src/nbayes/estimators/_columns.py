@@ -1,14 +1,28 @@
-"""Column handling shared by the estimators that encode category values (CategoricalNB,
-MixedNB): what a value outside the vocabulary means, by mode.
+"""The column layout: one component for how the fitted columns of a table become the blocks
+that the families see, used by every estimator that encodes category values (CategoricalNB on
+values, MixedNB).
 
-The mode (see :mod:`._protocol`) is an argument, never a flag on the estimator.
+A layout holds the column groups (positions in the table, one group per family), a category
+vocabulary for each categorical group, the ``missing`` and ``unseen`` policies and the column
+labels that errors name. It encodes a batch group by group -- category values to codes,
+measurements to floats -- with the mode (see :mod:`._protocol`) passed as an argument, never
+kept as a flag; it re-codes another model's statistics for merge, and gives its state as plain
+data for model files. Errors name the column, the value and the row.
 """
 
 from __future__ import annotations
 
-from .._validation import show
+import copy
+
+import numpy as np
+import pandas as pd
+
+from .._validation import column_label, first_true, show
 from ..exceptions import DataError
+from ._encoding import Vocabulary
 from ._protocol import Mode, check_mode
+
+MISSING_POLICIES = ("error", "ignore", "category")
 
 
 def refuses_unseen(mode: Mode, unseen: str) -> bool:
@@ -35,3 +49,196 @@ def unseen_error(where: str, value, row: int, mode: Mode, hint: str) -> DataErro
         f"{where.capitalize()} has the category {show(value)} at row {row}, which no "
         f"training batch contained; {why}."
     )
+
+
+def _cell(part, row: int, j: int):
+    return part.iat[row, j] if isinstance(part, pd.DataFrame) else part[row, j]
+
+
+class ColumnLayout:
+    """Column groups, their vocabularies and the missing / unseen policies of one model.
+
+    Parameters
+    ----------
+    positions : list of int arrays
+        Positions (in the fitted table) of the columns of each group, one group per family.
+    categorical : list of bool
+        Which groups hold category values (they get a vocabulary).
+    names : list or None
+        Labels of the fitted table's columns, for messages (None: positions only).
+    missing : {"error", "ignore", "category"}
+        "category" reserves code 0 of every categorical column for missing cells.
+    unseen : {"smooth", "ignore", "error"}
+        What a category value outside the vocabulary does at scoring time.
+    hint : str
+        How to fix an unseen value at scoring time (the estimator's own options).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes.estimators._columns import ColumnLayout
+    >>> layout = ColumnLayout([np.array([0])], [True], ["city"], "ignore", "error")
+    >>> values = np.array([["Rome"], ["Oslo"]], dtype=object)
+    >>> layout.encode(values, 0, "learn").ravel().tolist()
+    [1, 0]
+    >>> layout.encode(np.array([["Lima"]], dtype=object), 0, "score")
+    Traceback (most recent call last):
+    ...
+    nbayes.exceptions.DataError: Column 'city' (index 0) has the category 'Lima' at row 0, ...
+    """
+
+    def __init__(
+        self,
+        positions,
+        categorical,
+        names,
+        missing: str,
+        unseen: str,
+        hint: str = "partial_fit with it, or pass unseen='smooth' or 'ignore'",
+    ):
+        self.positions = [np.asarray(p, dtype=np.intp) for p in positions]
+        self.names = None if names is None else list(names)
+        self.missing = missing
+        self.unseen = unseen
+        self.hint = hint
+        first_code = int(missing == "category")
+        self.vocabularies = [
+            Vocabulary(len(p), first_code) if cat else None
+            for p, cat in zip(self.positions, categorical)
+        ]
+
+    # -- labels --------------------------------------------------------------------------------
+    def label(self, p: int) -> str:
+        """``column 'city' (index 3)``, or ``column index 3`` without names."""
+        return column_label(int(p), self.names)
+
+    # -- encoding a batch -----------------------------------------------------------------------
+    def check_missing(self, part, g: int) -> None:
+        """Under missing="error", a DataError naming the first missing cell of group ``g``."""
+        if self.missing != "error":
+            return
+        mask = part.isna().to_numpy() if isinstance(part, pd.DataFrame) else pd.isna(part)
+        where = first_true(mask)
+        if where is not None:
+            row, j = where
+            raise DataError(
+                f"{self.label(self.positions[g][j]).capitalize()} is missing at row {row}; got "
+                f"{_cell(part, row, j)!r}. Impute or drop it, or pass missing='ignore' "
+                "(marginalised, exact under the naive assumption) or 'category'."
+            )
+
+    def encode(self, part, g: int, mode: Mode) -> np.ndarray:
+        """Category codes of group ``g``'s columns ``part`` (array or DataFrame), shape
+        (n, width). ``mode="learn"`` extends the vocabulary; otherwise a value outside it is
+        an error or left to the family's unseen policy (see :func:`refuses_unseen`)."""
+        self.check_missing(part, g)
+        positions = self.positions[g]
+        codes, unseen = self.vocabularies[g].encode(
+            part, mode == "learn", self.missing == "category", lambda j: self.label(positions[j])
+        )
+        if unseen is not None and refuses_unseen(mode, self.unseen):
+            row, j = divmod(unseen, part.shape[1])
+            raise unseen_error(
+                self.label(self.positions[g][j]), _cell(part, row, j), row, mode, self.hint
+            )
+        return codes
+
+    def numbers(self, part: pd.DataFrame, g: int, family: str) -> np.ndarray:
+        """Group ``g``'s columns of a table as float64 (missing as NaN); a DataError names the
+        column, the value and the row of a cell that is not a number."""
+        self.check_missing(part, g)
+        try:
+            return part.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            pass
+        values = part.to_numpy(dtype=object)  # object columns mixing pd.NA with numbers
+        try:
+            return np.where(pd.isna(values), np.nan, values).astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+        for j in range(part.shape[1]):  # error path only: find the column that is not numeric
+            col = part.iloc[:, j]
+            num = pd.to_numeric(col, errors="coerce")
+            bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
+            if bad.size:
+                raise DataError(
+                    f"{self.label(self.positions[g][j]).capitalize()} is modelled by the "
+                    f"{family} family and needs numbers; got {col.iat[bad[0]]!r} at row "
+                    f"{bad[0]}. Put it in a 'categorical' group, or convert it."
+                )
+        raise DataError(f"Columns {part.columns.tolist()!r} could not be converted to numbers.")
+
+    # -- set-up from a survey -----------------------------------------------------------------
+    def learn_values(self, found: dict) -> None:
+        """Number surveyed values (column position -> distinct values) as a fit on all rows
+        would: one learning batch per group holding every value (padding cells are missing,
+        which learning skips)."""
+        for g, vocab in enumerate(self.vocabularies):  # bounded by the number of groups
+            if vocab is None:
+                continue
+            lacking = [self.label(p) for p in self.positions[g] if found.get(int(p)) is None]
+            if lacking:
+                raise ValueError(
+                    f"no surveyed values for {', '.join(lacking)}; run the survey passes of "
+                    "survey_step() first."
+                )
+            values = [np.asarray(found[int(p)], dtype=object) for p in self.positions[g]]
+            grid = np.full((max(1, *(v.size for v in values)), len(values)), None, dtype=object)
+            for j, v in enumerate(values):  # bounded by the group's width
+                grid[: v.size, j] = v
+            vocab.encode(grid, True, self.missing == "category")
+
+    # -- reading the vocabularies ---------------------------------------------------------------
+    def copy(self) -> ColumnLayout:
+        """A copy whose vocabularies can grow without touching these (a batch that fails
+        half-way restores the copy)."""
+        new = copy.copy(self)
+        new.vocabularies = [None if v is None else v.copy() for v in self.vocabularies]
+        return new
+
+    def categories(self) -> dict:
+        """Column position -> its category values in code order, for every categorical
+        column."""
+        out = {}
+        for pos, vocab in zip(self.positions, self.vocabularies):  # bounded by the groups
+            if vocab is not None:
+                out.update(zip(pos.tolist(), vocab.by_column()))
+        return out
+
+    def linear_names(self, g: int, column_names, n_categories) -> list[str]:
+        """``"column=value"`` for every one-hot column of categorical group ``g``."""
+        return self.vocabularies[g].linear_names(column_names, n_categories)
+
+    # -- merging ---------------------------------------------------------------------------
+    def recode(self, other: ColumnLayout, groups: list) -> list:
+        """``other``'s group statistics in this layout's category codes; this layout's
+        vocabularies take in the values only ``other`` has."""
+        return [
+            stats if mine is None else mine.remap_counts(theirs, stats)
+            for mine, theirs, stats in zip(self.vocabularies, other.vocabularies, groups)
+        ]
+
+    # -- plain data (model files) --------------------------------------------------------------
+    def vocabulary_state(self) -> list:
+        """Each group's vocabulary as plain arrays with its first code (None: not
+        categorical); values are unicode text with a type tag, so 1, 1.0, True and "1" come
+        back as they were."""
+        return [
+            None if v is None else {"first_code": int(v.first_code), **v.to_arrays()}
+            for v in self.vocabularies
+        ]
+
+    def set_vocabulary_state(self, specs: list) -> None:
+        """Install :meth:`vocabulary_state` output; ValueError when it does not fit."""
+        if len(specs) != len(self.positions):
+            raise ValueError(f"{len(specs)} vocabularies for {len(self.positions)} groups.")
+        vocabularies = []
+        for spec, pos in zip(specs, self.positions):  # bounded by the number of groups
+            if spec is None:
+                vocabularies.append(None)
+                continue
+            if spec.get("first_code") not in (0, 1):
+                raise ValueError("a category vocabulary is malformed.")
+            parts = {k: v for k, v in spec.items() if k != "first_code"}
+            vocabularies.append(Vocabulary.from_arrays(len(pos), spec["first_code"], parts))
+        self.vocabularies = vocabularies

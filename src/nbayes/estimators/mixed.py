@@ -9,7 +9,6 @@ on the same engine as the presets.
 
 from __future__ import annotations
 
-import copy
 import warnings
 from functools import partial
 
@@ -17,14 +16,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._validation import first_true
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import DataError, NotFittedError, ParameterError
 from . import _survey
 from ._base import BaseNB, Derived
-from ._columns import refuses_unseen, unseen_error
-from ._encoding import Vocabulary, as_frame, infer_family
+from ._columns import ColumnLayout
+from ._encoding import as_frame, infer_family
 from ._protocol import SurveyStep
 from ._survey import survey_columns
 
@@ -342,13 +340,9 @@ class MixedNB(BaseNB):
                 "No column is modelled: 'columns' selects nothing and remainder='drop'."
             )
         self.families_ = [fam for fam, _ in groups]
-        self._positions = [pos for _, pos in groups]
-        self._vocabs = [
-            Vocabulary(len(pos), int(self.missing == "category"))
-            if fam.name == "categorical"
-            else None
-            for fam, pos in groups
-        ]
+        self._layout = self._new_layout(
+            [pos for _, pos in groups], [fam.name == "categorical" for fam, _ in groups]
+        )
 
     # -- BaseNB hooks ---------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
@@ -428,10 +422,11 @@ class MixedNB(BaseNB):
         rows, n_unique, found = self._survey_counts(meta, summary)
         probe = clone(self)
         probe._check_params()
+        probe._set_columns(meta.columns, from_table=True)
         probe._resolve_groups(meta, survey=(rows, n_unique))
         lacking = [
             meta.columns[p]
-            for fam, pos in zip(probe.families_, probe._positions)
+            for fam, pos in zip(probe.families_, probe._layout.positions)
             if fam.name == "categorical"
             for p in pos
             if found.get(meta.columns[p]) is None
@@ -455,17 +450,10 @@ class MixedNB(BaseNB):
         self._set_columns(meta.columns, from_table=True)
         rows, n_unique, found = self._survey_counts(meta, summary)
         self._resolve_groups(meta, survey=(rows, n_unique))
-        for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
-            if vocab is None:
-                continue
-            lacking = [self._columns[p] for p in pos if found.get(self._columns[p]) is None]
-            if lacking:
-                raise ParameterError(
-                    f"MixedNB cannot number the categories of {lacking!r} without their "
-                    "values: run the survey passes of survey_step() first."
-                )
-            values = [np.asarray(found[self._columns[p]], dtype=object) for p in pos]
-            _survey.learn_values(vocab, values, self.missing == "category")
+        try:
+            self._layout.learn_values({p: found.get(c) for p, c in enumerate(self._columns)})
+        except ValueError as exc:
+            raise ParameterError(f"MixedNB cannot number its categories: {exc}") from None
 
     def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
         """Columns in fitted order: by name for tables fitted on tables, else by position."""
@@ -523,71 +511,40 @@ class MixedNB(BaseNB):
         return f"column {self._columns[p]!r} (index {p})"
 
     def _blocks(self, df: pd.DataFrame, mode="score") -> list:
+        layout = self._layout
         blocks = []
-        for fam, pos, vocab in zip(self.families_, self._positions, self._vocabs):
-            part = df.iloc[:, pos]  # bounded loop: one iteration per column group
-            if self.missing == "error":
-                where = first_true(part.isna().to_numpy())
-                if where is not None:
-                    row, j = where
-                    raise DataError(
-                        f"{self._label(pos[j]).capitalize()} is missing at row {row}; got "
-                        f"{part.iat[row, j]!r}. Impute or drop it, or pass missing='ignore' "
-                        "(marginalised, exact under the naive assumption) or 'category'."
-                    )
+        for g, (fam, pos, vocab) in enumerate(
+            zip(self.families_, layout.positions, layout.vocabularies)
+        ):  # bounded loop: one iteration per column group
+            part = df.iloc[:, pos]
             if vocab is not None:
-                blocks.append(self._encode(part, pos, vocab, mode))
+                blocks.append(layout.encode(part, g, mode))
             else:
-                blocks.append(self._numeric(part, pos, fam))
+                blocks.append(layout.numbers(part, g, fam.name))
         return blocks
 
-    def _encode(self, part: pd.DataFrame, pos, vocab: Vocabulary, mode):
-        codes, unseen = vocab.encode(
-            part, mode == "learn", self.missing == "category", lambda j: self._label(pos[j])
+    def _new_layout(self, positions, categorical) -> ColumnLayout:
+        return ColumnLayout(
+            positions,
+            categorical,
+            self._columns,
+            self.missing,
+            self.unseen,
+            hint="partial_fit with it, or pass unseen='smooth' (prior mass of an unobserved "
+            "category) or 'ignore' (drop the factor)",
         )
-        if unseen is not None and refuses_unseen(mode, self.unseen):
-            row, j = divmod(unseen, part.shape[1])
-            raise unseen_error(
-                self._label(pos[j]),
-                part.iat[row, j],
-                row,
-                mode,
-                "partial_fit with it, or pass unseen='smooth' (prior mass of an unobserved "
-                "category) or 'ignore' (drop the factor)",
-            )
-        return codes
-
-    def _numeric(self, part: pd.DataFrame, pos, fam: Family) -> np.ndarray:
-        try:
-            return part.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError):
-            pass
-        values = part.to_numpy(dtype=object)  # object columns mixing pd.NA with numbers
-        try:
-            return np.where(pd.isna(values), np.nan, values).astype(np.float64)
-        except (TypeError, ValueError):
-            pass
-        for j in range(part.shape[1]):  # error path only: find the column that is not numeric
-            col = part.iloc[:, j]
-            num = pd.to_numeric(col, errors="coerce")
-            bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
-            if bad.size:
-                raise DataError(
-                    f"{self._label(pos[j]).capitalize()} is modelled by the {fam.name} family "
-                    f"and needs numbers; got {col.iat[bad[0]]!r} at row {bad[0]}. Put it in a "
-                    "'categorical' group, or convert it."
-                )
-        raise DataError(f"Columns {part.columns.tolist()!r} could not be converted to numbers.")
 
     def _feature_names_per_block(self):
         # (label, position in the table): errors name the user's column, not the group's.
-        return [[(self._columns[p], int(p)) for p in pos] for pos in self._positions]
+        return [[(self._columns[p], int(p)) for p in pos] for pos in self._layout.positions]
 
     def _vocabulary_snapshot(self):
-        return [copy.copy(v) for v in getattr(self, "_vocabs", [])]
+        layout = getattr(self, "_layout", None)
+        return None if layout is None else layout.copy()
 
     def _restore_vocabulary(self, snapshot) -> None:
-        self._vocabs = snapshot
+        if snapshot is not None:
+            self._layout = snapshot
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
         from .. import _engine as engine
@@ -599,22 +556,21 @@ class MixedNB(BaseNB):
     def _publish(self) -> None:
         self.column_groups_ = [
             (fam.name, [self._columns[p] for p in pos])
-            for fam, pos in zip(self.families_, self._positions)
+            for fam, pos in zip(self.families_, self._layout.positions)
         ]
         family_of = {
-            int(p): fam.name for fam, pos in zip(self.families_, self._positions) for p in pos
+            int(p): fam.name
+            for fam, pos in zip(self.families_, self._layout.positions)
+            for p in pos
         }
         self.column_families_ = {self._columns[p]: family_of[p] for p in sorted(family_of)}
-        self.categories_ = {}
-        for vocab, pos in zip(self._vocabs, self._positions):  # bounded by the groups
-            if vocab is None:
-                continue
-            for p, values in zip(pos, vocab.by_column()):
-                self.categories_[self._columns[p]] = values
+        self.categories_ = {
+            self._columns[p]: values for p, values in self._layout.categories().items()
+        }
 
     # -- explanations (hooks of BaseNB.explain / top_features / linear form) ---------------------
     def _block_columns(self) -> list[np.ndarray]:
-        return list(self._positions)
+        return list(self._layout.positions)
 
     def _column_labels(self) -> list[str]:
         if self._from_table:
@@ -624,13 +580,13 @@ class MixedNB(BaseNB):
     def _linear_names(self, block_names) -> np.ndarray:
         """One-hot columns of categorical groups are named by value: ``"city=Rome"``."""
         names: list[str] = []
-        for fam, p, cols, vocab in zip(
-            self.families_, self.params_, block_names, self._vocabs
+        for g, (fam, p, cols, vocab) in enumerate(
+            zip(self.families_, self.params_, block_names, self._layout.vocabularies)
         ):  # bounded by the number of groups
             names.extend(
                 fam.linear_feature_names(p, cols)
                 if vocab is None
-                else vocab.linear_names(cols, p["n_categories"])
+                else self._layout.linear_names(g, cols, p["n_categories"])
             )
         return np.asarray(names, dtype=str)
 
@@ -669,7 +625,12 @@ class MixedNB(BaseNB):
         total = float(self.class_count_.sum())
         frames = []
         for g, (fam, pos, stats, vocab) in enumerate(
-            zip(self.families_, self._positions, self.stats_["groups"], self._vocabs)
+            zip(
+                self.families_,
+                self._layout.positions,
+                self.stats_["groups"],
+                self._layout.vocabularies,
+            )
         ):
             observed = fam.observed_weight(stats)
             n_cat = np.full(len(pos), np.nan)
@@ -691,11 +652,11 @@ class MixedNB(BaseNB):
                 )
             )
         table = pd.concat(frames)
-        return table.iloc[np.argsort(np.concatenate(self._positions), kind="stable")]
+        return table.iloc[np.argsort(np.concatenate(self._layout.positions), kind="stable")]
 
     # -- model files and merging ---------------------------------------------------------------
     def _group_widths(self) -> list[int]:
-        return [len(pos) for pos in self._positions]
+        return [len(pos) for pos in self._layout.positions]
 
     def _storable_params(self) -> dict:
         """Constructor parameters as data. Selectors that are code (callables) cannot be
@@ -705,7 +666,7 @@ class MixedNB(BaseNB):
         if any(callable(item[1]) for item in spec if isinstance(item, (tuple, list))):
             params["columns"] = [
                 (fam, [self._columns[p] for p in pos])
-                for fam, pos in zip(self.families_, self._positions)
+                for fam, pos in zip(self.families_, self._layout.positions)
             ]
             params["remainder"] = "drop"
         return params
@@ -717,11 +678,8 @@ class MixedNB(BaseNB):
         return {
             "columns": list(self._columns),
             "from_table": bool(self._from_table),
-            "positions": [np.asarray(p, dtype=np.int64) for p in self._positions],
-            "vocabularies": [
-                None if v is None else {"first_code": int(v.first_code), **v.to_arrays()}
-                for v in self._vocabs
-            ],
+            "positions": [np.asarray(p, dtype=np.int64) for p in self._layout.positions],
+            "vocabularies": self._layout.vocabulary_state(),
         }
 
     def _set_layout(self, layout, n_features: int) -> None:
@@ -738,23 +696,16 @@ class MixedNB(BaseNB):
             flat.min() < 0 or flat.max() >= len(columns) or np.unique(flat).size != flat.size
         ):
             raise ValueError("MixedNB column groups overlap or name columns outside the table.")
-        vocabs = []
-        for spec, pos in zip(vocab_specs, positions):  # bounded: one per column group
-            if spec is None:
-                vocabs.append(None)
-                continue
-            parts = {k: v for k, v in spec.items() if k != "first_code"}
-            vocabs.append(Vocabulary.from_arrays(len(pos), spec["first_code"], parts))
         self._columns = list(columns)
         self._from_table = bool(layout["from_table"])
-        self._positions = positions
-        self._vocabs = vocabs
+        self._layout = self._new_layout(positions, [spec is not None for spec in vocab_specs])
+        self._layout.set_vocabulary_state(vocab_specs)
 
     def set_state(self, state: dict):
         super().set_state(state)
         # A vocabulary may hold values beyond the statistics' categories (values seen only in
         # rows of weight zero count as never seen), but each group needs one iff categorical.
-        for g, (fam, vocab) in enumerate(zip(self.families_, self._vocabs)):
+        for g, (fam, vocab) in enumerate(zip(self.families_, self._layout.vocabularies)):
             if (fam.name == "categorical") != (vocab is not None):
                 raise ValueError(f"the vocabulary of column group {g} does not match its family.")
         return self
@@ -763,8 +714,11 @@ class MixedNB(BaseNB):
         """``other``'s statistics in this model's category codes (extends the vocabularies)."""
         same_layout = (
             other._columns == self._columns
-            and len(other._positions) == len(self._positions)
-            and all(np.array_equal(a, b) for a, b in zip(self._positions, other._positions))
+            and len(other._layout.positions) == len(self._layout.positions)
+            and all(
+                np.array_equal(a, b)
+                for a, b in zip(self._layout.positions, other._layout.positions)
+            )
         )
         if not same_layout:
             raise ParameterError(
@@ -773,11 +727,10 @@ class MixedNB(BaseNB):
                 "columns='auto' the integer rule can choose differently per shard: name the "
                 "families in 'columns', or pass an integer max_int_categories."
             )
-        groups = [
-            stats if mine is None else mine.remap_counts(theirs, stats)
-            for mine, theirs, stats in zip(self._vocabs, other._vocabs, other.stats_["groups"])
-        ]
-        return {**other.stats_, "groups": groups}
+        return {
+            **other.stats_,
+            "groups": self._layout.recode(other._layout, other.stats_["groups"]),
+        }
 
 
 def offsets(stats) -> np.ndarray:

@@ -7,7 +7,6 @@ and ``missing`` (error / ignore).
 
 from __future__ import annotations
 
-import copy
 import warnings
 from functools import partial
 from itertools import pairwise
@@ -18,14 +17,12 @@ import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
-from .._validation import column_label, first_true
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
-from ..exceptions import DataError, ParameterError
+from ..exceptions import ParameterError
 from . import _survey
 from ._base import BaseNB, Derived
-from ._columns import refuses_unseen, unseen_error
-from ._encoding import Vocabulary
+from ._columns import ColumnLayout
 from ._protocol import SurveyStep
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
@@ -651,9 +648,9 @@ class CategoricalNB(_DiscreteNB):
     def _validate_X(self, X, reset):
         if reset:
             self.categories_ = None if _is_numeric(X) else []
-            self._vocab = None
+            self._layout = None
         # Codes or values: decided by the first batch, then by whether it made a vocabulary.
-        if _is_numeric(X) if reset else getattr(self, "_vocab", None) is None:
+        if _is_numeric(X) if reset else getattr(self, "_layout", None) is None:
             if self.missing == "category":
                 raise ParameterError(
                     "missing='category' needs category values (strings, objects); got numeric "
@@ -666,8 +663,19 @@ class CategoricalNB(_DiscreteNB):
         if values.dtype != object:
             values = values.astype(object)
         if reset:
-            self._vocab = Vocabulary(values.shape[1], int(self.missing == "category"))
+            self._layout = self._new_layout(values.shape[1])
         return values
+
+    def _new_layout(self, n_features: int) -> ColumnLayout:
+        """One categorical group of all columns."""
+        names = getattr(self, "feature_names_in_", None)
+        return ColumnLayout(
+            [np.arange(n_features)],
+            [True],
+            None if names is None else list(names),
+            self.missing,
+            self.unseen,
+        )
 
     # -- the estimator protocol: category values need a survey of their distinct values ------
     @staticmethod
@@ -687,7 +695,7 @@ class CategoricalNB(_DiscreteNB):
 
     def setup(self, meta, summary=None) -> None:
         super().setup(meta, summary)
-        self._vocab, self.categories_ = None, None
+        self._layout, self.categories_ = None, None
         if self._codes_in(meta):
             if self.missing == "category":
                 raise ParameterError(
@@ -701,84 +709,58 @@ class CategoricalNB(_DiscreteNB):
                 "their distinct values: run the passes of survey_step() first."
             )
         _, found = summary
-        self._vocab = Vocabulary(self.n_features_in_, int(self.missing == "category"))
+        self._layout = self._new_layout(self.n_features_in_)
         self.categories_ = []
-        values = [np.asarray(found[c], dtype=object) for c in meta.columns]
-        _survey.learn_values(self._vocab, values, self.missing == "category")
+        self._layout.learn_values({p: found.get(c) for p, c in enumerate(meta.columns)})
 
     def _blocks(self, X, mode="score"):
-        if getattr(self, "_vocab", None) is None:
+        if getattr(self, "_layout", None) is None:
             return [X]
-        if self.missing == "error":
-            where = first_true(pd.isna(X))
-            if where is not None:
-                raise DataError(
-                    f"{column_label(where[1], self._names()).capitalize()} is missing at row "
-                    f"{where[0]}; got {X[where]!r}. Impute or drop it, or pass missing='ignore' "
-                    "(marginalised) or missing='category'."
-                )
-        codes, unseen = self._vocab.encode(
-            X, mode == "learn", self.missing == "category", lambda j: column_label(j, self._names())
-        )
-        if unseen is not None and refuses_unseen(mode, self.unseen):
-            row, j = divmod(unseen, X.shape[1])
-            raise unseen_error(
-                column_label(j, self._names()),
-                X[row, j],
-                row,
-                mode,
-                "partial_fit with it, or pass unseen='smooth' or 'ignore'",
-            )
-        return [codes]
+        return [self._layout.encode(X, 0, mode)]
 
     def _linear_names(self, block_names) -> np.ndarray:
-        vocab = getattr(self, "_vocab", None)
-        if vocab is None:
+        if getattr(self, "_layout", None) is None:
             return super()._linear_names(block_names)
         return np.asarray(
-            vocab.linear_names(block_names[0], self.params_[0]["n_categories"]), dtype=str
+            self._layout.linear_names(0, block_names[0], self.params_[0]["n_categories"]),
+            dtype=str,
         )
 
     def _get_layout(self):
-        if self._vocab is None:
+        if self._layout is None:
             return None
-        return {
-            "vocabulary": {"first_code": int(self._vocab.first_code), **self._vocab.to_arrays()}
-        }
+        return {"vocabulary": self._layout.vocabulary_state()[0]}
 
     def _set_layout(self, layout, n_features: int) -> None:
-        self._vocab, self.categories_ = None, None
+        self._layout, self.categories_ = None, None
         if layout is None:
             return
         spec = layout.get("vocabulary") if isinstance(layout, dict) else None
-        if not isinstance(spec, dict) or spec.get("first_code") not in (0, 1):
+        if not isinstance(spec, dict):
             raise ValueError("the category vocabulary is malformed.")
-        parts = {k: v for k, v in spec.items() if k != "first_code"}
-        self._vocab = Vocabulary.from_arrays(n_features, spec["first_code"], parts)
+        self._layout = self._new_layout(n_features)
+        self._layout.set_vocabulary_state([spec])
         self.categories_ = []
 
     def recode_statistics(self, other) -> dict:
-        if (self._vocab is None) != (other._vocab is None):
+        if (self._layout is None) != (other._layout is None):
             raise ParameterError(
                 "Cannot merge a CategoricalNB fitted on category codes with one fitted on "
                 "category values; fit both on the same kind of input."
             )
-        if self._vocab is None:
+        if self._layout is None:
             return other.stats_
         return {
             **other.stats_,
-            "groups": [self._vocab.remap_counts(other._vocab, other.stats_["groups"][0])],
+            "groups": self._layout.recode(other._layout, other.stats_["groups"]),
         }
 
-    def _names(self):
-        names = getattr(self, "feature_names_in_", None)
-        return None if names is None else list(names)
-
     def _vocabulary_snapshot(self):
-        return copy.copy(getattr(self, "_vocab", None))
+        layout = getattr(self, "_layout", None)
+        return None if layout is None else layout.copy()
 
     def _restore_vocabulary(self, snapshot) -> None:
-        self._vocab = snapshot
+        self._layout = snapshot
 
     def _make_families(self, n_features):
         # Under missing="category" missing cells arrive as code 0: none to skip.
@@ -803,9 +785,9 @@ class CategoricalNB(_DiscreteNB):
         self.category_count_ = [counts[:, a:b] for a, b in pieces]
         self.feature_log_prob_ = [params["log_theta"][:, a:b] for a, b in pieces]
         self._publish_alpha()
-        v = getattr(self, "_vocab", None)
-        if v is not None:
-            self.categories_ = v.by_column()
+        layout = getattr(self, "_layout", None)
+        if layout is not None:
+            self.categories_ = list(layout.categories().values())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
