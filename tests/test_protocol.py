@@ -136,3 +136,23 @@ def test_no_mode_flags_and_no_attribute_magic(name):
     # Everything finalize publishes is declared as a Derived attribute, so that partial_fit
     # can drop it and the first read derives it again.
     assert set(inner._derived) <= derived_names(type(inner))
+
+
+def test_every_published_attribute_is_derived_again_after_partial_fit():
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = np.arange(60) % 2
+    model = nbayes.GaussianNB(estimate="posterior_predictive").fit(X[:30], y[:30])
+    model.partial_fit(X[30:], y[30:])
+    assert "dof_" not in vars(model)  # dropped by partial_fit, derived on first read
+    full = nbayes.GaussianNB(estimate="posterior_predictive").fit(X, y)
+    np.testing.assert_allclose(model.dof_, full.dof_)
+
+
+def test_an_undeclared_published_attribute_is_a_bug_caught_at_the_first_fit():
+    class Leaky(nbayes.MultinomialNB):
+        def _publish(self):
+            super()._publish()
+            self.extra_ = 1
+
+    with pytest.raises(TypeError, match=r"publishes \['extra_'\] in finalize without"):
+        Leaky().fit([[1, 0], [0, 1]], [0, 1])

@@ -149,6 +149,7 @@ class GaussianNB(BaseNB):
     """
 
     class_prior_ = Derived()
+    dof_ = Derived()
     epsilon_ = Derived()
     theta_ = Derived()
     var_ = Derived()
