@@ -377,7 +377,8 @@ def fit(
             if sample_weight is None
             else _vector_partitions(sample_weight, X, "sample_weight")
         )
-        parts = list(zip(X_parts, y_parts, w_parts, offsets or [None] * len(X_parts)))
+        firsts: list[int | None] = list(offsets) if offsets else [None] * len(X_parts)
+        parts = list(zip(X_parts, y_parts, w_parts, firsts))
         meta = int(X.shape[1])
     shell, summary = _set_up(estimator, X, meta, int(split_every))
     found, stats = _statistics(shell, parts, classes, int(split_every))

@@ -786,6 +786,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def _block_names(self, feature_names=None) -> list[list[str]]:
         """Column names per block: ``feature_names`` if given (one per input column), else
         :meth:`_column_labels`."""
+        names: list[str] | np.ndarray
         if feature_names is None:
             names = self._column_labels()
         else:

@@ -102,7 +102,7 @@ class ColumnLayout:
         self.unseen = unseen
         self.hint = hint
         first_code = int(missing == "category")
-        self.vocabularies = [
+        self.vocabularies: list[Vocabulary | None] = [
             Vocabulary(len(p), first_code) if cat else None
             for p, cat in zip(self.positions, categorical)
         ]
@@ -111,6 +111,12 @@ class ColumnLayout:
     def label(self, p: int) -> str:
         """``column 'city' (index 3)``, or ``column index 3`` without names."""
         return column_label(int(p), self.names)
+
+    def _vocabulary(self, g: int) -> Vocabulary:
+        vocab = self.vocabularies[g]
+        if vocab is None:
+            raise ValueError(f"column group {g} holds no category values.")
+        return vocab
 
     # -- encoding a batch -----------------------------------------------------------------------
     def check_missing(self, part, g: int) -> None:
@@ -133,8 +139,11 @@ class ColumnLayout:
         an error or left to the family's unseen policy (see :func:`refuses_unseen`)."""
         self.check_missing(part, g)
         positions = self.positions[g]
-        codes, unseen = self.vocabularies[g].encode(
-            part, mode == "learn", self.missing == "category", lambda j: self.label(positions[j])
+        codes, unseen = self._vocabulary(g).encode(
+            part,
+            mode == "learn",
+            self.missing == "category",
+            lambda j: self.label(int(positions[j])),
         )
         if unseen is not None and refuses_unseen(mode, self.unseen):
             row, j = divmod(unseen, part.shape[1])
@@ -199,7 +208,7 @@ class ColumnLayout:
     def categories(self) -> dict:
         """Column position -> its category values in code order, for every categorical
         column."""
-        out = {}
+        out: dict = {}
         for pos, vocab in zip(self.positions, self.vocabularies):  # bounded by the groups
             if vocab is not None:
                 out.update(zip(pos.tolist(), vocab.by_column()))
@@ -207,14 +216,14 @@ class ColumnLayout:
 
     def linear_names(self, g: int, column_names, n_categories) -> list[str]:
         """``"column=value"`` for every one-hot column of categorical group ``g``."""
-        return self.vocabularies[g].linear_names(column_names, n_categories)
+        return self._vocabulary(g).linear_names(column_names, n_categories)
 
     # -- merging ---------------------------------------------------------------------------
     def recode(self, other: ColumnLayout, groups: list) -> list:
         """``other``'s group statistics in this layout's category codes; this layout's
         vocabularies take in the values only ``other`` has."""
         return [
-            stats if mine is None else mine.remap_counts(theirs, stats)
+            stats if mine is None or theirs is None else mine.remap_counts(theirs, stats)
             for mine, theirs, stats in zip(self.vocabularies, other.vocabularies, groups)
         ]
 
@@ -232,7 +241,7 @@ class ColumnLayout:
         """Install :meth:`vocabulary_state` output; ValueError when it does not fit."""
         if len(specs) != len(self.positions):
             raise ValueError(f"{len(specs)} vocabularies for {len(self.positions)} groups.")
-        vocabularies = []
+        vocabularies: list[Vocabulary | None] = []
         for spec, pos in zip(specs, self.positions):  # bounded by the number of groups
             if spec is None:
                 vocabularies.append(None)

@@ -44,7 +44,7 @@ def survey_partition(part: pd.DataFrame, capped: frozenset, cap: int) -> tuple[i
 def merge_surveys(capped: frozenset, cap: int, *parts):
     """Add row counts and unite distinct values, keeping the order of first appearance."""
     rows = sum(n for n, _ in parts)
-    merged = {}
+    merged: dict = {}
     for col in parts[0][1]:  # bounded by the number of surveyed columns
         pieces = [found[col] for _, found in parts]
         if any(v is None for v in pieces):

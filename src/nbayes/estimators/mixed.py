@@ -299,7 +299,7 @@ class MixedNB(BaseNB):
         """Turn ``columns`` / ``remainder`` into families and column positions."""
         spec = [] if isinstance(self.columns, str) else list(self.columns)
         owner = np.full(df.shape[1], -1)
-        groups: list[tuple[object, np.ndarray]] = []
+        groups: list[tuple[Family, np.ndarray]] = []
         auto_positions = []
         for g, item in enumerate(spec):  # bounded by the number of groups the user wrote
             if not isinstance(item, (tuple, list)) or len(item) != 2:

@@ -165,7 +165,7 @@ def dump_mixed(state: dict) -> tuple[dict, dict]:
     categorical group's vocabulary)."""
     meta, arrays = _dump_base(state)
     layout = state["layout"]
-    specs = []
+    specs: list[dict | None] = []
     for g, vocab in enumerate(layout["vocabularies"]):
         if vocab is None:
             specs.append(None)

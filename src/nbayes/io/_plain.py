@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -91,7 +92,7 @@ def to_jsonable(value, where: str = "params"):
             )
         return {
             "__estimator__": name,
-            "params": to_jsonable(value.get_params(deep=False), f"{where}.params"),
+            "params": to_jsonable(cast(Any, value).get_params(deep=False), f"{where}.params"),
         }
     raise ParameterError(
         f"{where} = {value!r} cannot be saved: model files hold data only (numbers, strings, "
