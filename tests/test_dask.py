@@ -320,6 +320,25 @@ def test_mixed_columns_named_categorical_and_integers_past_the_survey_cap(client
         assert_same_mixed(got, local)
 
 
+def test_categorical_values_on_a_dask_dataframe_are_surveyed_then_counted(client):
+    # CategoricalNB on category values (not codes) sets up its vocabulary from a survey
+    # pass, as MixedNB does: the codes are those of fit on all rows.
+    rng = np.random.default_rng(7)
+    n = 300
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "green", None], n),
+            "size": rng.choice(["S", "M", "L"], n),
+        }
+    )
+    y = rng.choice(["a", "b"], n)
+    local = nbayes.CategoricalNB(missing="category").fit(df, y)
+    ddf = dd.from_pandas(df.assign(label=y), npartitions=4)
+    got = nbdask.fit(nbayes.CategoricalNB(missing="category"), ddf, "label")
+    assert [c.tolist() for c in got.categories_] == [c.tolist() for c in local.categories_]
+    assert_same_model(got, local)
+
+
 def test_array_predictions_are_lazy_and_per_block(client):
     estimator, X, y = make_case("multinomial", n=300, d=6, seed=2)
     Xd = da.from_array(X, chunks=((0, 100, 200), (3, 3)))
