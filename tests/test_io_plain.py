@@ -1,0 +1,146 @@
+"""The checks of nbayes.io's plain-data layer, one by one: what cannot be saved, and each way a
+value read from a model file can be wrong (the messages name what and where)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import nbayes
+from nbayes.distributions import Bernoulli, Categorical
+from nbayes.exceptions import ModelFormatError, ParameterError
+from nbayes.io import _plain as plain
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (float("nan"), r"params = nan is not finite and cannot be saved"),
+        (np.float64(np.inf), r"params = np.float64\(inf\) is not finite"),
+        ({1: "a"}, r"params has non-string keys and cannot be saved"),
+        (np.array(["a"]), r"params is an array of dtype <U1; only numeric arrays can be saved"),
+        (np.complex128, r"cannot be saved: model files hold data only"),
+        (nbayes.estimators.merge, r"cannot be saved: model files hold data only"),
+    ],
+)
+def test_what_cannot_be_saved(value, message):
+    with pytest.raises(ParameterError, match=message):
+        plain.to_jsonable(value)
+
+
+def test_values_survive_the_round_trip():
+    value = {
+        "b": np.bool_(True),
+        "i": np.int32(3),
+        "t": (1, 2.5),
+        "a": np.array([1.0, 2.0]),
+        "d": np.float32,
+        "f": Bernoulli(alpha=0.5),
+        "e": nbayes.MultinomialNB(alpha=2.0),
+    }
+    back = plain.from_jsonable(plain.to_jsonable(value))
+    assert back["b"] is True and back["i"] == 3 and back["t"] == (1, 2.5)
+    np.testing.assert_array_equal(back["a"], [1.0, 2.0])
+    assert back["d"] is np.float32
+    assert isinstance(back["f"], Bernoulli) and back["f"].alpha == 0.5
+    assert back["e"].get_params() == nbayes.MultinomialNB(alpha=2.0).get_params()
+    with pytest.raises(ParameterError, match=r"holds a BaseNB, which model files cannot store"):
+        plain.to_jsonable(nbayes.estimators.BaseNB())
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"a": 1, "b": 2, "c": 3}, r"params holds unreadable data"),
+        ({"__ndarray__": [1], "dtype": "<U3"}, r"declares array dtype '<U3'; expected a numeric"),
+        ({"__ndarray__": [1], "dtype": "nonsense"}, r"declares array dtype 'nonsense'"),
+        ({"__ndarray__": [[1], [1, 2]], "dtype": "<f8"}, r"holds an unreadable array"),
+        ({"__ndarray__": ["x"], "dtype": "<f8"}, r"holds an unreadable array"),
+        ({"__what__": 1}, r"holds unknown tagged data \['__what__'\]"),
+        ({"__estimator__": "Evil", "params": {"__dict__": {}}}, r"names an unknown class 'Evil'"),
+        ({"__estimator__": "GaussianNB", "params": [1]}, r"parameters of params are not a mapping"),
+        (
+            {"__estimator__": "GaussianNB", "params": {"__dict__": {"bogus": 1}}},
+            r"cannot build GaussianNB",
+        ),
+    ],
+)
+def test_unreadable_parameters(data, message):
+    with pytest.raises(ModelFormatError, match=message):
+        plain.from_jsonable(data)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ([1], r"is not a family description"),
+        ({"name": "nope", "params": {}}, r"names an unknown family 'nope'"),
+        ({"name": 3, "params": {}}, r"names an unknown family 3"),
+        ({"name": "bernoulli", "params": [1]}, r"family.params is not a mapping"),
+        ({"name": "bernoulli", "params": {"__dict__": {"beta": 1}}}, r"cannot build family"),
+        (
+            {"name": "bernoulli", "params": {"__dict__": {"missing": "maybe"}}},
+            r"cannot build family 'bernoulli' .*missing",
+        ),
+    ],
+)
+def test_unreadable_families(spec, message):
+    with pytest.raises(ModelFormatError, match=message):
+        plain.make_family(spec, "family")
+
+
+def test_label_arrays():
+    assert plain.label_array(np.array(["a", "b"], dtype=object)).dtype.kind == "U"
+    assert plain.label_array(np.array([], dtype=object)).dtype.kind == "U"
+    assert plain.label_array(np.array([True, False], dtype=object)).dtype == bool
+    assert plain.label_array(np.array([1, 2], dtype=object)).dtype == np.int64
+    assert plain.label_array(np.array([1, 2.5], dtype=object)).dtype == np.float64
+    with pytest.raises(ParameterError, match=r"classes \['a', 1\] mix types or hold objects"):
+        plain.label_array(np.array(["a", 1], dtype=object))
+    arr = np.array(["a"])
+    assert plain.restore_label_dtype(arr, None) is arr
+    assert plain.restore_label_dtype(arr, plain.OBJECT_LABELS).dtype == object
+    with pytest.raises(ModelFormatError, match=r"dtype of classes is recorded as 'int8'"):
+        plain.restore_label_dtype(arr, "int8")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "arr", "message"),
+    [
+        ({}, np.array([1 + 2j]), r"array 'x' has dtype complex128; allowed are"),
+        ({}, np.array([np.nan]), r"array 'x' contains NaN; the file is corrupt"),
+        ({}, np.array([np.inf]), r"array 'x' contains infinite values"),
+        ({"kinds": "iu"}, np.array([1.0]), r"array 'x' has dtype float64; expected kind 'iu'"),
+        ({"ndim": 2}, np.array([1.0]), r"array 'x' has 1 dimensions; expected 2"),
+        ({"shape": (2,)}, np.array([1.0]), r"array 'x' has shape \(1,\); expected \(2,\)"),
+        ({"non_negative": True}, np.array([-1]), r"array 'x' has negative entries"),
+    ],
+)
+def test_array_checks(kwargs, arr, message):
+    with pytest.raises(ModelFormatError, match=message):
+        plain.take({"x": arr}, "x", **kwargs)
+    with pytest.raises(ModelFormatError, match=r"the array 'y' is missing"):
+        plain.take({"x": arr}, "y")
+
+
+def test_group_statistics_checks():
+    fam = Categorical()
+    good = fam.zeros(2, 2)
+    assert set(plain.restore_group(fam, {f"g/{k}": v for k, v in good.items()}, "g/", 2, 2)) == set(
+        good
+    )
+    with pytest.raises(ModelFormatError, match=r"needs statistics .* found \['n_counts'\]"):
+        plain.restore_group(fam, {"g/n_counts": good["n_counts"]}, "g/", 2, 2)
+    rows = {f"g/{k}": v for k, v in good.items()} | {"g/n_counts": np.zeros((3, 0))}
+    with pytest.raises(ModelFormatError, match=r"array 'g/n_counts' has 3 rows; expected one"):
+        plain.restore_group(fam, rows, "g/", 2, 2)
+    big = {f"g/{k}": v for k, v in good.items()} | {"g/n_categories": np.array([5, 5])}
+    with pytest.raises(ModelFormatError, match=r"does not match the sizes of the other"):
+        plain.restore_group(fam, big, "g/", 2, 2)
+    bern = Bernoulli()
+    ref = bern.zeros(2, 3)
+    odd = {f"g/{k}": (np.zeros((2, 4)) if k == "n_ones" else v) for k, v in ref.items()}
+    with pytest.raises(ModelFormatError, match=r"inconsistent shapes .* over 3 column"):
+        plain.restore_group(bern, odd, "g/", 2, 3)
+    with pytest.raises(ModelFormatError, match=r"give NaN parameters \('p' of column group 1\)"):
+        plain.check_params([{"p": np.ones(2)}, {"p": np.array([np.nan])}])
