@@ -488,6 +488,10 @@ def test_train_threshold_is_kept_for_predict_and_evaluate(capsys, tmp_path):
     np.testing.assert_array_equal(pd.read_csv(tmp_path / "out.csv")["prediction"], want)
     report = evaluate(str(model), str(tmp_path / "train.csv"))
     assert report["accuracy"] == pytest.approx(accuracy_score(frame["y"], want))
+    status, out, _ = run(capsys, "inspect", model)
+    assert "decision threshold: predicts 1 when its log-odds exceed -0.8473" in out
+    status, out, _ = run(capsys, "inspect", model, "--json")
+    assert json.loads(out)["classes"] == [0, 1]
     # A preset takes the threshold itself: the loaded model's predict follows it in Python.
     frame[["x", "y"]].to_csv(tmp_path / "numbers.csv", index=False)
     status, _, err = run(

@@ -81,15 +81,25 @@ def inspect_model(path: str) -> dict:
         "source": info.get("source"),
         "training_rows": info.get("rows"),
         "training_weight": float(np.sum(est.class_count_)),
-        "classes": [str(c) for c in est.classes_],
+        "classes": np.asarray(est.classes_).tolist(),  # with their type: 0, not "0"
         "class_count": [float(c) for c in est.class_count_],
         "prior": [float(p) for p in np.exp(est.class_log_prior_)],
         "columns": columns,
+        "decision_threshold": _threshold(model, info),
         "params": {
             k: v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
             for k, v in params.items()
         },
     }
+
+
+def _threshold(model, info: dict) -> float | None:
+    """The log-odds decision threshold predict and evaluate use (None: the most probable
+    class)."""
+    from ._models import _stored_threshold
+    from .predict import decision_threshold
+
+    return decision_threshold(model, stored=_stored_threshold(info.get("decision_threshold")))
 
 
 def format_inspection(info: dict) -> str:
@@ -116,6 +126,12 @@ def format_inspection(info: dict) -> str:
             ["class", "count", "prior"],
         ),
     ]
+    threshold = info.get("decision_threshold")
+    if threshold is not None:
+        lines.append(
+            f"decision threshold: predicts {info['classes'][1]!r} when its log-odds exceed "
+            f"{threshold:.4g} (probability above {1 / (1 + np.exp(-threshold)):.4g})"
+        )
     cols = info["columns"]
     with_features = any("features" in c for c in cols)
     table = [
