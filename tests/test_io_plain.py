@@ -144,3 +144,90 @@ def test_group_statistics_checks():
         plain.restore_group(bern, odd, "g/", 2, 3)
     with pytest.raises(ModelFormatError, match=r"give NaN parameters \('p' of column group 1\)"):
         plain.check_params([{"p": np.ones(2)}, {"p": np.array([np.nan])}])
+
+
+# -- the per-kind table (nbayes.io._dispatch), called with a dumped model's plain data ---------
+def dumped(model):
+    from nbayes.io import _dispatch
+
+    params, meta, arrays = _dispatch.dump(model)
+    return _dispatch, params, meta, arrays
+
+
+def fitted_mixed():
+    import pandas as pd
+
+    df = pd.DataFrame({"h": [1.0, 2.0, 3.0, 4.0], "c": ["a", "b", "a", "b"]})
+    return nbayes.MixedNB().fit(df, [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("make", "edit", "message"),
+    [
+        (lambda: nbayes.GaussianNB(), lambda m, a: [1], r"the estimator state is not a mapping"),
+        (
+            lambda: nbayes.GaussianNB(),
+            lambda m, a: {**m, "n_features_in": True},
+            r"'n_features_in' must be a positive integer; got True",
+        ),
+        (
+            lambda: nbayes.GaussianNB(),
+            lambda m, a: {**m, "families": []},
+            r"the list of families is missing or empty",
+        ),
+        (
+            lambda: nbayes.GaussianNB(),
+            lambda m, a: {**m, "families": m["families"] * 2},
+            r"2 families stored for 1 column groups",
+        ),
+        (
+            fitted_mixed,
+            lambda m, a: {**m, "mixed": None},
+            r"lacks its column layout, .*\(got None, reads 1\)",
+        ),
+        (
+            fitted_mixed,
+            lambda m, a: {**m, "mixed": {**m["mixed"], "version": 99}},
+            r"layout version this nbayes does not read \(got 99, reads 1\)",
+        ),
+        (
+            fitted_mixed,
+            lambda m, a: {**m, "mixed": {**m["mixed"], "positions": [[0], ["x"]]}},
+            r"MixedNB column layout is malformed",
+        ),
+        (
+            fitted_mixed,
+            lambda m, a: {**m, "mixed": {**m["mixed"], "positions": [[0], [0]]}},
+            r"column groups overlap or name columns outside the table",
+        ),
+        (
+            fitted_mixed,
+            lambda m, a: {
+                **m,
+                "mixed": {**m["mixed"], "vocabularies": [None, {"first_code": 7}]},
+            },
+            r"vocabulary of column group 1 is malformed",
+        ),
+    ],
+)
+def test_malformed_states_are_refused(make, edit, message):
+    model = make()
+    if not hasattr(model, "classes_"):
+        model.fit(np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 1, 0, 1])
+    dispatch, params, meta, arrays = dumped(model)
+    with pytest.raises(ModelFormatError, match=message):
+        dispatch.load(type(model).__name__, params, edit(meta, arrays), arrays)
+
+
+def test_text_states_are_checked():
+    texts = ["win cash", "lunch today", "cash prize", "see you"]
+    dispatch, params, meta, arrays = dumped(nbayes.TextNB().fit(texts, [1, 0, 1, 0]))
+    with pytest.raises(ModelFormatError, match=r"TextNB state must name a vectorizer and a"):
+        dispatch.load("TextNB", params, {"vectorizer": meta["vectorizer"]}, arrays)
+    with pytest.raises(ModelFormatError, match=r"TextNB's classifier is malformed"):
+        dispatch.load("TextNB", params, {**meta, "classifier": []}, arrays)
+    inner = {**meta["classifier"], "estimator": "TextNB", "params": {"__dict__": {}}}
+    with pytest.raises(ModelFormatError, match=r"TextNB cannot use a TextNB"):
+        dispatch.load("TextNB", params, {**meta, "classifier": inner}, arrays)
+    with pytest.raises(ModelFormatError, match=r"'params' is not a mapping"):
+        dispatch.load("TextNB", [1], meta, arrays)
