@@ -473,3 +473,63 @@ def test_nothing_is_committed_once_a_signal_arrived(tmp_path):
     finally:
         stop_signals.clear()
     assert target.read_bytes() == b"old" and listing(tmp_path) == ["m.nbayes"]
+
+
+def test_a_pipe_whose_reader_leaves_is_an_error_for_o(tmp_path, many_rows, capsys):
+    """Only standard output's reader may end the command quietly: ``-o FIFO`` losing its
+    reader means the output is incomplete."""
+    big, model = many_rows
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+
+    def read_a_little():
+        with open(fifo, "rb") as f:
+            f.read(10)
+
+    reader = threading.Thread(target=read_a_little, daemon=True)
+    reader.start()
+    status, _, err = run(capsys, "predict", model, big, "-o", fifo, "--output-format", "csv")
+    reader.join(timeout=30)
+    assert status == 1
+    assert err == f"nbayes: error: cannot write {fifo}: Broken pipe\n"
+
+
+def test_a_block_device_is_refused(tmp_path, monkeypatch):
+    """Writing a model over a disk is never what was meant (faked: no device is touched)."""
+    disk = tmp_path / "sdz"
+    disk.write_bytes(b"")
+    real_stat = os.stat
+
+    def stat_as_disk(path, *args, **kwargs):
+        st = real_stat(path, *args, **kwargs)
+        if os.fspath(path) != os.fspath(disk):
+            return st
+        return os.stat_result((stat.S_IFBLK | 0o660, *tuple(st)[1:]))
+
+    monkeypatch.setattr(os, "stat", stat_as_disk)
+    with pytest.raises(WriteError, match="sdz: it is a block device"):
+        save(counts_model(), disk)
+
+
+def interrupt_self(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)  # the handler raises before this ends
+    raise AssertionError("the interrupt did not stop the command")
+
+
+def test_an_interrupt_while_fitting_or_writing_exits_130(tmp_path, fruit, monkeypatch, capsys):
+    data, model = fruit
+    out = tmp_path / "old.nbayes"
+    out.write_bytes(b"old")
+    stopped = (130, "nbayes: interrupted\n")
+    with monkeypatch.context() as patch:  # fitting
+        patch.setattr("nbayes.cli.train._train_in_chunks", interrupt_self)
+        assert run(capsys, "train", data, "-t", "fruit", "-o", out)[::2] == stopped
+    with monkeypatch.context() as patch:  # writing the model
+        patch.setattr("nbayes._output._Sink.write", interrupt_self)
+        assert run(capsys, "train", data, "-t", "fruit", "-o", out)[::2] == stopped
+        assert run(capsys, "predict", model, data, "-o", out.with_suffix(".csv"))[0] == 130
+    assert out.read_bytes() == b"old"
+    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes", "old.nbayes"]
+    assert run(capsys, "predict", model, data)[0] == 0  # the handlers are back to normal
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -86,6 +86,12 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     -------
     Path of the written file.
 
+    Raises
+    ------
+    nbayes._output.WriteError
+        The file could not be written (full disk, I/O error, a folder, a pipe whose reader
+        left); an ``OSError`` whose message names ``path``.
+
     Examples
     --------
     >>> import numpy as np, tempfile, os
