@@ -340,14 +340,18 @@ def test_a_text_model_reads_a_pipe_twice_from_one_pass_over_it(tmp_path, capsys)
     np.testing.assert_array_equal(a.classifier_.feature_count_, b.classifier_.feature_count_)
 
 
-def test_parquet_and_empty_input_from_a_pipe(tmp_path, fruit, capsys):
+def test_parquet_json_lines_and_empty_input_from_a_pipe(tmp_path, fruit, capsys):
     data, model = fruit
     fifo = tmp_path / "in.fifo"
     os.mkfifo(fifo)
     pq = tmp_path / "fruit.parquet"
     pd.read_csv(data).to_parquet(pq)
-    Writer(fifo, pq.read_bytes())
-    status, out, err = run(capsys, "predict", model, fifo, "--format", "parquet")
+    Writer(fifo, pq.read_bytes())  # no name to go by: the format is read from the first bytes
+    status, out, err = run(capsys, "predict", model, fifo)
+    assert status == 0, err
+    assert out == EXPECTED
+    Writer(fifo, gzip.compress(pd.read_csv(data).to_json(orient="records", lines=True).encode()))
+    status, out, err = run(capsys, "predict", model, fifo)
     assert status == 0, err
     assert out == EXPECTED
     Writer(fifo, b"")
@@ -511,25 +515,46 @@ def test_a_block_device_is_refused(tmp_path, monkeypatch):
         save(counts_model(), disk)
 
 
+#: Runs ``nbayes`` in a fresh process with one function replaced by one that sends SIGINT to
+#: the process itself: a signal at a known place (pytest's workers may run tests outside the
+#: main thread, where a command cannot install signal handlers).
+INTERRUPTED_AT = """
+import importlib, os, signal, sys, time
+from nbayes.cli import main
+
 def interrupt_self(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGINT)
     time.sleep(5)  # the handler raises before this ends
-    raise AssertionError("the interrupt did not stop the command")
+    sys.exit("the interrupt did not stop the command")
+
+module, name = sys.argv[1].rsplit(":", 1)
+owner = importlib.import_module(module)
+*path, last = name.split(".")
+for part in path:
+    owner = getattr(owner, part)
+setattr(owner, last, interrupt_self)
+sys.exit(main(sys.argv[2:]))
+"""
 
 
-def test_an_interrupt_while_fitting_or_writing_exits_130(tmp_path, fruit, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("where", "command"),
+    [
+        ("nbayes.cli.train:_train_in_chunks", "train"),  # fitting
+        ("nbayes._output:_Sink.write", "train"),  # writing the model
+        ("nbayes._output:_Sink.write", "predict"),  # writing predictions
+    ],
+)
+def test_an_interrupt_while_fitting_or_writing_exits_130(tmp_path, fruit, where, command):
     data, model = fruit
-    out = tmp_path / "old.nbayes"
+    out = tmp_path / ("old.nbayes" if command == "train" else "old.csv")
     out.write_bytes(b"old")
-    stopped = (130, "nbayes: interrupted\n")
-    with monkeypatch.context() as patch:  # fitting
-        patch.setattr("nbayes.cli.train._train_in_chunks", interrupt_self)
-        assert run(capsys, "train", data, "-t", "fruit", "-o", out)[::2] == stopped
-    with monkeypatch.context() as patch:  # writing the model
-        patch.setattr("nbayes._output._Sink.write", interrupt_self)
-        assert run(capsys, "train", data, "-t", "fruit", "-o", out)[::2] == stopped
-        assert run(capsys, "predict", model, data, "-o", out.with_suffix(".csv"))[0] == 130
+    argv = ["train", data, "-t", "fruit"] if command == "train" else ["predict", model, data]
+    proc = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_AT, where, *map(str, argv), "-o", str(out)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert (proc.returncode, proc.stderr) == (130, b"nbayes: interrupted\n")
     assert out.read_bytes() == b"old"
-    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes", "old.nbayes"]
-    assert run(capsys, "predict", model, data)[0] == 0  # the handlers are back to normal
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes", out.name]

@@ -71,6 +71,14 @@ def detect_format(path: str) -> tuple[str, str | None]:
     return _SUFFIXES.get(Path(name).suffix, "csv"), compression
 
 
+def _named_format(path: str) -> bool:
+    """Whether the file name says the format (``data.csv.gz`` does, ``/dev/fd/63`` does not)."""
+    name = Path(path).name.lower()
+    for suffix in _COMPRESSION:
+        name = name.removesuffix(suffix)
+    return Path(name).suffix in _SUFFIXES
+
+
 class _CountingReader(io.RawIOBase):
     """A file wrapper that reports bytes read to a progress bar."""
 
@@ -210,6 +218,8 @@ class Table:
         self._columns: list[str] | None = None
         self._replay: _Replay | None = None
         self._sniffed = not self.is_stream or self._compression is not None
+        if self.is_stream and options.format is None and not _named_format(self.path):
+            self.format = self._sniff_format()
 
     # -- metadata --------------------------------------------------------------------------------
     @property
@@ -228,6 +238,13 @@ class Table:
                 (method for magic, method in _MAGIC.items() if head.startswith(magic)), None
             )
         return self._compression
+
+    def _sniff_format(self) -> str:
+        """csv, jsonl or parquet from the first bytes of a pipe, which has no name to go by."""
+        with self._open_raw() as raw:
+            if raw.read(4) == b"PAR1":
+                return "parquet"
+        return "jsonl" if self._text_sample(4096).lstrip().startswith("{") else "csv"
 
     def _open_raw(self):
         if not self.is_stream:
