@@ -26,6 +26,7 @@ import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import BinaryIO
 
 __all__ = ["WriteError", "output_file", "same_file", "special_target"]
 
@@ -148,7 +149,7 @@ def _open_direct(path: str, name: str) -> int:
 
 
 @contextmanager
-def output_file(path, *, name: str | None = None) -> Iterator[io.BufferedWriter]:
+def output_file(path, *, name: str | None = None) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` through, committed when the block ends without error.
 
     Parameters
@@ -178,13 +179,13 @@ def output_file(path, *, name: str | None = None) -> Iterator[io.BufferedWriter]
     path = os.fspath(path)
     name = name or path
     if special_target(path):
-        sink = io.BufferedWriter(_Sink(_open_direct(path, name), name))
+        direct = io.BufferedWriter(_Sink(_open_direct(path, name), name))
         try:
-            yield sink
-            sink.flush()
+            yield direct
+            direct.flush()
         finally:
             try:
-                sink.close()
+                direct.close()
             except OSError:
                 pass  # the error that matters was raised by the block or by flush
         return
@@ -201,7 +202,7 @@ def output_file(path, *, name: str | None = None) -> Iterator[io.BufferedWriter]
         tmp, fd = _temporary(folder, base)
     except OSError as exc:
         raise WriteError(name, exc) from None
-    sink = None
+    sink: io.BufferedWriter[_Sink] | None = None
     try:
         if old is not None:
             os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)

@@ -16,10 +16,11 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO, Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -271,7 +272,11 @@ class Table:
         import gzip
         import lzma
 
-        openers = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}
+        openers: dict[str, Callable[..., Any]] = {
+            "gzip": gzip.open,
+            "bz2": bz2.open,
+            "xz": lzma.open,
+        }
         with self._open_raw() as raw:
             if self.compression in openers:
                 with openers[self.compression](raw) as f:
@@ -700,9 +705,9 @@ class TableWriter:
         if self.format == "parquet" and self.path is None:
             raise UsageError("Parquet output needs a file: pass -o OUT.parquet.")
         self._stack = ExitStack()
-        self._handle = None
-        self._binary = None
-        self._parquet = None
+        self._handle: TextIO | None = None
+        self._binary: IO[bytes] | None = None
+        self._parquet: Any = None  # a pyarrow ParquetWriter once the first chunk is written
         self._first = True
 
     def __enter__(self) -> TableWriter:
@@ -730,16 +735,23 @@ class TableWriter:
             raise WriteError(self.path or "standard output", exc) from None
         self._first = False
 
+    @property
+    def handle(self) -> TextIO:
+        """The text stream being written (CSV, TSV, JSON lines); set by ``__enter__``."""
+        if self._handle is None:
+            raise RuntimeError("TableWriter writes text only inside its 'with' block.")
+        return self._handle
+
     def _write(self, frame: pd.DataFrame) -> None:
         if self.format == "parquet":
             self._write_parquet(frame)
         elif self.format == "jsonl":
             text = json_lines(frame)
             if text:
-                self._handle.write(text if text.endswith("\n") else text + "\n")
+                self.handle.write(text if text.endswith("\n") else text + "\n")
         else:
             frame.to_csv(
-                self._handle,
+                self.handle,
                 sep="\t" if self.format == "tsv" else ",",
                 index=False,
                 header=self._first,
@@ -788,9 +800,9 @@ class TableWriter:
                 try:
                     if self._parquet is not None:
                         self._parquet.close()
-                    if self._handle is not None:
+                    if isinstance(self._handle, io.TextIOWrapper):
                         self._handle.detach()  # flushes the text; leaves the file open
-                    if self.compression is not None:
+                    if self.compression is not None and self._binary is not None:
                         self._binary.close()  # writes the trailer; leaves the file open
                 except WriteError:
                     raise
