@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextvars
 import os
 from contextlib import contextmanager
+from types import ModuleType
 
+_compiled: ModuleType | None
 try:
     from . import _kernels as _compiled
 except ImportError:  # built without a C compiler

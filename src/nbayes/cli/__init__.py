@@ -63,7 +63,7 @@ def read_options(args) -> ReadOptions:
         format=getattr(args, "format", None),
         sep=getattr(args, "sep", None),
         header=not getattr(args, "no_header", False),
-        names=tuple(split_list(args.names)) if getattr(args, "names", None) else None,
+        names=tuple(split_list(args.names) or ()) if getattr(args, "names", None) else None,
         encoding=getattr(args, "encoding", "utf-8"),
         quoting=not getattr(args, "no_quoting", False),
         chunk_rows=getattr(args, "chunk_rows", None),

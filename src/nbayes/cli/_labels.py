@@ -23,7 +23,13 @@ import pandas as pd
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)\Z")
 #: The spellings of booleans that pandas' CSV reader recognises.
-_BOOLEANS = {"True": True, "False": False, "true": True, "false": False, "TRUE": True}
+_BOOLEANS: dict[object, bool] = {
+    "True": True,
+    "False": False,
+    "true": True,
+    "false": False,
+    "TRUE": True,
+}
 _BOOLEANS["FALSE"] = False
 
 

@@ -34,7 +34,7 @@ def load_sms_spam() -> pd.DataFrame:
     >>> df.shape, df["label"].value_counts().to_dict()
     ((5574, 2), {'ham': 4827, 'spam': 747})
     """
-    path = resources.files(__package__).joinpath("data", "SMSSpamCollection.gz")
+    path = resources.files(__name__) / "data" / "SMSSpamCollection.gz"
     with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as f:
         # QUOTE_NONE: some messages contain '"', which default quoting would swallow.
         rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))

@@ -1,0 +1,28 @@
+# Types of the optional compiled loops (src/nbayes/_kernels.pyx), for type checkers; the
+# docstrings there say what each function does.
+import numpy as np
+
+def simd_variant(force_baseline: bool | None = None) -> str: ...
+def categorical_scores(
+    codes: np.ndarray, tables: dict, out: np.ndarray, base: np.ndarray, lowest: int
+) -> tuple[int, int]: ...
+def column_max_codes(codes: np.ndarray, weights: np.ndarray) -> np.ndarray: ...
+def count_codes(
+    codes: np.ndarray,
+    classes: np.ndarray,
+    weights: np.ndarray,
+    offsets: np.ndarray,
+    per_class: int,
+    counts: np.ndarray,
+    lowest: int,
+    limit: int,
+) -> int: ...
+def class_moment_sums(
+    X: np.ndarray,
+    classes: np.ndarray,
+    weights: np.ndarray,
+    shift: np.ndarray,
+    sum_dev: np.ndarray,
+    sum_sq: np.ndarray,
+) -> None: ...
+def normalise_rows(jll: np.ndarray, log_space: bool) -> int: ...
