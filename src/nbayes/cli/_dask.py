@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -102,7 +103,7 @@ def read_frame(table: Table, columns: list[str], schema: dict):
         )
         frame.columns = [str(c) for c in frame.columns]
         return frame[list(columns)]
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         sep=table.sep,
         encoding=opts.encoding,
         usecols=list(columns),

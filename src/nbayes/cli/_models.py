@@ -9,6 +9,7 @@ description is stored in the model file's metadata (``metadata["cli"]``), so ``p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -101,7 +102,8 @@ class Plan:
     features: list[str]
     text_column: str | None
     schema: dict[str, str]
-    estimator: object = None
+    # Any: the estimators derive from scikit-learn's classes, which carry no types.
+    estimator: Any = None
     notes: list[str] = field(default_factory=list)
     #: How ``train`` read a CSV: ``{"header": bool, "names": [...] or None}`` (None: the
     #: model does not say).

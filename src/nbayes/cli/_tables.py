@@ -16,7 +16,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -362,7 +362,7 @@ class Table:
         columns: Sequence[str] | None = None,
         dtypes: dict | None = None,
         desc: str | None = None,
-    ) -> Iterator[tuple[int, pd.DataFrame]]:
+    ) -> Generator[tuple[int, pd.DataFrame], None, None]:
         """Yield ``(offset, frame)`` for consecutive chunks; ``offset`` is the first row's
         number in the data (0-based, header excluded)."""
         if columns is not None:

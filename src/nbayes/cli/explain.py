@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,8 @@ def explain(
     """
     read = read or ReadOptions()
     the_plan = load_plan(model, text_column)
-    read = remembered_reading(the_plan, data, read)
+    if data is not None:
+        read = remembered_reading(the_plan, data, read)
     est = the_plan.estimator
     classes = [c for c in np.asarray(est.classes_).tolist()]
     top = {}
@@ -77,7 +79,7 @@ def explain(
         top[str(c)] = [
             {key: _jsonable(v) for key, v in rec.items()} for rec in frame.to_dict(orient="records")
         ]
-    report = {
+    report: dict[str, Any] = {
         "model": str(model),
         "classes": [str(c) for c in classes],
         "top_features": top,

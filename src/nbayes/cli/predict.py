@@ -278,7 +278,7 @@ def run(args) -> int:
 
     from . import read_options, split_list
 
-    keep = tuple(c for item in args.keep for c in split_list(item))
+    keep = tuple(c for item in args.keep for c in split_list(item) or ())
     result = predict(
         args.model,
         args.data,
