@@ -16,7 +16,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -607,13 +607,15 @@ def json_lines(frame: pd.DataFrame) -> str:
     pieces = []
     for col in frame.columns:  # one piece per column: bounded by the table width
         series = frame[col]
+        texts: Iterable[str]
         if series.dtype.kind == "f":
             values = series.to_numpy(dtype=np.float64)
             key = json.dumps(str(col), ensure_ascii=False) + ":"
             # repr of a float is its shortest round-trip text (0.1, 1e-20): valid JSON.
-            texts = list(map(key.__add__, map(repr, values.tolist())))
+            floats = list(map(key.__add__, map(repr, values.tolist())))
             for i in np.flatnonzero(~np.isfinite(values)).tolist():  # rare: bounded by those
-                texts[i] = key + "null"
+                floats[i] = key + "null"
+            texts = floats
         else:
             # pandas writes everything else: {"col":value} per line; keep "col":value.
             lines = series.to_frame().to_json(orient="records", lines=True, force_ascii=False)

@@ -31,6 +31,7 @@ import zipfile
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
@@ -113,7 +114,7 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
         params, meta, arrays = _dispatch.dump(model)
     except NotFittedError:
         raise NotFittedError(f"This {name} is not fitted yet; fit it before saving.") from None
-    manifest = {
+    manifest: dict[str, Any] = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "nbayes_version": __version__,
@@ -304,9 +305,10 @@ def _read_array(zf: zipfile.ZipFile, path, name: str, shape, dtype) -> np.ndarra
                     f"but the manifest declares {shape} and {dtype.str}.",
                 )
             flat = np.empty(_declared.nbytes(shape, dtype) // dtype.itemsize, dtype=dtype)
-            view, done = memoryview(flat.view(np.uint8)), 0
+            view, done = flat.view(np.uint8).data, 0
+            reader = cast(io.BufferedIOBase, f)  # a ZipExtFile, which reads into a buffer
             while done < view.nbytes:  # bounded: chunks of 16 MiB up to the declared size
-                n = f.readinto(view[done : done + 2**24])
+                n = reader.readinto(view[done : done + 2**24])
                 if not n:
                     break
                 done += n

@@ -147,6 +147,7 @@ def _expect_base(meta, arrays, expected, prefix, widths) -> None:
         family = plain.make_family(spec, f"family {i}")
         for key, zero in family.zeros(1, 1).items():  # the keys and their kinds, no data
             kinds = "iu" if zero.dtype.kind in "iu" else "f"
+            shape: tuple[int | None, ...]
             if key not in family.class_keys:
                 shape = (width,)
             elif (family.name, key) in _FLAT:
@@ -173,6 +174,8 @@ def _expect_text(meta, arrays, expected, prefix) -> None:
         raise ModelFormatError("Model file: TextNB cannot use a TextNB.")
     _expect_kind(inner, classifier.get("state"), arrays, expected, f"{prefix}classifier/")
     state = classifier.get("state")
+    if not isinstance(state, dict):  # _expect_kind has refused this already
+        raise ModelFormatError("Model file: TextNB's classifier state is malformed.")
     expected[f"{prefix}vocabulary"] = ((state.get("n_features_in"),), "U")
 
 
