@@ -161,7 +161,10 @@ def _describe(exc: BaseException) -> tuple[int, str]:
 #: an output being written keeps its old content -- and records the signal, because a
 #: library may turn the exception into another one (pandas' CSV reader reports an interrupted
 #: read as "Error tokenizing data"): the record, not the exception, decides the exit status.
-_STOP_SIGNALS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
+_STOP_SIGNALS: dict[int, tuple[int, str]] = {
+    signal.SIGINT: (130, "interrupted"),
+    signal.SIGTERM: (143, "terminated"),
+}
 
 
 @contextmanager

@@ -113,7 +113,7 @@ class _Replay:
 
     def __init__(self, open_source, name: str):
         self._open_source, self.name = open_source, name
-        self._source = None
+        self._source: IO[bytes] | None = None
         self._kept = tempfile.SpooledTemporaryFile(max_size=CHUNK_BYTES)
         self.size = 0
         self.complete = False

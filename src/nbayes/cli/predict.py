@@ -98,11 +98,14 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
 def threshold_option(threshold: float, scale: str) -> float:
     """``--threshold`` on ``--threshold-scale`` in log-odds; a bad pair is a usage error."""
     try:
-        return float(log_odds_threshold(threshold, scale))
+        log_odds = log_odds_threshold(threshold, scale)
     except ParameterError as exc:
         raise UsageError(
             f"--threshold {threshold} does not fit --threshold-scale {scale}: {exc}"
         ) from None
+    if log_odds is None:  # only a missing threshold means the argmax rule
+        raise UsageError("--threshold needs a number.")
+    return float(log_odds)
 
 
 def decision_threshold(

@@ -25,7 +25,7 @@ import pandas as pd
 from .._validation import rows_from
 from ..exceptions import DataError
 from ..io import save
-from ._common import check_output, plural
+from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
 from ._models import MODELS, Settings, class_labels, inner, plan, sort_classes
 from ._tables import ReadOptions, open_table, read_dtypes
@@ -180,6 +180,8 @@ def _set_threshold(model, threshold: float, scale: str) -> float:
     from .predict import decision_threshold
 
     log_odds = decision_threshold(model, threshold, scale)
+    if log_odds is None:  # only a missing threshold means the argmax rule
+        raise UsageError("--threshold needs a number.")
     est = inner(model)
     if "decision_threshold" in est.get_params():
         est.set_params(decision_threshold=threshold, threshold_scale=scale)

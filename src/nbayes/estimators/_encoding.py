@@ -19,6 +19,7 @@ import sys
 import warnings
 from dataclasses import dataclass, field
 from itertools import repeat
+from types import FrameType
 
 import numpy as np
 import pandas as pd
@@ -131,7 +132,7 @@ class Vocabulary:
         value types (:func:`_type_tag`) of each column beside it."""
         if self._lookup is None:
             self._lookup = [{} for _ in range(self.n_columns)]  # bounded by the group's width
-            self._types = [set() for _ in range(self.n_columns)]
+            self._types: list[set[str]] = [set() for _ in range(self.n_columns)]
             order = np.argsort(self.column, kind="stable")
             split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
             for table, types, values, codes in zip(  # bounded by the group's width
@@ -244,7 +245,7 @@ class Vocabulary:
         miss = np.flatnonzero(code_of < 0)
         values = np.asarray(_python_values(uniques), dtype=object)[miss]
         tags = np.array(list(map(_type_tag, values)), dtype="<U1")
-        table = self._lookup[j]
+        table = self._tables()[j]
         if types == {"s"}:
             ints, floats = tags == "i", tags == "f"
             text = np.full(values.size, None, dtype=object)
@@ -257,7 +258,8 @@ class Vocabulary:
             exact = np.array(list(map(table.get, as_float, repeat(-1))), dtype=np.int64)
             short = np.array(list(map(table.get, as_int, repeat(-1))), dtype=np.int64)
             short[~whole] = -1
-            pick = np.where(exact >= 0, as_float, np.where(short >= 0, as_int, None))
+            none = np.array(None, dtype=object)
+            pick = np.where(exact >= 0, as_float, np.where(short >= 0, as_int, none))
             pick[(exact >= 0) & (short >= 0) & (exact != short)] = None
             text[floats] = pick
             keys = text
@@ -443,7 +445,8 @@ def _caller_level() -> int:
     """``stacklevel`` for a warning raised by the caller of this function that points at the
     first frame outside nbayes: the user's call, whichever entry point led here."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
