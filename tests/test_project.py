@@ -1,4 +1,5 @@
-"""Project habits that CI enforces: one version, a formatter- and linter-clean tree."""
+"""Project habits that CI enforces: one version, a formatter- and linter-clean tree, a
+type-checked package."""
 
 from __future__ import annotations
 
@@ -65,4 +66,14 @@ def test_ruff_check_is_clean():
 
 def test_ruff_format_is_clean():
     done = ruff("format", "--check", "--no-cache")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_is_clean():
+    # The settings are pyproject's [tool.mypy]: the package under src/nbayes.
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (pip install -e '.[test]')")
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stdout + done.stderr
