@@ -134,8 +134,8 @@ def log_joint(X: np.ndarray, net: dict, log_prior: np.ndarray) -> np.ndarray:
         bounds = np.searchsorted(group[order], np.arange(len(patterns) + 1))
         # Bounded by the distinct patterns of missing cells, each vectorised over its rows.
         for p, pattern in enumerate(patterns):
-            rows = rest[order[bounds[p] : bounds[p + 1]]]
-            out[rows] = _eliminate(Xs[rows], np.flatnonzero(pattern), net, log_prior)
+            group_rows = rest[order[bounds[p] : bounds[p + 1]]]
+            out[group_rows] = _eliminate(Xs[group_rows], np.flatnonzero(pattern), net, log_prior)
     return out
 
 
