@@ -142,12 +142,14 @@ class Vocabulary:
                 np.split(self.code[order], split),
             ):
                 table.update(zip(values.tolist(), codes.tolist()))
-                types.update(map(_type_tag, table))
+                types.update(_type_tags(table))
         return self._lookup
 
     def n_categories(self) -> np.ndarray:
         """Number of codes per column, including the reserved missing code."""
-        return np.array([len(t) for t in self._tables()], dtype=np.int64) + self.first_code
+        if self._lookup is None:
+            return np.bincount(self.column, minlength=self.n_columns) + self.first_code
+        return np.array([len(t) for t in self._lookup], dtype=np.int64) + self.first_code
 
     def categories(self, j: int) -> np.ndarray:
         """Values of column ``j`` in code order (object array)."""
@@ -227,8 +229,11 @@ class Vocabulary:
         One hash probe per distinct value of the batch (dict.get mapped in C), whatever the
         size of the vocabulary. Values compare as Python values, as pandas' hashing does
         (1 == 1.0 == True; NaN never reaches here: factorize marks it missing)."""
+        if not len(uniques) or (self._lookup is None and not np.any(self.column == j)):
+            # Nothing to find (a first fit): no look-up is built, which fit never needs.
+            return np.full(len(uniques), -1, dtype=np.int64)
         table = self._tables()[j]
-        if not len(uniques) or not table:
+        if not table:
             return np.full(len(uniques), -1, dtype=np.int64)
         # (np.array of a list measured several times faster here than np.fromiter)
         return np.array(list(map(table.get, _python_values(uniques), repeat(-1))), dtype=np.int64)
@@ -297,8 +302,9 @@ class Vocabulary:
         added = np.asarray(uniques[np.flatnonzero(new)], dtype=object)
         first = int(self.n_categories()[j])
         codes = first + np.arange(added.size, dtype=np.int64)
-        self._tables()[j].update(zip(_python_values(added), codes.tolist()))
-        self._types[j].update(map(_type_tag, added.tolist()))
+        if self._lookup is not None:  # else built when first needed (fit never needs it)
+            self._lookup[j].update(zip(_python_values(added), codes.tolist()))
+            self._types[j].update(_type_tags(added.tolist()))
         self.values = self._extend("values", added)
         self.column = self._extend("column", np.full(added.size, j, dtype=np.int64))
         self.code = self._extend("code", codes)
@@ -436,6 +442,7 @@ class Vocabulary:
         if np.any(code[order] != rank + first_code):
             raise ModelFormatError("Category vocabulary codes are not consecutive per column.")
         vocab = cls(n_columns, first_code, values, column.astype(np.int64), code.astype(np.int64))
+        vocab._tables()
         if np.any(vocab.n_categories() != np.bincount(column, minlength=n_columns) + first_code):
             raise ModelFormatError("Category vocabulary repeats a value within a column.")
         return vocab
@@ -460,14 +467,24 @@ def _python_values(values) -> list:
     return np.asarray(values, dtype=object).tolist()
 
 
+def _type_tags(values) -> set[str]:
+    """The set of :func:`_type_tag` of ``values``: one tag per distinct Python type, found
+    with the builtin ``type`` mapped in C rather than a Python call per value."""
+    return {_tag_of_type(kind) for kind in set(map(type, values))}
+
+
 def _type_tag(v) -> str:
-    if isinstance(v, (bool, np.bool_)):
+    return _tag_of_type(type(v))
+
+
+def _tag_of_type(kind: type) -> str:
+    if issubclass(kind, (bool, np.bool_)):
         return "b"
-    if isinstance(v, (int, np.integer)):
+    if issubclass(kind, (int, np.integer)):
         return "i"
-    if isinstance(v, (float, np.floating)):
+    if issubclass(kind, (float, np.floating)):
         return "f"
-    if isinstance(v, str):
+    if issubclass(kind, str):
         return "s"
     return "?"
 
