@@ -67,6 +67,8 @@ def read_options(args) -> ReadOptions:
         encoding=getattr(args, "encoding", "utf-8"),
         quoting=not getattr(args, "no_quoting", False),
         chunk_rows=getattr(args, "chunk_rows", None),
+        decimal=getattr(args, "decimal", None) or ".",
+        thousands=getattr(args, "thousands", None),
     )
 
 
@@ -112,6 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
     r.add_argument(
         "--no-quoting", action="store_true", help="treat quote characters as ordinary text"
+    )
+    r.add_argument(
+        "--decimal",
+        type=_separator,
+        metavar="CHAR",
+        help="decimal separator of numbers in a CSV, e.g. ',' for 3,5 (default '.')",
+    )
+    r.add_argument(
+        "--thousands",
+        type=_separator,
+        metavar="CHAR",
+        help="thousands separator of numbers in a CSV, e.g. '.' for 1.234,5 (default none)",
     )
     r.add_argument(
         "--chunk-rows",

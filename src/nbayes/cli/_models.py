@@ -26,7 +26,7 @@ from ..estimators import (
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._labels import typed_classes
-from ._tables import conform, infer_schema
+from ._tables import conform, infer_kind
 
 MODELS = (
     "auto",
@@ -95,6 +95,11 @@ class Plan:
     schema : dict
         Kind of every feature column (``int``, ``float``, ``bool``, ``str``) from training.
     estimator : the nbayes estimator
+    notes : list of str
+        What was chosen, for the user (printed unless --quiet).
+    warnings : list of str
+        Choices that leave out or re-read a column, and columns that will carry little
+        information, each with its fix (printed on stderr even with --quiet).
     """
 
     model: str
@@ -105,6 +110,7 @@ class Plan:
     # Any: the estimators derive from scikit-learn's classes, which carry no types.
     estimator: Any = None
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     #: How ``train`` read a CSV: ``{"header": bool, "names": [...] or None}`` (None: the
     #: model does not say).
     reading: dict | None = None
@@ -210,14 +216,129 @@ def load_plan(path: str, text_column: str | None = None) -> Plan:
     return Plan.from_model(model, read_manifest(path), text_column)
 
 
-def looks_like_text(series: pd.Series) -> bool:
-    """A free-text column: sentences (a median of 8+ words), or values of 3+ words that are
-    mostly distinct. Short repeated strings ("New York City") stay categories."""
-    values = series.dropna().iloc[:2000]  # a sample decides; e-mails are long to split
+#: Values a column's role is judged on (splitting long e-mails into words is not free).
+ROLE_SAMPLE = 2000
+#: Median words per value from which a string column is free text (sentences).
+TEXT_WORDS = 8
+#: A column of short multi-word values is read as words (a text group) when at least this
+#: share of its values is distinct and each of its words occurs this often on average.
+WORDS_DISTINCT, WORDS_REUSE = 0.3, 2.0
+#: Share of distinct values from which categories are near-unique (a warning with the fix).
+NEAR_UNIQUE = 0.5
+
+
+@dataclass(frozen=True)
+class StringProfile:
+    """How a column of strings reads, from a sample of its values.
+
+    ``role`` is "text" (free text: sentences), "words" (short multi-word values that are
+    mostly distinct but share their words: addresses, names, product titles) or "category".
+    """
+
+    role: str
+    n_values: int
+    words: float
+    distinct: float
+    reuse: float
+
+    def describe(self) -> str:
+        return (
+            f"{self.words:g} word(s) per value, {self.distinct:.0%} distinct values, each word "
+            f"used {self.reuse:.1f} times on average in the first {self.n_values:,} values"
+        )
+
+
+def string_profile(series: pd.Series) -> StringProfile:
+    """The :class:`StringProfile` of a column (non-strings make it a category column).
+
+    Spaces alone do not make text: repeated values ("New York City") are categories, and
+    mostly distinct values are words only when their words recur across rows (a street
+    name, a brand), which is what a bag of words can learn from and categories cannot.
+    """
+    values = series.dropna().iloc[:ROLE_SAMPLE]
     if values.empty or values.map(type).ne(str).any():
+        return StringProfile("category", len(values), 0.0, 0.0, 0.0)
+    from ..distributions.text import WORD
+
+    words = values.str.lower().str.findall(WORD)  # the words a text group would learn
+    per_value = float(words.str.len().median())
+    tokens = words.explode().dropna()
+    reuse = len(tokens) / max(tokens.nunique(), 1)
+    distinct = values.nunique() / len(values)
+    if per_value >= TEXT_WORDS:
+        role = "text"
+    elif per_value >= 2 and distinct >= WORDS_DISTINCT and reuse >= WORDS_REUSE:
+        role = "words"
+    else:
+        role = "category"
+    return StringProfile(role, len(values), per_value, distinct, reuse)
+
+
+def looks_like_text(series: pd.Series) -> bool:
+    """Free text or short texts (words) rather than categories; see :func:`string_profile`."""
+    return string_profile(series).role != "category"
+
+
+_NUMBER_STYLES = (
+    # (pattern of every value, separator a value must use, options that read them)
+    (r"^[+-]?\d+,\d+$", ",", ("--decimal", ",")),
+    (r"^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$", ".", ("--decimal", ",", "--thousands", ".")),
+    (r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$", ",", ("--thousands", ",")),
+    (r"^[+-]?(\d{1,3}( \d{3})+|\d+)([.,]\d+)?$", " ", ("--thousands", "' '")),
+)
+
+
+def number_style(series: pd.Series) -> tuple[str, ...] | None:
+    """Options that would read a column of strings as numbers ("1.234,5", "12,5", "1,234"),
+    or None when its values are not numbers written that way."""
+    values = series.dropna().iloc[:ROLE_SAMPLE]
+    if values.empty or values.map(type).ne(str).any():
+        return None
+    values = values.str.strip()
+    for pattern, sep, options in _NUMBER_STYLES:  # a handful of styles
+        if values.str.match(pattern).all() and values.str.contains(sep, regex=False).any():
+            return options
+    return None
+
+
+def looks_like_dates(series: pd.Series) -> bool:
+    """Whether (almost) every value of a sample parses as a date or a time."""
+    import warnings
+
+    values = series.dropna().iloc[:ROLE_SAMPLE]
+    if values.empty or not values.str.contains(r"\d", regex=True).all():
         return False
-    words = values.str.split().str.len().median()
-    return words >= 8 or (words >= 3 and values.nunique() >= 0.5 * len(values))
+    with warnings.catch_warnings():  # pandas warns when it guesses a format per value
+        warnings.simplefilter("ignore")
+        parsed = pd.to_datetime(values, errors="coerce", format="mixed")
+    return bool(parsed.notna().mean() >= 0.95)
+
+
+def _string_warnings(column: str, series: pd.Series, profile: StringProfile, read) -> list[str]:
+    """Warnings for a string column read as categories that will carry little information."""
+    style = number_style(series)
+    if style is not None:
+        given = {o for o in style if o.startswith("--")} & read.given
+        fix = " ".join(style) if not given else "check the separators of this column"
+        return [
+            f"column {column!r} holds numbers written as {series.dropna().iloc[0]!r}, which "
+            f"are read as text ({profile.distinct:.0%} distinct values in the first rows, "
+            f"so near-unique categories); to read them as numbers pass {fix}"
+        ]
+    if profile.role == "category" and profile.distinct >= NEAR_UNIQUE and profile.n_values >= 50:
+        if looks_like_dates(series):
+            return [
+                f"column {column!r} holds dates or times written as text (e.g. "
+                f"{series.dropna().iloc[0]!r}), read as near-unique categories that carry "
+                "almost no information; convert it to numbers or categories (day of week, "
+                f"hour, number of days) before training, or leave it out with --exclude {column}"
+            ]
+        return [
+            f"column {column!r} has near-unique values ({profile.describe()}): as categories "
+            f"it carries almost no information; leave it out with --exclude {column} if it "
+            "is an identifier"
+        ]
+    return []
 
 
 def plan(
@@ -229,9 +350,19 @@ def plan(
     features: list[str] | None = None,
     exclude: tuple[str, ...] = (),
     settings: Settings | None = None,
+    later: dict[str, pd.Series] | None = None,
+    read=None,
 ) -> Plan:
-    """Choose the estimator and its input columns from the first chunk of DATA."""
+    """Choose the estimator and its input columns from the first chunk of DATA.
+
+    ``later`` holds, for columns empty throughout ``first``, a chunk of their values found
+    further down (or an empty Series: empty everywhere); their kinds come from there, never
+    from the empty first rows. ``read`` (the ReadOptions) says which options were given, so
+    that advice names only options not already in use.
+    """
     settings = settings or Settings()
+    later = later or {}
+    read = _Given.of(read)
     columns = [str(c) for c in first.columns]
     if target not in columns:
         raise DataError(
@@ -245,7 +376,8 @@ def plan(
                 f"{name} names column(s) {names(absent)} that DATA lacks; its "
                 f"columns are {names(columns)}."
             )
-    notes = []
+    notes: list[str] = []
+    warns: list[str] = []
     if text_column is not None:
         if text_column not in columns:
             raise DataError(
@@ -254,21 +386,43 @@ def plan(
         if text_column == target:
             raise UsageError("--text-column and --target must be different columns.")
     candidates = [c for c in (features or columns) if c != target and c not in exclude]
-    if text_column is None and model in ("auto", *TEXT_MODELS) and features is None:
-        texts = [c for c in candidates if looks_like_text(first[c])]
-        if len(texts) == 1 and (model == "auto" or len(candidates) == 1):
+    empty = [c for c in candidates if c in later and later[c].isna().all()]
+    if empty:
+        warns.append(
+            f"leaving out column(s) {names(empty)}: empty in every row of DATA, so they "
+            "carry no information"
+        )
+        candidates = [c for c in candidates if c not in empty]
+    sample = {c: later.get(c, first[c]) for c in candidates}
+    profiles = {
+        c: string_profile(sample[c]) for c in candidates if infer_kind(sample[c], c) == "str"
+    }
+    texts = [c for c, p in profiles.items() if p.role != "category"]
+    if text_column is None and model in TEXT_MODELS and features is None:
+        # A count model over one column of text; other columns cannot join it.
+        if len(texts) == 1 and len(candidates) == 1:
             text_column = texts[0]
-            notes.append(f"reading {text_column!r} as free text")
-    if text_column is not None:
+    if text_column is None and model == "auto" and candidates == texts and len(texts) == 1:
+        text_column = texts[0]  # the only input is text: a text model with a vocabulary
+    if text_column is not None and model not in ("auto", "mixed", *TEXT_MODELS):
+        raise UsageError(
+            f"--model {model} cannot model a text column; use one of {sorted(TEXT_MODELS)} "
+            "(the text column alone) or auto / mixed (with the other columns)."
+        )
+    if text_column is not None and (
+        model in TEXT_MODELS or (model == "auto" and candidates == [text_column])
+    ):
         name = "multinomial" if model == "auto" else model
-        if name not in TEXT_MODELS:
-            raise UsageError(
-                f"--model {model} cannot model a text column; use one of "
-                f"{sorted(TEXT_MODELS)} (or auto)."
+        if text_column in profiles:
+            notes.append(
+                f"reading {text_column!r} as free text ({profiles[text_column].describe()})"
             )
         ignored = [c for c in candidates if c != text_column]
         if ignored:
-            notes.append(f"ignoring column(s) {names(ignored)} next to the text column")
+            warns.append(
+                f"--model {model} models the text column {text_column!r} only: leaving out "
+                f"column(s) {names(ignored)}; use --model auto to model them too"
+            )
         return Plan(
             name,
             target,
@@ -277,25 +431,129 @@ def plan(
             {text_column: "str"},
             text_estimator(name, settings),
             notes,
+            warns,
         )
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
-    schema = infer_schema(first[candidates])
-    if model == "auto":
+    schema = {c: infer_kind(sample[c], c) for c in candidates}
+    auto = model == "auto"
+    if auto:
         model = _auto_model(schema)
     if model in PRESETS:
         if settings.alpha is not None and model == "gaussian":
             raise UsageError("--alpha does not apply to --model gaussian; use --var-smoothing.")
         return Plan(
-            model, target, candidates, None, schema, preset_estimator(model, settings), notes
+            model,
+            target,
+            candidates,
+            None,
+            schema,
+            preset_estimator(model, settings),
+            notes,
+            warns,
         )
     cls = mixed_nb()
-    columns_arg = "auto" if model == "mixed" else [("categorical", candidates)]
-    params = {"columns": columns_arg}
+    groups: dict[str, list[str]] = {}
+    if model == "categorical":
+        groups["categorical"] = list(candidates)
+    else:
+        words = [c for c in texts if auto]
+        if text_column is not None and text_column not in words:
+            words.append(text_column)
+        if words:
+            groups["text"] = [c for c in candidates if c in words]
+            for c in groups["text"]:
+                why = f" ({profiles[c].describe()})" if c in profiles else ""
+                warns.append(
+                    f"reading column {c!r} as words, modelled with the other columns{why}; "
+                    f"--model mixed reads it as categories"
+                    if auto and c != text_column
+                    else f"reading column {c!r} as words, modelled with the other columns"
+                )
+        for c in candidates:
+            if c in later and c not in words:
+                # Empty in the first chunk: its family comes from the rows that have values
+                # (MixedNB would infer it from the empty first batch).
+                groups.setdefault(_family_of(schema[c], later[c]), []).append(c)
+                notes.append(
+                    f"column {c!r} is empty in the first {len(first):,} rows; typed "
+                    f"{schema[c]} from the rows further down that hold values"
+                )
+    for c, p in profiles.items():
+        if c not in groups.get("text", []):
+            warns.extend(_string_warnings(c, sample[c], p, read))
+    params: dict = {}
     for key in ("alpha", "estimate", "var_smoothing"):
         if getattr(settings, key) is not None:
             params[key] = getattr(settings, key)
-    return Plan(model, target, candidates, None, schema, cls(**params), notes)
+    spec = [
+        (text_family(settings) if family == "text" else family, cols)
+        for family, cols in groups.items()
+    ]
+    if model != "categorical":
+        spec = spec or "auto"
+    params["columns"] = spec
+    return Plan(model, target, candidates, None, schema, cls(**params), notes, warns)
+
+
+@dataclass(frozen=True)
+class _Given:
+    """The reading options given on the command line (for advice that names others)."""
+
+    given: frozenset
+
+    @classmethod
+    def of(cls, read) -> _Given:
+        if read is None:
+            return cls(frozenset())
+        given = set()
+        if getattr(read, "decimal", ".") != ".":
+            given.add("--decimal")
+        if getattr(read, "thousands", None):
+            given.add("--thousands")
+        return cls(frozenset(given))
+
+
+def _family_of(kind: str, values: pd.Series) -> str:
+    """MixedNB's family for a column of ``kind`` typed from ``values`` (its rows that hold
+    values), by the rule of ``columns="auto"``."""
+    if kind == "bool":
+        return "bernoulli"
+    if kind == "float":
+        return "gaussian"
+    if kind == "int":
+        limit = max(20, int(np.sqrt(len(values))))
+        return "categorical" if values.nunique() <= limit else "gaussian"
+    return "categorical"
+
+
+def text_family(settings: Settings):
+    """The text family of a words column inside MixedNB, from the text options."""
+    from ..distributions import Text
+
+    if settings.max_features is not None:
+        raise UsageError(
+            "--max-features applies to a text model over one column (TextNB); a text column "
+            "inside the mixed model hashes its words instead (size it with --hashing N)."
+        )
+    if settings.ngrams != 1:
+        raise UsageError(
+            "--ngrams applies to a text model over one column (TextNB); a text column "
+            "inside the mixed model uses single words."
+        )
+    min_df = settings.min_df
+    if not float(min_df).is_integer() or min_df < 1:
+        raise UsageError(
+            "--min-df as a fraction applies to a text model over one column (TextNB); inside "
+            "the mixed model give a number of occurrences (e.g. --min-df 2)."
+        )
+    params: dict = {"min_count": int(min_df), "lowercase": settings.lowercase}
+    if settings.hashing:
+        params["n_buckets"] = int(settings.hashing)
+    for key in ("alpha", "estimate"):
+        if getattr(settings, key) is not None:
+            params[key] = getattr(settings, key)
+    return Text(**params)
 
 
 def _auto_model(schema: dict[str, str]) -> str:

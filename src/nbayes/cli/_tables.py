@@ -9,6 +9,8 @@ column cannot silently change type half-way through a file.
 from __future__ import annotations
 
 import csv
+import datetime
+import decimal
 import io
 import json
 import operator
@@ -49,7 +51,8 @@ MIN_CHUNK_ROWS, MAX_CHUNK_ROWS = 500, 200_000
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How to read DATA: format, separator, header, encoding and chunk size."""
+    """How to read DATA: format, separator, header, encoding, chunk size and, for CSV, the
+    decimal and thousands separators of numbers."""
 
     format: str | None = None
     sep: str | None = None
@@ -58,6 +61,8 @@ class ReadOptions:
     encoding: str = "utf-8"
     quoting: bool = True
     chunk_rows: int | None = None
+    decimal: str = "."
+    thousands: str | None = None
 
 
 def detect_format(path: str) -> tuple[str, str | None]:
@@ -201,6 +206,15 @@ class Table:
         self.format = options.format or fmt
         if self.format not in FORMATS:
             raise UsageError(f"--format must be one of {FORMATS}; got {self.format!r}.")
+        if self.format not in ("csv", "tsv") and (options.decimal != "." or options.thousands):
+            raise UsageError(
+                f"--decimal and --thousands apply to CSV/TSV; {self.path} is {self.format}, "
+                "whose numbers are typed by the format."
+            )
+        if options.thousands is not None and options.thousands == options.decimal:
+            raise UsageError(
+                f"--thousands and --decimal must differ; both are {options.decimal!r}."
+            )
         self.is_stream = self.path == "-"
         if not self.is_stream:
             try:
@@ -333,10 +347,13 @@ class Table:
 
     @property
     def columns(self) -> list[str]:
-        """Column names (reads only the start of the file)."""
+        """Column names (reads only the start of the file; for JSON lines, whose records may
+        each have other keys, the keys of every record, in order of first appearance)."""
         if self._columns is None:
             if self.format == "parquet":
                 self._columns = [str(c) for c in self._parquet().schema_arrow.names]
+            elif self.format == "jsonl":
+                self._columns = self._json_keys()
             else:
                 frame = next(self._frames(None, None, rows=1, progress=False), None)
                 if frame is None:
@@ -357,6 +374,22 @@ class Table:
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for bad files
             raise DataError(f"{self.path}: not a readable Parquet file ({exc}).") from None
 
+    def _json_keys(self) -> list[str]:
+        """Every key of a JSON-lines file, in order of first appearance: one reading pass
+        (a key may first appear in the last record)."""
+        keys: dict[str, None] = {}
+        frames = self._frames(None, None, self.chunk_rows(), self.progress, "reading keys")
+        for frame in frames:
+            keys.update(dict.fromkeys(frame.columns))
+        if not keys:
+            raise DataError(f"{self.path}: no data rows.")
+        return list(keys)
+
+    def set_columns(self, columns: Sequence[str]) -> None:
+        """Record the column names when they are known without a pass (a first chunk that
+        holds the whole file)."""
+        self._columns = [str(c) for c in columns]
+
     def chunks(
         self,
         columns: Sequence[str] | None = None,
@@ -364,8 +397,11 @@ class Table:
         desc: str | None = None,
     ) -> Generator[tuple[int, pd.DataFrame], None, None]:
         """Yield ``(offset, frame)`` for consecutive chunks; ``offset`` is the first row's
-        number in the data (0-based, header excluded)."""
-        if columns is not None:
+        number in the data (0-based, header excluded).
+
+        A JSON-lines record without one of ``columns`` has a missing value there (keys are
+        optional), so those are not checked against the file's keys."""
+        if columns is not None and self.format != "jsonl":
             missing = [c for c in columns if c not in self.columns]
             if missing:
                 raise DataError(
@@ -411,6 +447,8 @@ class Table:
             on_bad_lines="error",
             engine="c",
             skip_blank_lines=True,
+            decimal=opts.decimal,
+            thousands=opts.thousands,
         )
         if opts.names:
             kwargs.update(header=None, names=list(opts.names))
@@ -453,7 +491,7 @@ class Table:
                         handle,
                         lines=True,
                         chunksize=rows,
-                        dtype=False,
+                        dtype=False,  # values as written (no dates from key names)
                         encoding=self.options.encoding,
                         compression=self.compression,
                     ) as reader,
@@ -500,19 +538,53 @@ def open_table(path: str, options: ReadOptions, progress: bool = False) -> Table
 # -- column types -------------------------------------------------------------------------------
 def infer_schema(frame: pd.DataFrame) -> dict[str, str]:
     """Kind of each column from a first chunk: ``int``, ``float``, ``bool`` or ``str``."""
-    schema = {}
-    for col in frame.columns:  # one entry per column: bounded by the table width
-        dtype = frame[col].dtype
-        kind = getattr(dtype, "kind", "O")
-        if kind == "b" or str(dtype) == "boolean":
-            schema[col] = "bool"
-        elif kind in "iu":
-            schema[col] = "int"
-        elif kind == "f":
-            schema[col] = "float"
-        else:
-            schema[col] = "str"
-    return schema
+    return {col: infer_kind(frame[col], col) for col in frame.columns}
+
+
+def infer_kind(series: pd.Series, column: str) -> str:
+    """Kind of one column as read: ``int``, ``float``, ``bool`` or ``str``.
+
+    Dates, times and lists (from Parquet or JSON) are not modelled: they raise a DataError
+    with the fix, as MixedNB does in Python, rather than becoming near-unique categories.
+    Decimal numbers (Parquet ``decimal128``) are floats.
+    """
+    dtype = series.dtype
+    kind = getattr(dtype, "kind", "O")
+    if kind == "b" or str(dtype) == "boolean":
+        return "bool"
+    if kind in "iu":
+        return "int"
+    if kind == "f":
+        return "float"
+    if kind in "mM":
+        raise _unmodelled(column, f"dates or times ({dtype})", _DATE_FIX)
+    values = series.dropna()
+    first = values.iloc[0] if len(values) else None
+    if isinstance(first, (datetime.date, datetime.time, datetime.timedelta, pd.Timestamp)):
+        raise _unmodelled(column, f"dates or times (e.g. {first!r})", _DATE_FIX)
+    if isinstance(first, (list, tuple, dict, set, np.ndarray)):
+        raise _unmodelled(
+            column, f"lists or records (e.g. {_short(first)})", "one column per item or field"
+        )
+    if isinstance(first, decimal.Decimal) and values.map(type).eq(decimal.Decimal).all():
+        return "float"
+    return "str"
+
+
+def _short(value) -> str:
+    text = repr(value.tolist() if isinstance(value, np.ndarray) else value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+#: How to turn a date column into something a model can learn from.
+_DATE_FIX = "numbers or categories such as the day of week, the hour or the number of days"
+
+
+def _unmodelled(column: str, what: str, fix: str) -> DataError:
+    return DataError(
+        f"column {column!r} holds {what}; nbayes models numbers, categories and words, not "
+        f"these. Convert it before training (to {fix}) or leave it out with --exclude {column}."
+    )
 
 
 def read_dtypes(schema: dict[str, str]) -> dict[str, type]:
@@ -520,18 +592,31 @@ def read_dtypes(schema: dict[str, str]) -> dict[str, type]:
     return {c: str for c, k in schema.items() if k == "str"}
 
 
-def numeric_column(series: pd.Series, name: str, offset: int, path: str, why: str) -> pd.Series:
-    """``series`` as float64; a value that is not a number raises a DataError naming it."""
+def numeric_column(
+    series: pd.Series, name: str, offset: int, path: str, why: str, preset: bool = True
+) -> pd.Series:
+    """``series`` as float64; a value that is not a number raises a DataError naming it.
+
+    ``preset`` says the model needs numbers in every column (a numeric --model), so that a
+    model taking categories is advice; otherwise (MixedNB typed the column from its first
+    rows) that advice would name the model already in use.
+    """
     if series.dtype.kind in "iufb":
         return series.astype(np.float64)
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna() & (series.astype(str).str.strip() != "")
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
+        fix = (
+            f"Drop the column (--exclude {name}) or choose a model that takes categories "
+            "(--model mixed or categorical)."
+            if preset
+            else "nbayes types a column from the first rows that hold values; fix that "
+            f"value, or leave the column out with --exclude {name}."
+        )
         raise DataError(
             f"{path}: column {name!r} must hold numbers for {why}; got {series.iloc[i]!r} at "
-            f"row {offset + i}. Drop the column (--exclude {name}) or choose a model that "
-            "takes categories (--model mixed or categorical)."
+            f"row {offset + i}. {fix}"
         )
     return values.astype(np.float64)
 
@@ -551,7 +636,12 @@ def conform(
         s = frame[col]
         if numeric is not None or kind in ("int", "float"):
             s = numeric_column(
-                s, col, offset, path, numeric or f"its type in the first rows ({kind})"
+                s,
+                col,
+                offset,
+                path,
+                numeric or f"its type in the first rows ({kind})",
+                preset=numeric is not None,
             )
             if numeric is None and kind == "int":
                 whole = s.dropna()

@@ -13,7 +13,7 @@ from ._common import UsageError, check_output, names
 from ._labels import describe
 from ._models import inner, load_plan
 from ._scoring import predict_chunk
-from ._tables import ReadOptions, TableWriter, open_table, read_dtypes
+from ._tables import ReadOptions, TableWriter, detect_format, open_table, read_dtypes
 
 HELP = "classify every row of a table with a saved model"
 
@@ -77,6 +77,14 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
     the label column) would otherwise have its columns silently shifted.
     """
     stored = the_plan.reading or {}
+    numbers = {k: stored.get(k) for k in ("decimal", "thousands") if stored.get(k)}
+    if (
+        numbers
+        and read.decimal == "."
+        and read.thousands is None
+        and (read.format or detect_format(data or "-")[0]) in ("csv", "tsv")
+    ):
+        read = replace(read, **numbers)  # numbers written as at training (1.234,5)
     if data is None or read.names is not None or not read.header or stored.get("header", True):
         return read
     columns = stored.get("names")

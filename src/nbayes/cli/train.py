@@ -15,6 +15,7 @@ statistics can be added up is handled without holding the data:
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,7 @@ class TrainResult:
     text_column: str | None
     seconds: float
     notes: list
+    warnings: list
 
 
 def train(
@@ -121,17 +123,34 @@ def train(
     table = open_table(data, read, progress)
     reader = table.chunks()
     first = next(reader, None)
-    reader.close()
     if first is None:
         raise DataError(f"{data}: no data rows.")
+    head = first[1]
+    if table.format == "jsonl":
+        if next(reader, None) is None:  # the first chunk is the whole file, and its keys
+            table.set_columns(head.columns)  # are all the keys
+        # Records may each lack some keys: the columns are those of every record.
+        head = head.reindex(columns=table.columns)
+    empty = [
+        c
+        for c in head.columns
+        if c != target
+        and c not in exclude
+        and (features is None or c in features)
+        and head[c].isna().all()
+    ]
+    reader.close()
+    later = _values_further_down(table, empty) if empty else {}
     the_plan = plan(
-        first[1],
+        head,
         target,
         model,
         text_column=text_column,
         features=features,
         exclude=tuple(exclude),
         settings=settings,
+        later=later,
+        read=read,
     )
     est = the_plan.estimator
     dtypes = {**read_dtypes(the_plan.schema), target: str}
@@ -143,8 +162,12 @@ def train(
     else:
         rows, strings = _train_in_chunks(table, the_plan, target, dtypes, settings)
     sort_classes(est, strings)
-    # --no-header / --names are remembered, so predict and evaluate read such files alike.
-    reading = {"header": table.options.header, "names": list(table.options.names or []) or None}
+    # --no-header / --names / --decimal / --thousands are remembered, so predict and evaluate
+    # read such files alike.
+    opts = table.options
+    reading = {"header": opts.header, "names": list(opts.names or []) or None}
+    if opts.decimal != "." or opts.thousands:
+        reading.update(decimal=opts.decimal, thousands=opts.thousands)
     metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
     if threshold is not None:
         log_odds = _set_threshold(est, threshold, threshold_scale)
@@ -167,6 +190,7 @@ def train(
         text_column=the_plan.text_column,
         seconds=time.perf_counter() - start,
         notes=the_plan.notes,
+        warnings=the_plan.warnings,
     )
 
 
@@ -233,6 +257,20 @@ def _train_in_chunks(
             est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
         rows += len(chunk)
     return rows, strings
+
+
+def _values_further_down(table, columns: list[str]) -> dict[str, pd.Series]:
+    """For columns empty throughout the first chunk: their values in the first chunk that has
+    some (as that chunk reads them, so that their kind is inferred as for any column), or an
+    empty Series for a column empty in every row. Reads only as far as needed."""
+    found: dict[str, pd.Series] = {}
+    for _, chunk in table.chunks(columns, desc="typing columns empty at first"):
+        for c in columns:  # bounded by the number of empty columns
+            if c not in found and chunk[c].notna().any():
+                found[c] = chunk[c].dropna()
+        if len(found) == len(columns):
+            break
+    return {c: found.get(c, pd.Series(dtype=object)) for c in columns}
 
 
 def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
@@ -419,6 +457,8 @@ def run(args) -> int:
         threshold=args.threshold,
         threshold_scale=args.threshold_scale,
     )
+    for warning in result.warnings:  # choices that leave out or re-read a column: always said
+        print(f"nbayes: warning: {warning}", file=sys.stderr)
     if not args.quiet:
         for note in result.notes:
             print(f"nbayes: {note}")

@@ -9,10 +9,12 @@ from .categorical import Categorical
 from .gaussian import Gaussian
 from .multinomial import Complement, Multinomial
 from .poisson import Poisson
+from .text import Text
 
 #: Family name -> class. Model files and MixedNB build families only from this table.
 REGISTRY: dict[str, type[Family]] = {
-    cls.name: cls for cls in (Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson)
+    cls.name: cls
+    for cls in (Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson, Text)
 }
 
 
@@ -41,5 +43,6 @@ __all__ = [
     "Params",
     "Poisson",
     "Stats",
+    "Text",
     "make_family",
 ]

@@ -258,6 +258,11 @@ class Family(abc.ABC):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
+    def __sklearn_clone__(self) -> Family:
+        # scikit-learn's clone (of a MixedNB whose 'columns' hold family instances, as Dask
+        # and model selection do) copies a family by its hyperparameters, as a fresh family.
+        return type(self)(**self.get_params())
+
     def __eq__(self, other) -> bool:
         # Families are value objects: two with the same hyperparameters are interchangeable
         # (clone() copies them, and merge() compares the models' parameters).
@@ -300,6 +305,11 @@ class Family(abc.ABC):
         """X with missing cells set to 0, which drops their factor (marginalises them)."""
         nan = self._missing(X)
         return X if nan is None else np.where(nan, 0.0, X)
+
+    def block_width(self, n_columns: int) -> int:
+        """Columns of the block that ``n_columns`` input columns of this family make (the
+        text family encodes one column into many)."""
+        return n_columns
 
     # -- statistics --------------------------------------------------------------------------
     @abc.abstractmethod

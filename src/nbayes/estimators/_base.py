@@ -854,6 +854,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             order,
             values,
             self._feature_names_per_block(),
+            [len(c) for c in self._block_columns()],
         )
 
     def top_features(

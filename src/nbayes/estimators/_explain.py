@@ -128,16 +128,23 @@ def explain(
     order: np.ndarray,
     values: np.ndarray,
     block_feature_names=None,
+    block_columns=None,
 ) -> Explanation:
     """Build an :class:`Explanation` from the (unprepared) blocks of the rows.
 
     ``order`` permutes the concatenated group columns back into the user's column order;
-    ``names`` and ``values`` are already in that order.
+    ``names`` and ``values`` are already in that order. ``block_columns`` gives the number of
+    input columns of each block: a family that encodes a column into several block columns
+    (the text family's word counts) has its terms added up per input column.
     """
     parts = engine.prepare(families, blocks, block_feature_names)
-    terms = np.concatenate(
-        [f.log_likelihood_terms(p, X) for f, p, X in zip(families, params, parts)], axis=2
-    )[:, :, order]
+    per_block = [f.log_likelihood_terms(p, X) for f, p, X in zip(families, params, parts)]
+    if block_columns is not None:
+        per_block = [
+            t if t.shape[2] == width else t.reshape(*t.shape[:2], width, -1).sum(axis=3)
+            for t, width in zip(per_block, block_columns)
+        ]
+    terms = np.concatenate(per_block, axis=2)[:, :, order]
     n_classes = log_prior.shape[0]
     prior = log_prior if engine.uses_class_prior(families, n_classes) else np.zeros(n_classes)
     if n_classes == 1:

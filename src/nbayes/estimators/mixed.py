@@ -42,8 +42,12 @@ class MixedNB(BaseNB):
     columns : "auto" or list of (family, selector), default="auto"
         The column groups, in the spirit of scikit-learn's ``make_column_transformer``.
         ``family`` is a registered family name (``"gaussian"``, ``"categorical"``,
-        ``"bernoulli"``, ``"poisson"``, ``"multinomial"``, ``"complement"``), a family instance
-        carrying its own parameters (``Categorical(alpha=0.5)``), or ``"auto"``. ``selector``
+        ``"bernoulli"``, ``"poisson"``, ``"multinomial"``, ``"complement"``, ``"text"``), a
+        family instance carrying its own parameters (``Categorical(alpha=0.5)``,
+        ``Text(n_buckets=2**18)``), or ``"auto"``. A ``"text"`` group reads each of its columns
+        as short texts (addresses, names, product titles): their words, hashed into buckets,
+        are counts of a multinomial per class and column (see
+        :class:`nbayes.distributions.Text`), modelled together with the other columns. ``selector``
         is a column name, a position, a list of either, a slice, a boolean mask, or a callable
         that takes the DataFrame and returns column names (e.g. scikit-learn's
         ``make_column_selector``). Columns in no group follow ``remainder``. With ``"auto"``
@@ -318,6 +322,8 @@ class MixedNB(BaseNB):
             owner[pos] = g
             if isinstance(family, str) and family == "auto":
                 auto_positions.append(pos)
+            elif _is_text(family):  # one group per text column: each its own multinomial
+                groups.extend((self._family(family), pos[j : j + 1]) for j in range(len(pos)))
             elif len(pos):
                 groups.append((self._family(family), pos))
         rest = np.flatnonzero(owner < 0)
@@ -519,6 +525,8 @@ class MixedNB(BaseNB):
             part = df.iloc[:, pos]
             if vocab is not None:
                 blocks.append(layout.encode(part, g, mode))
+            elif fam.name == "text":
+                blocks.append(fam.encode(part))
             else:
                 blocks.append(layout.numbers(part, g, fam.name))
         return blocks
@@ -535,8 +543,12 @@ class MixedNB(BaseNB):
         )
 
     def _feature_names_per_block(self):
-        # (label, position in the table): errors name the user's column, not the group's.
-        return [[(self._columns[p], int(p)) for p in pos] for pos in self._layout.positions]
+        # (label, position in the table): errors name the user's column, not the group's. A
+        # text group's block has a column per hash bucket, which no label names.
+        return [
+            None if fam.name == "text" else [(self._columns[p], int(p)) for p in pos]
+            for fam, pos in zip(self.families_, self._layout.positions)
+        ]
 
     def _vocabulary_snapshot(self):
         layout = getattr(self, "_layout", None)
@@ -633,6 +645,8 @@ class MixedNB(BaseNB):
             )
         ):
             observed = fam.observed_weight(stats)
+            if observed.shape[0] != len(pos):  # a text column's words: not told apart
+                observed = np.full(len(pos), np.nan)
             n_cat = np.full(len(pos), np.nan)
             if vocab is not None:
                 n_cat = vocab.n_categories().astype(float) - vocab.first_code
@@ -731,6 +745,12 @@ class MixedNB(BaseNB):
             **other.stats_,
             "groups": self._layout.recode(other._layout, other.stats_["groups"]),
         }
+
+
+def _is_text(family) -> bool:
+    """Whether a group's family (a name or an instance) is the text family."""
+    name = family.name if isinstance(family, Family) else family
+    return isinstance(name, str) and name == "text"
 
 
 def offsets(stats) -> np.ndarray:

@@ -145,6 +145,7 @@ def _expect_base(meta, arrays, expected, prefix, widths) -> None:
         )
     for i, (spec, width) in enumerate(zip(specs, widths)):  # bounded by the groups
         family = plain.make_family(spec, f"family {i}")
+        width = family.block_width(width)  # the text family: n_buckets per column
         for key, zero in family.zeros(1, 1).items():  # the keys and their kinds, no data
             kinds = "iu" if zero.dtype.kind in "iu" else "f"
             shape: tuple[int | None, ...]

@@ -85,7 +85,7 @@ def _load_base(meta: dict, arrays: dict, widths: list[int] | None = None) -> dic
             f"Model file: {len(families)} families stored for {len(widths)} column groups."
         )
     groups = [
-        plain.restore_group(fam, arrays, f"stats/{i}/", n_classes, width)
+        plain.restore_group(fam, arrays, f"stats/{i}/", n_classes, fam.block_width(width))
         for i, (fam, width) in enumerate(zip(families, widths))
     ]
     return {

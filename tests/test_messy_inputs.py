@@ -1,0 +1,387 @@
+"""A corpus of messy tables, generated, for the automatic choices of ``nbayes train``.
+
+Each generator writes a table whose columns a user would hand over as they are: short
+multi-word strings (addresses, names, product titles), repeated multi-word categories, long
+text next to numbers, near-unique identifiers, numbers written with a decimal comma or a
+thousands separator, JSON records whose keys come and go, columns empty for the first rows,
+dates and lists from Parquet. The tests train on them with ``--model auto`` and check what a
+user expects: every column is modelled, ``auto`` is never clearly worse than ``--model mixed``,
+each choice that re-reads or leaves out a column is said (even with ``--quiet``), and errors
+name the fix without advising an option already in use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbayes import MixedNB, load
+from nbayes.cli import main
+from nbayes.cli._models import string_profile
+from nbayes.cli._tables import ReadOptions
+from nbayes.cli.evaluate import evaluate
+from nbayes.cli.train import train
+
+STREETS = ["Lake", "Oak", "Maple", "Pine", "Cedar", "Elm", "Hill", "Park", "River", "Sunset"]
+STREET_KINDS = ["Dr", "St", "Ave", "Rd", "Ln"]
+FIRST = ["John", "Mary", "Ann", "Bob", "Liz", "Tom", "Sue", "Max", "Eva", "Ian", "Kim", "Lou"]
+LAST = ["Smith", "Jones", "Brown", "Lee", "Khan", "Diaz", "Wong", "Kim", "Ray", "Fox", "Li"]
+BRANDS = ["Acme", "Zenith", "Orbit", "Nova", "Apex", "Vertex"]
+ITEMS = ["Phone", "Laptop", "Cable", "Charger", "Case", "Tablet", "Mouse", "Screen"]
+CITIES = ["New York City", "Rio de Janeiro", "Los Angeles CA", "Santa Fe", "San Jose"]
+
+
+def _pick(rng, words, n):
+    return np.asarray(words, dtype=object)[rng.integers(0, len(words), n)]
+
+
+def messy_table(kind: str, n: int = 3000, seed: int = 0) -> pd.DataFrame:
+    """A table with a label ``label`` (yes/no), numeric and category columns, and one messy
+    column of the given kind. The label depends on income and age always; whether the messy
+    column carries signal depends on the kind."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    df = pd.DataFrame(
+        {
+            "income": rng.normal(40000 + 12000 * y, 15000).round(2),
+            "age": rng.normal(35 + 5 * y, 10).round().astype(int),
+            "colour": np.where(rng.uniform(size=n) < 0.55 + 0.1 * y, "red", "blue"),
+        }
+    )
+    number = rng.integers(1, 3000, n).astype(str)
+    if kind == "addresses":  # near-unique, no signal: the house numbers are identifiers
+        df["address"] = number + " " + _pick(rng, STREETS, n) + " " + _pick(rng, STREET_KINDS, n)
+    elif kind == "addresses_signal":  # the street says something about the label
+        street = np.where(y == 1, _pick(rng, STREETS[:5], n), _pick(rng, STREETS[5:], n))
+        noisy = rng.uniform(size=n) < 0.3
+        street[noisy] = _pick(rng, STREETS, int(noisy.sum()))
+        df["address"] = number + " " + street + " " + _pick(rng, STREET_KINDS, n)
+    elif kind == "names":  # first names carry signal, surnames do not
+        first = np.where(y == 1, _pick(rng, FIRST[:6], n), _pick(rng, FIRST[6:], n))
+        flip = rng.uniform(size=n) < 0.35
+        first[flip] = _pick(rng, FIRST, int(flip.sum()))
+        df["name"] = first + " " + _pick(rng, LAST, n) + " " + _pick(rng, LAST, n)
+    elif kind == "titles":  # product titles: the brand carries signal
+        brand = np.where(y == 1, _pick(rng, BRANDS[:3], n), _pick(rng, BRANDS[3:], n))
+        flip = rng.uniform(size=n) < 0.3
+        brand[flip] = _pick(rng, BRANDS, int(flip.sum()))
+        df["title"] = brand + " " + _pick(rng, ITEMS, n) + " " + number + " Pro"
+    elif kind == "cities":  # repeated multi-word values: categories
+        df["city"] = np.where(y == 1, _pick(rng, CITIES[:3], n), _pick(rng, CITIES[2:], n))
+    elif kind == "identifiers":  # one token, unique
+        df["id"] = [f"u{i:06d}x" for i in rng.permutation(n)]
+    elif kind == "free_text":  # sentences next to numbers
+        good = np.asarray(["great", "lovely", "happy", "fine", "super"], dtype=object)
+        bad = np.asarray(["awful", "broken", "sad", "poor", "late"], dtype=object)
+        filler = "the parcel arrived on a rainy day and I opened it at home".split()
+        mood = np.where(y == 1, _pick(rng, good, n), _pick(rng, bad, n))
+        df["review"] = [" ".join([*rng.choice(filler, 9), m, *rng.choice(filler, 3)]) for m in mood]
+    else:
+        raise ValueError(kind)
+    df["label"] = np.where(y == 1, "yes", "no")
+    return df
+
+
+KINDS = [
+    "addresses",
+    "addresses_signal",
+    "names",
+    "titles",
+    "cities",
+    "identifiers",
+    "free_text",
+]
+
+
+def _split(df: pd.DataFrame, folder, stem: str = "data") -> tuple[str, str]:
+    cut = int(len(df) * 0.7)
+    train_path, test_path = folder / f"{stem}_train.csv", folder / f"{stem}_test.csv"
+    df.iloc[:cut].to_csv(train_path, index=False)
+    df.iloc[cut:].to_csv(test_path, index=False)
+    return str(train_path), str(test_path)
+
+
+def _accuracy(train_path, test_path, model, folder, **kwargs) -> tuple[float, object]:
+    out = folder / f"{model}.nbayes"
+    result = train(train_path, "label", str(out), model=model, **kwargs)
+    return evaluate(str(out), test_path)["accuracy"], result
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_auto_is_never_clearly_worse_than_mixed(kind, tmp_path):
+    """On every kind of messy column, ``--model auto`` models every column and scores at
+    least as well as ``--model mixed`` on held-out rows (up to noise)."""
+    df = messy_table(kind)
+    train_path, test_path = _split(df, tmp_path)
+    auto, result = _accuracy(train_path, test_path, "auto", tmp_path)
+    mixed, _ = _accuracy(train_path, test_path, "mixed", tmp_path)
+    assert result.estimator == "MixedNB"
+    assert sorted(result.features) == sorted(c for c in df.columns if c != "label")
+    assert auto >= mixed - 0.015, (kind, auto, mixed)
+
+
+@pytest.mark.parametrize("kind", ["addresses_signal", "names", "titles", "free_text"])
+def test_words_with_signal_beat_categories(kind, tmp_path):
+    """Short texts that share words carry signal that categories of whole values miss."""
+    train_path, test_path = _split(messy_table(kind), tmp_path)
+    auto, _ = _accuracy(train_path, test_path, "auto", tmp_path)
+    mixed, _ = _accuracy(train_path, test_path, "mixed", tmp_path)
+    assert auto > mixed + 0.02, (kind, auto, mixed)
+
+
+def test_address_column_is_read_as_words_with_the_other_columns(tmp_path):
+    """The report's case: an address column must not make ``auto`` drop every other column."""
+    train_path, test_path = _split(messy_table("addresses"), tmp_path)
+    auto, result = _accuracy(train_path, test_path, "auto", tmp_path)
+    model = load(result.output)
+    assert isinstance(model, MixedNB)
+    assert model.column_families_ == {
+        "income": "gaussian",
+        "age": "gaussian",
+        "colour": "categorical",
+        "address": "text",
+    }
+    assert auto > 0.65  # about 0.5 when the address was free text and the rest was dropped
+
+
+@pytest.mark.parametrize(
+    ("kind", "column", "role"),
+    [
+        ("addresses", "address", "words"),
+        ("names", "name", "words"),
+        ("titles", "title", "words"),
+        ("cities", "city", "category"),
+        ("identifiers", "id", "category"),
+        ("free_text", "review", "text"),
+    ],
+)
+def test_string_roles(kind, column, role):
+    assert string_profile(messy_table(kind, n=600)[column]).role == role
+
+
+def test_choices_that_reread_a_column_are_said_under_quiet(capsys, tmp_path):
+    train_path, _ = _split(messy_table("addresses"), tmp_path)
+    status = main(["train", train_path, "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"])
+    out, err = capsys.readouterr()
+    assert status == 0 and out == ""
+    assert "nbayes: warning: reading column 'address' as words" in err
+    assert "--model mixed reads it as categories" in err
+
+
+def test_text_model_alone_says_which_columns_it_leaves_out(capsys, tmp_path):
+    train_path, _ = _split(messy_table("free_text", n=300), tmp_path)
+    argv = ["train", train_path, "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"]
+    status = main([*argv, "--model", "multinomial", "--text-column", "review"])
+    _, err = capsys.readouterr()
+    assert status == 0
+    assert "leaving out column(s) 'income', 'age', 'colour'" in err.replace("[", "")
+
+
+def test_text_column_joins_the_other_columns_under_auto(tmp_path):
+    train_path, _ = _split(messy_table("cities", n=300), tmp_path)
+    result = train(train_path, "label", str(tmp_path / "m.nbayes"), text_column="city")
+    assert load(result.output).column_families_["city"] == "text"
+    assert len(result.features) == 4
+
+
+def test_near_unique_identifiers_are_warned_about(capsys, tmp_path):
+    train_path, _ = _split(messy_table("identifiers", n=300), tmp_path)
+    status = main(["train", train_path, "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"])
+    _, err = capsys.readouterr()
+    assert status == 0
+    assert "column 'id' has near-unique values" in err and "--exclude id" in err
+
+
+# -- JSON lines whose records have different keys ------------------------------------------------
+def _optional_key_records(n: int = 400, first_with_g: int = 150, seed: int = 1) -> pd.DataFrame:
+    """Records where key ``g`` (strongly tied to the label) is absent from the first rows."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    g = np.where(rng.uniform(size=n) < 0.9, np.where(y == 1, "a", "b"), np.where(y, "b", "a"))
+    df = pd.DataFrame({"x": rng.normal(y * 0.5), "g": g, "label": np.where(y, "yes", "no")})
+    df["g"] = df["g"].astype(object)
+    df.loc[: first_with_g - 1, "g"] = None
+    return df
+
+
+def _write_jsonl(df: pd.DataFrame, path) -> str:
+    """One JSON record per row, leaving out the keys whose value is missing."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        for record in df.to_dict(orient="records"):
+            kept = {k: v for k, v in record.items() if v is not None and v == v}
+            f.write(json.dumps(kept) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 50, 100])
+def test_json_columns_are_the_keys_of_every_record(tmp_path, chunk_rows):
+    """A key missing from the first records (or from the whole first chunk) is a column."""
+    path = _write_jsonl(_optional_key_records(), tmp_path / "opt.jsonl")
+    out = tmp_path / "m.nbayes"
+    result = train(path, "label", str(out), read=ReadOptions(chunk_rows=chunk_rows))
+    assert result.features == ["x", "g"]
+    model = load(out)
+    assert model.column_families_ == {"x": "gaussian", "g": "categorical"}
+    assert sorted(model.categories_["g"].tolist()) == ["a", "b"]
+    # The key carries the signal: scoring uses it (0.5 without it).
+    assert evaluate(str(out), path)["accuracy"] > 0.75
+
+
+def test_json_key_only_in_the_last_record(tmp_path):
+    df = _optional_key_records(n=300, first_with_g=299)
+    path = _write_jsonl(df, tmp_path / "late.jsonl")
+    result = train(path, "label", str(tmp_path / "m.nbayes"), read=ReadOptions(chunk_rows=40))
+    assert result.features == ["x", "g"]
+
+
+# -- columns empty in the first rows -------------------------------------------------------------
+def _late_table(n: int = 400, empty: int = 200, seed: int = 2) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    df = pd.DataFrame(
+        {
+            "x": rng.normal(y * 0.3),
+            "word": np.where(y == 1, "p", "q").astype(object),
+            "amount": rng.normal(y * 3.0),
+            "flag": np.where(y == 1, "true", "false").astype(object),
+            "never": [None] * n,
+            "label": np.where(y == 1, "yes", "no"),
+        }
+    )
+    df.loc[: empty - 1, ["word", "amount", "flag"]] = None
+    return df
+
+
+@pytest.mark.parametrize("model", ["auto", "mixed"])
+def test_columns_empty_at_first_are_typed_from_their_values(tmp_path, model):
+    """Not from the empty first chunk: strings found later are categories, numbers Gaussian,
+    and a column empty everywhere is left out (and said so)."""
+    path, filled = tmp_path / "late.csv", tmp_path / "filled.csv"
+    _late_table().to_csv(path, index=False)
+    _late_table().iloc[200:].to_csv(filled, index=False)
+    out = tmp_path / "m.nbayes"
+    result = train(str(path), "label", str(out), model=model, read=ReadOptions(chunk_rows=100))
+    families = load(out).column_families_
+    assert families == {
+        "x": "gaussian",
+        "word": "categorical",
+        "amount": "gaussian",
+        "flag": "bernoulli",
+    }
+    assert any("'never'" in w and "empty in every row" in w for w in result.warnings)
+    assert any("'word' is empty in the first 100 rows" in n for n in result.notes)
+    assert evaluate(str(out), str(filled))["accuracy"] > 0.9
+
+
+def test_text_after_numbers_names_the_fix_not_the_model_in_use(tmp_path):
+    df = pd.DataFrame({"x": [1.5] * 150 + ["unknown"] + [2.0] * 49, "label": ["a", "b"] * 100})
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(Exception, match=r"'unknown' at row 150.*--exclude x") as info:
+        train(
+            str(path),
+            "label",
+            str(tmp_path / "m.nbayes"),
+            model="mixed",
+            read=ReadOptions(chunk_rows=100),
+        )
+    assert "--model" not in str(info.value)
+
+
+# -- numbers written with other separators ------------------------------------------------------
+def _european(values) -> list[str]:
+    return [f"{v:,.2f}".replace(",", " ").replace(".", ",").replace(" ", ".") for v in values]
+
+
+def test_decimal_comma_and_thousands_separator(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 400)
+    price = rng.normal(1500 + 800 * y, 300)
+    label = np.where(y == 1, "yes", "no")
+    euro = tmp_path / "euro.csv"
+    pd.DataFrame({"price": _european(price), "label": label}).to_csv(euro, sep=";", index=False)
+    plain = tmp_path / "plain.csv"
+    pd.DataFrame({"price": price.round(2), "label": label}).to_csv(plain, index=False)
+
+    # Without the options: categories, and a warning that names them.
+    status = main(["train", str(euro), "-t", "label", "-o", str(tmp_path / "a.nbayes"), "-q"])
+    _, err = capsys.readouterr()
+    assert status == 0
+    assert "column 'price' holds numbers written as" in err
+    assert "pass --decimal , --thousands ." in err
+
+    # With them: the same model as the file written with a decimal point.
+    argv = ["train", str(euro), "-t", "label", "-o", str(tmp_path / "b.nbayes"), "-q"]
+    assert main([*argv, "--decimal", ",", "--thousands", "."]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["train", str(plain), "-t", "label", "-o", str(tmp_path / "c.nbayes")]) == 0
+    euro_model, plain_model = load(tmp_path / "b.nbayes"), load(tmp_path / "c.nbayes")
+    assert euro_model.column_families_ == {"price": "gaussian"}
+    assert np.allclose(euro_model.params_[0]["mean"], plain_model.params_[0]["mean"])
+    # The model remembers how its numbers were written: evaluate reads the file alike.
+    euro_report = evaluate(str(tmp_path / "b.nbayes"), str(euro))
+    assert euro_report["accuracy"] == evaluate(str(tmp_path / "c.nbayes"), str(plain))["accuracy"]
+
+
+def test_decimal_comma_alone(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"v": ["3,5", "4,25", "10,0", "2,5"] * 30, "label": ["a", "b"] * 60}).to_csv(
+        path, sep=";", index=False
+    )
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    assert "pass --decimal ," in capsys.readouterr().err
+    argv = ["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes"), "--decimal", ","]
+    assert main(argv) == 0
+    assert load(tmp_path / "m.nbayes").column_families_ == {"v": "gaussian"}
+
+
+def test_decimal_options_are_for_csv(tmp_path, capsys):
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"v": [1.0, 2.0], "label": ["a", "b"]}).to_parquet(path)
+    argv = ["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes"), "--decimal", ","]
+    assert main(argv) == 2
+    assert "--decimal and --thousands apply to CSV/TSV" in capsys.readouterr().err
+
+
+def test_dates_written_as_text_are_warned_about(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    when = pd.date_range("2024-01-01", periods=200, freq="h").astype(str)
+    pd.DataFrame({"when": when, "x": range(200), "label": ["a", "b"] * 100}).to_csv(path)
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "column 'when' holds dates or times written as text" in err
+
+
+# -- Parquet dates, lists and decimals ---------------------------------------------------------
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (pd.date_range("2024-01-01", periods=60, freq="h"), r"'when' holds dates or times"),
+        ([d.date() for d in pd.date_range("2024-01-01", periods=60)], r"'when' holds dates"),
+        (pd.to_timedelta(np.arange(60), unit="s"), r"'when' holds dates or times"),
+        ([["a", "b"]] * 60, r"'when' holds lists or records \(e.g. \['a', 'b'\]\)"),
+        ([{"k": 1}] * 60, r"'when' holds lists or records"),
+    ],
+)
+def test_parquet_dates_and_lists_are_refused_with_the_fix(tmp_path, values, message):
+    from nbayes.exceptions import DataError
+
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"when": values, "x": np.arange(60.0), "label": ["a", "b"] * 30}).to_parquet(path)
+    with pytest.raises(DataError, match=message + r".*--exclude when"):
+        train(str(path), "label", str(tmp_path / "m.nbayes"))
+    # Left out, the rest trains.
+    train(str(path), "label", str(tmp_path / "m.nbayes"), exclude=("when",))
+
+
+def test_parquet_decimals_are_numbers(tmp_path):
+    import decimal
+
+    path = tmp_path / "p.parquet"
+    amounts = [decimal.Decimal(f"{v:.2f}") for v in np.linspace(1, 100, 60)]
+    pd.DataFrame({"amount": amounts, "label": ["a", "b"] * 30}).to_parquet(path)
+    train(str(path), "label", str(tmp_path / "m.nbayes"))
+    assert load(tmp_path / "m.nbayes").column_families_ == {"amount": "gaussian"}
