@@ -136,3 +136,11 @@ def test_a_model_with_family_instances_clones():
     model = MixedNB(columns=[(Text(n_buckets=128), ["a"]), (Categorical(alpha=0.5), ["b"])])
     copy = clone(model)
     assert copy.columns == model.columns and copy.columns[0][0] is not model.columns[0][0]
+
+
+def test_survey_skips_text_columns(table):
+    """Their distinct values are not needed (words are hashed), so a survey pass (Dask)
+    does not gather them."""
+    X, _ = table
+    step = MixedNB(columns=COLUMNS).survey_step(X.iloc[:0])
+    assert "title" not in step.columns and "colour" in step.columns

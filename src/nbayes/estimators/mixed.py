@@ -299,6 +299,15 @@ class MixedNB(BaseNB):
             names.append(name)
         return names
 
+    def _text_columns(self, df: pd.DataFrame) -> list:
+        """Labels of the columns that ``columns`` puts in text groups (for a survey pass)."""
+        spec = [] if isinstance(self.columns, str) else list(self.columns)
+        found = []
+        for g, item in enumerate(spec):  # bounded by the number of groups the user wrote
+            if isinstance(item, (tuple, list)) and len(item) == 2 and _is_text(item[0]):
+                found.extend(df.columns[self._select(df, item[1], g)].tolist())
+        return found
+
     def _resolve_groups(self, df: pd.DataFrame, survey=None) -> None:
         """Turn ``columns`` / ``remainder`` into families and column positions."""
         spec = [] if isinstance(self.columns, str) else list(self.columns)
@@ -419,6 +428,10 @@ class MixedNB(BaseNB):
         cap = _survey.SURVEY_CAP
         if summary is None:
             surveyed, capped = survey_columns(meta)
+            # Text columns need no distinct values (their words are hashed): a near-unique
+            # column of addresses would otherwise travel whole to the client.
+            text = set(self._text_columns(meta))
+            surveyed = [c for c in surveyed if c not in text]
             if surveyed:
                 return SurveyStep(
                     surveyed,
