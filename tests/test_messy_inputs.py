@@ -385,3 +385,28 @@ def test_parquet_decimals_are_numbers(tmp_path):
     pd.DataFrame({"amount": amounts, "label": ["a", "b"] * 30}).to_parquet(path)
     train(str(path), "label", str(tmp_path / "m.nbayes"))
     assert load(tmp_path / "m.nbayes").column_families_ == {"amount": "gaussian"}
+
+
+@pytest.mark.parametrize("written", ["$1,234.50", "12.5%", "€ 99", "1 200 EUR"])
+def test_numbers_with_a_unit_are_warned_about(tmp_path, capsys, written):
+    path = tmp_path / "u.csv"
+    rng = np.random.default_rng(0)
+    values = [written.replace("1", str(d)) for d in rng.integers(1, 10, 200)]
+    values = [f"{v}{i}" if "%" not in v and "EUR" not in v else v for i, v in enumerate(values)]
+    pd.DataFrame({"amount": values, "label": ["a", "b"] * 100}).to_csv(path, index=False)
+    argv = ["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "column 'amount' holds numbers with a currency sign or a unit" in err, err
+
+
+def test_advice_names_only_the_separator_not_given(tmp_path, capsys):
+    path = tmp_path / "e.csv"
+    rng = np.random.default_rng(1)
+    pd.DataFrame(
+        {"price": _european(rng.uniform(1000, 9000, 120)), "label": ["a", "b"] * 60}
+    ).to_csv(path, sep=";", index=False)
+    argv = ["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"]
+    assert main([*argv, "--decimal", ","]) == 0
+    err = capsys.readouterr().err
+    assert "pass --thousands ." in err and "--decimal" not in err.split("pass")[-1]

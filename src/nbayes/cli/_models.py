@@ -301,6 +301,21 @@ def number_style(series: pd.Series) -> tuple[str, ...] | None:
     return None
 
 
+#: A number with a currency sign or a per cent sign, in any of the styles above.
+_UNITS = r"^[+-]?\s*[$€£¥]?\s*[+-]?\d[\d.,' ]*\s*(%|[$€£¥]|EUR|USD|GBP)?$"
+
+
+def has_units(series: pd.Series) -> bool:
+    """Whether a column of strings holds numbers written with a currency or per cent sign."""
+    values = series.dropna().iloc[:ROLE_SAMPLE]
+    if values.empty or values.map(type).ne(str).any():
+        return False
+    values = values.str.strip()
+    return bool(
+        values.str.match(_UNITS).all() and values.str.contains(r"[$€£¥%]|EUR|USD|GBP").any()
+    )
+
+
 def looks_like_dates(series: pd.Series) -> bool:
     """Whether (almost) every value of a sample parses as a date or a time."""
     import warnings
@@ -318,12 +333,20 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
     """Warnings for a string column read as categories that will carry little information."""
     style = number_style(series)
     if style is not None:
-        given = {o for o in style if o.startswith("--")} & read.given
-        fix = " ".join(style) if not given else "check the separators of this column"
+        pairs = list(zip(style[::2], style[1::2]))
+        missing = [f"{flag} {value}" for flag, value in pairs if flag not in read.given]
+        fix = f"pass {' '.join(missing)}" if missing else "check the separators of this column"
         return [
             f"column {column!r} holds numbers written as {series.dropna().iloc[0]!r}, which "
             f"are read as text ({profile.distinct:.0%} distinct values in the first rows, "
-            f"so near-unique categories); to read them as numbers pass {fix}"
+            f"so near-unique categories); to read them as numbers {fix}"
+        ]
+    if has_units(series):
+        return [
+            f"column {column!r} holds numbers with a currency sign or a unit (e.g. "
+            f"{series.dropna().iloc[0]!r}), which are read as text ({profile.distinct:.0%} "
+            "distinct values in the first rows, so near-unique categories); remove the sign "
+            f"before training to model them as numbers, or leave it out with --exclude {column}"
         ]
     if profile.role == "category" and profile.distinct >= NEAR_UNIQUE and profile.n_values >= 50:
         if looks_like_dates(series):
