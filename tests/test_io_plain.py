@@ -3,6 +3,8 @@ value read from a model file can be wrong (the messages name what and where)."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -231,3 +233,111 @@ def test_text_states_are_checked():
         dispatch.load("TextNB", params, {**meta, "classifier": inner}, arrays)
     with pytest.raises(ModelFormatError, match=r"'params' is not a mapping"):
         dispatch.load("TextNB", [1], meta, arrays)
+
+
+# -- forged files that reach the reader's last checks ------------------------------------------
+def forged(tmp_path, model, edit_manifest=None, edit_members=None):
+    from test_fuzz_model_files import members_of, zip_bytes
+
+    members = members_of(nbayes.save(model, tmp_path / "good.nbayes").read_bytes())
+    manifest = json.loads(members["manifest.json"])
+    if edit_manifest is not None:
+        edit_manifest(manifest)
+    members["manifest.json"] = json.dumps(manifest).encode()
+    if edit_members is not None:
+        edit_members(members)
+    path = tmp_path / "forged.nbayes"
+    path.write_bytes(zip_bytes(members))
+    return path
+
+
+def text_model():
+    return nbayes.TextNB().fit(["win cash", "lunch today", "cash prize", "see you"], [1, 0, 1, 0])
+
+
+def gaussian_model():
+    return nbayes.GaussianNB().fit(np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 1, 0, 1])
+
+
+def set_in(*path_and_value):
+    *path, value = path_and_value
+
+    def edit(manifest):
+        obj = manifest
+        for key in path[:-1]:
+            obj = obj[key]
+        obj[path[-1]] = value
+
+    return edit
+
+
+def renamed(manifest):
+    manifest["arrays"]["bad name!"] = manifest["arrays"].pop("class_count")
+
+
+def renamed_member(members):
+    members["arrays/bad name!.npy"] = members.pop("arrays/class_count.npy")
+
+
+def npy_version_3(members):
+    body = bytearray(members["arrays/class_count.npy"])
+    body[6] = 3  # the major version byte after the magic string
+    members["arrays/class_count.npy"] = bytes(body)
+
+
+def header_disagrees(members):
+    # The same number of bytes (2 x float64 = 4 x float32), another shape and dtype.
+    members["arrays/class_count.npy"] = npy_bytes(np.zeros(4, dtype="<f4"))
+
+
+def npy_bytes(arr):
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, arr)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("make", "edit_manifest", "edit_members", "message"),
+    [
+        (
+            text_model,
+            set_in("state", "classifier", "state", []),
+            None,
+            r"the estimator state is not a mapping",
+        ),
+        (text_model, set_in("state", "classifier", []), None, r"TextNB's classifier is malformed"),
+        (
+            text_model,
+            set_in("state", "classifier", "estimator", "TextNB"),
+            None,
+            r"TextNB cannot use a TextNB",
+        ),
+        (
+            fitted_mixed,
+            set_in("state", "mixed", "positions", "x"),
+            None,
+            r"MixedNB column layout is malformed",
+        ),
+        (
+            gaussian_model,
+            set_in("estimator", "CountVectorizer"),
+            None,
+            r"CountVectorizer cannot be restored",
+        ),
+        (gaussian_model, renamed, renamed_member, r"invalid array name 'bad name!'"),
+        (gaussian_model, None, npy_version_3, r"unsupported .npy version 3.0"),
+        (
+            gaussian_model,
+            None,
+            header_disagrees,
+            r"array 'class_count' has shape \(4,\) and dtype <f4, but the manifest declares "
+            r"\(2,\) and <f8",
+        ),
+    ],
+)
+def test_forged_files_are_refused(tmp_path, make, edit_manifest, edit_members, message):
+    path = forged(tmp_path, make(), edit_manifest, edit_members)
+    with pytest.raises(ModelFormatError, match=message):
+        nbayes.load(path)
