@@ -114,3 +114,35 @@ def test_cli_train_refuses_a_huge_value_with_the_column_and_row(tmp_path, capsys
     assert "Column 'b' (index 1): values too large for the gaussian family" in err
     assert "1e+200 at row 17" in err
     assert not (tmp_path / "m.nbayes").exists()
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"estimate": "posterior_predictive"}, {"var_pooling": "shared"}]
+)
+def test_a_value_too_far_to_score_is_named_not_answered_uniformly(params):
+    # A finite value whose squared distance from the means overflows made every class -inf:
+    # a uniform posterior with a warning about alpha=0. It is named instead, with no warning.
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.arange(200) % 2
+    model = nbayes.GaussianNB(**params).fit(X, y)
+    far = X[:3].copy()
+    far[1, 2] = 1e200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DataError, match=r"[Cc]olumn index 2 .*got 1e\+200 at row 1\. Rescale"):
+            model.predict_proba(far)
+    np.testing.assert_allclose(model.predict_proba(X[:3]).sum(axis=1), 1.0)
+
+
+def test_a_mixed_gaussian_column_too_far_to_score_is_named():
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(100, 2)), columns=["a", "b"])
+    y = np.arange(100) % 2
+    model = nbayes.MixedNB().fit(frame, y)
+    far = frame.iloc[:4].copy()
+    far.loc[3, "b"] = -1e180
+    with pytest.raises(DataError, match=r"[Cc]olumn 'b' \(index 1\).*got -1e\+180 at row 3"):
+        model.predict(far)

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._accel import kernels
+from .._validation import raise_at
 from ..exceptions import DataError, ParameterError
 from ._base import (
     SUBTRACT_RTOL,
@@ -506,9 +507,36 @@ class Gaussian(Family):
             )
         return np.broadcast_to(v, (d,)).astype(np.float64)
 
-    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
-        # As in accumulate: NaN from inf - inf only for input that check_result rejects.
+    def check_result(self, X, result, feature_names=None) -> None:
+        super().check_result(X, result, feature_names)
+        if isinstance(result, dict):
+            return  # statistics: :meth:`overflowed` judges those after the merge
         with np.errstate(invalid="ignore"):
+            bad_rows = ~np.isfinite(result).all(axis=1)
+        if not bad_rows.any():
+            return
+        # X is finite here, so a non-finite score is an overflow: a value whose squared
+        # distance from the class means exceeds float64. Name the largest cell of the first
+        # such row rather than answer with a uniform posterior.
+        row = int(np.flatnonzero(bad_rows)[0])
+        x = np.asarray(X[row], dtype=np.float64)
+        col = int(np.nanargmax(np.abs(x)))
+        mask = np.zeros(X.shape, dtype=bool)
+        mask[row, col] = True
+        raise_at(
+            mask,
+            X,
+            "values whose squared distance from the training mean fits in float64 "
+            "(within about 1e154 of it)",
+            "Rescale the column (e.g. standardise or log-transform it) or drop the row.",
+            type(self).__name__,
+            feature_names,
+        )
+
+    def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        # As in accumulate: NaN from inf - inf only for input that check_result rejects, and
+        # an overflow (a value ~1e154 away from the means) is named there too.
+        with np.errstate(invalid="ignore", over="ignore"):
             if "dof" in params:
                 return self._student_jll(params, X)
             return self._normal_jll(params, X)
