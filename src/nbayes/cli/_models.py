@@ -513,9 +513,7 @@ def plan(
         (text_family(settings) if family == "text" else family, cols)
         for family, cols in groups.items()
     ]
-    if model != "categorical":
-        spec = spec or "auto"
-    params["columns"] = spec
+    params["columns"] = spec if spec or model == "categorical" else "auto"
     return Plan(model, target, candidates, None, schema, cls(**params), notes, warns)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
     the label column) would otherwise have its columns silently shifted.
     """
     stored = the_plan.reading or {}
-    numbers = {k: stored.get(k) for k in ("decimal", "thousands") if stored.get(k)}
+    numbers: dict[str, Any] = {k: stored.get(k) for k in ("decimal", "thousands") if stored.get(k)}
     if (
         numbers
         and read.decimal == "."

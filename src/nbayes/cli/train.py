@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -165,7 +166,7 @@ def train(
     # --no-header / --names / --decimal / --thousands are remembered, so predict and evaluate
     # read such files alike.
     opts = table.options
-    reading = {"header": opts.header, "names": list(opts.names or []) or None}
+    reading: dict[str, Any] = {"header": opts.header, "names": list(opts.names or []) or None}
     if opts.decimal != "." or opts.thousands:
         reading.update(decimal=opts.decimal, thousands=opts.thousands)
     metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
