@@ -202,7 +202,9 @@ class ColumnLayout:
         """A copy whose vocabularies can grow without touching these (a batch that fails
         half-way restores the copy)."""
         new = copy.copy(self)
-        new.vocabularies = [None if v is None else v.copy() for v in self.vocabularies]
+        # A snapshot (Vocabulary.__copy__) shares the append-only arrays instead of copying
+        # them: a per-batch copy of a large vocabulary cost more than the batch itself.
+        new.vocabularies = [None if v is None else copy.copy(v) for v in self.vocabularies]
         return new
 
     def categories(self) -> dict:
