@@ -42,10 +42,25 @@ def mixed_groups(d):
     return [(name, [j for j in range(d) if names[j % len(names)] == name]) for name in names]
 
 
+def codes(rng, n, d):
+    """Category codes, as the categorical family draws them."""
+    return FAMILIES["categorical"]().example_data(rng, n, d)
+
+
 #: Estimators whose input is not one family's matrix: (factory, data maker, X is a matrix).
 OWN_DATA: dict[str, tuple[Callable, Callable, bool]] = {
     # Every family in one table; MixedNB also runs each family alone (family cases below).
     "MixedNB": (lambda d: nbayes.MixedNB(columns=mixed_groups(d)), mixed_table, True),
+    # The semi-naive models on category codes (declared categorical: numeric columns would
+    # need fixed bin edges for partial_fit).
+    "AODE": (lambda d: nbayes.AODE(categorical=list(range(d))), codes, True),
+    "TAN": (lambda d: nbayes.TAN(categorical=list(range(d))), codes, True),
+    "KDB": (lambda d: nbayes.KDB(categorical=list(range(d))), codes, True),
+    "JointBayes": (
+        lambda d: nbayes.JointBayes(categorical=list(range(d))),
+        codes,
+        True,
+    ),
 }
 #: Registered estimators outside this suite, and where they are tested instead.
 OWN_SUITES: dict[str, str] = {
@@ -67,6 +82,11 @@ class Case:
     #: columns: a value seen only in such rows still gets a category code (see
     #: test_conformance.py::test_zero_weight_categories_leave_no_trace, a strict xfail).
     zero_weight_exact: bool = True
+    #: Whether nbayes.dask.fit runs the estimator (else it must refuse it clearly).
+    dask: bool = True
+    #: Whether scores split into per-feature terms (explain); AODE and JointBayes average or
+    #: look up whole estimators and refuse explain (tests/test_seminaive.py).
+    explains: bool = True
 
     def make(self, n=60, d=5, k=3, seed=0, sparse=False, density=1.0):
         """A fresh estimator and (X, y); every class occurs (in the first k rows).
@@ -114,7 +134,16 @@ def family_case(name: str) -> Case:
 
 def own_case(estimator: str) -> Case:
     factory, maker, matrix = OWN_DATA[estimator]
-    return Case(estimator, factory, maker, False, matrix, zero_weight_exact=False)
+    return Case(
+        estimator,
+        factory,
+        maker,
+        False,
+        matrix,
+        zero_weight_exact=False,
+        dask=getattr(type(factory(1)), "dask_fit", True),
+        explains=estimator not in ("AODE", "JointBayes"),
+    )
 
 
 def estimator_cases() -> list[Case]:

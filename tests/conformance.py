@@ -22,6 +22,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 import scipy.sparse as sp
 from _cases import Case
 from hypothesis import Phase, given, settings
@@ -32,6 +33,7 @@ import nbayes
 from nbayes import _engine as engine
 from nbayes.distributions import REGISTRY as FAMILIES
 from nbayes.distributions import Labels
+from nbayes.exceptions import ParameterError
 
 # No shrinking: a failing example is reported as drawn (the data are small anyway), and a
 # declared known failure (test_conformance.KNOWN_FAILURES) costs no search.
@@ -356,6 +358,7 @@ def check_probabilities_sum_to_one(case: Case):
     np.testing.assert_array_equal(model.predict(X), model.classes_[proba.argmax(axis=1)])
 
 
+@requires("explains")
 def check_explanations_add_up_to_the_scores(case: Case):
     """Per-feature terms of ``explain`` add up to the joint log-probability, and the
     contributions to the predicted class's log-odds over the runner-up."""
@@ -431,6 +434,10 @@ def check_dask_fit(case: Case, client, n_parts=3):
     from nbayes import dask as nbdask
 
     model, X, y = case.make(n=300, d=5, seed=n_parts)
+    if not case.dask:  # declared unsupported: the refusal must be the documented one
+        with pytest.raises(ParameterError, match=r"nbayes\.dask does not fit \w+ yet"):
+            nbdask.fit(model, da.from_array(X), y)
+        return
     sizes = (0, 110, 70, 120)
     if isinstance(model, nbayes.MixedNB):
         X = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])

@@ -80,6 +80,11 @@ def _models():
             None,
         ),
         "MixedNB": (nbayes.MixedNB().fit(_mixed_table(), y), None),
+        # The semi-naive models: count tables, a vocabulary, bin edges (and JointBayes' vectors).
+        "AODE": (nbayes.AODE(binning="quantile", n_bins=3).fit(_mixed_table(), y), None),
+        "TAN": (nbayes.TAN(binning="quantile", n_bins=3).fit(_mixed_table(), y), None),
+        "KDB": (nbayes.KDB(binning="quantile", n_bins=3).fit(_mixed_table(), y), None),
+        "JointBayes": (nbayes.JointBayes().fit(_mixed_table(), y), None),
         "TextNB": (nbayes.TextNB(vectorizer=CountVectorizer()).fit(TEXTS, y), TEXTS),
         "TextNB-hashing": (
             nbayes.TextNB(
@@ -93,7 +98,7 @@ def _models():
 def _inputs(name, model):
     if name.startswith("TextNB"):
         return TEXTS
-    if name == "MixedNB":
+    if name in ("MixedNB", "AODE", "TAN", "KDB", "JointBayes"):
         return _mixed_table()
     if name == "CategoricalNB":
         return np.array([["x", 1], ["y", 2], ["x", 3]] * 4, object)
@@ -178,15 +183,19 @@ def npy(arr) -> bytes:
 
 
 MODEL_NAMES = [
+    "AODE",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
     "GaussianNB-bayes",
     "GaussianNB-shared",
+    "JointBayes",
+    "KDB",
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",
+    "TAN",
     "TextNB",
     "TextNB-hashing",
 ]

@@ -1,11 +1,13 @@
 """The pure core of AODE / TAN / KDB / JointBayes against brute force on tiny data."""
 
+import contextlib
 import itertools
 from collections import Counter
 
 import numpy as np
 import pytest
 
+from nbayes._accel import numpy_only
 from nbayes.distributions import Labels
 from nbayes.exceptions import DataError
 from nbayes.seminaive import _counts, _structure, aode, joint, network
@@ -31,9 +33,11 @@ def brute_counts(X, labels, features):
 
 
 @pytest.mark.parametrize("weights", [False, True])
-def test_count_tables_equal_brute_force(weights):
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "numpy"])
+def test_count_tables_equal_brute_force(weights, compiled):
     X, labels = tiny(weights=weights)
-    stats = _counts.accumulate(X, labels, order=3)
+    with contextlib.nullcontext() if compiled else numpy_only():
+        stats = _counts.accumulate(X, labels, order=3)
     K = stats["n_categories"]
     assert K.tolist() == [3, 3, 3, 3]
     for m in (1, 2, 3):
@@ -194,6 +198,21 @@ def test_network_joint_equals_product_and_sums_to_one(k):
     for row in every[::7]:
         expected = brute_network_joint(row, stats, parents, 0.5, log_prior)
         np.testing.assert_allclose(network.log_joint(row[None], net, log_prior)[0], expected)
+
+
+@pytest.mark.parametrize("k", [None, 2])
+def test_compiled_and_numpy_scoring_agree(k):
+    X, labels = tiny(n=150, missing=0.1)
+    stats = _counts.accumulate(X, labels, order=3)
+    net = network.finalize(stats, network.structure(stats, k), np.ones(4))
+    levels = aode.finalize(stats, 2, np.ones(4), 2)
+    rows = np.vstack([X, [[9, 0, 1, 2], [-1] * 4]])  # an unseen code, an empty row
+    log_prior = np.log([0.3, 0.7])
+    fast = network.log_joint(rows, net, log_prior), aode.log_joint(rows, levels, log_prior)
+    with numpy_only():
+        slow = network.log_joint(rows, net, log_prior), aode.log_joint(rows, levels, log_prior)
+    for a, b in zip(fast, slow):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
 @pytest.mark.parametrize("k", [None, 2])

@@ -119,6 +119,10 @@ def test_every_expected_failure_is_a_real_check():
 ELSEWHERE = {
     "MixedNB": "tests/test_mixed.py runs parametrize_with_checks on it",
     "TextNB": "takes raw text, while scikit-learn's checks feed numeric arrays",
+    **{
+        name: "tests/test_seminaive_sklearn.py runs parametrize_with_checks on it"
+        for name in ("AODE", "TAN", "KDB", "JointBayes")
+    },
 }
 
 

@@ -9,10 +9,14 @@ from ._accel import compiled_kernels
 from ._threads import get_threads, set_threads, threads
 from ._version import __version__
 from .estimators import (
+    AODE,
+    KDB,
+    TAN,
     BernoulliNB,
     CategoricalNB,
     ComplementNB,
     GaussianNB,
+    JointBayes,
     MixedNB,
     MultinomialNB,
     PoissonNB,
@@ -30,11 +34,15 @@ from .exceptions import (
 from .io import load, save
 
 __all__ = [
+    "AODE",
+    "KDB",
+    "TAN",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
     "DataError",
     "GaussianNB",
+    "JointBayes",
     "MixedNB",
     "ModelFormatError",
     "MultinomialNB",

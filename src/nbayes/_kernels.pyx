@@ -166,3 +166,77 @@ def normalise_rows(double[:, ::1] jll, bint log_space):
     with nogil:
         impossible = nb_normalise_rows(&jll[0, 0], jll.shape[0], jll.shape[1], log_space)
     return impossible
+
+
+def count_subsets(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,
+                  const double[::1] weights, const Py_ssize_t[:, ::1] subsets,
+                  const int64_t[:, ::1] strides, const int64_t[::1] offsets,
+                  Py_ssize_t per_class, double[::1] counts):
+    """Count tables of the semi-naive models: for every row i of positive weight and every
+    subset s of features whose codes are all observed (>= 0),
+    counts[classes[i] * per_class + offsets[s] + sum_t codes[i, subsets[s, t]] *
+    strides[s, t]] += weights[i], in row order. Codes must lie below their features' category
+    counts (the caller checks them)."""
+    cdef Py_ssize_t n = codes.shape[0], n_sub = subsets.shape[0], m = subsets.shape[1]
+    cdef Py_ssize_t i, s, t
+    cdef int64_t c, key
+    cdef double w
+    cdef double *cell
+    with nogil:
+        for i in range(n):
+            w = weights[i]
+            if w == 0.0:
+                continue
+            cell = &counts[classes[i] * per_class]
+            if m == 2:  # pairs, the common case: no inner loop
+                for s in range(n_sub):
+                    c = codes[i, subsets[s, 0]]
+                    key = codes[i, subsets[s, 1]]
+                    if c >= 0 and key >= 0:
+                        cell[offsets[s] + c * strides[s, 0] + key] += w
+                continue
+            for s in range(n_sub):
+                key = offsets[s]
+                for t in range(m):
+                    c = codes[i, subsets[s, t]]
+                    if c < 0:
+                        key = -1
+                        break
+                    key += c * strides[s, t]
+                if key >= 0:
+                    cell[key] += w
+
+
+def gather_sums(const int64_t[:, ::1] codes, const Py_ssize_t[:, ::1] cols,
+                const int64_t[:, ::1] strides, const int64_t[::1] offsets,
+                const Py_ssize_t[::1] child, const double[:, ::1] table, Py_ssize_t group,
+                double[:, ::1] out):
+    """Scores of the semi-naive models: item k of row i is the table row
+    offsets[k] + sum_t max(codes[i, cols[k, t]], 0) * strides[k, t] -- or the table's last
+    row (zeros) where child[k] >= 0 names a feature missing in the row -- and
+    out[i, g * C + c] is the sum of table[item, c] over the ``group`` consecutive items of
+    group g."""
+    cdef Py_ssize_t n = codes.shape[0], n_items = cols.shape[0], width = cols.shape[1]
+    cdef Py_ssize_t n_classes = table.shape[1], zero = table.shape[0] - 1
+    cdef Py_ssize_t i, k, t, c, g
+    cdef int64_t key, code
+    cdef double *row
+    cdef const double *cell
+    with nogil:
+        for i in range(n):
+            row = &out[i, 0]
+            for k in range(n_items * n_classes // group):
+                row[k] = 0.0
+            for k in range(n_items):
+                if child[k] >= 0 and codes[i, child[k]] < 0:
+                    key = zero
+                else:
+                    key = offsets[k]
+                    for t in range(width):
+                        code = codes[i, cols[k, t]]
+                        if code > 0:
+                            key += code * strides[k, t]
+                cell = &table[key, 0]
+                g = (k // group) * n_classes
+                for c in range(n_classes):
+                    row[g + c] += cell[c]

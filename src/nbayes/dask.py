@@ -364,6 +364,13 @@ def fit(
         raise ParameterError(
             f"estimator must be an nbayes estimator; got {type(estimator).__name__}."
         )
+    if not getattr(type(estimator), "dask_fit", True):
+        raise ParameterError(
+            f"nbayes.dask does not fit {type(estimator).__name__} yet: its columns need a "
+            "survey pass (category vocabularies, bin edges) that nbayes.dask does not run for "
+            "it. Fit the partitions with partial_fit (with fixed bin_edges) and combine them "
+            "with nbayes.merge, or fit on one machine."
+        )
     if isinstance(X, dd.Series):  # texts
         X = X.to_frame(name=_TEXT)
     if isinstance(X, dd.DataFrame):

@@ -11,6 +11,7 @@ from .presets import (
     MultinomialNB,
     PoissonNB,
 )
+from .seminaive import AODE, KDB, TAN, JointBayes
 from .text import TextNB
 
 #: Estimator name -> class. Model files (nbayes.io) instantiate estimators only from this table;
@@ -18,24 +19,32 @@ from .text import TextNB
 REGISTRY: dict[str, type] = {
     cls.__name__: cls
     for cls in (
+        AODE,
         BernoulliNB,
         CategoricalNB,
         ComplementNB,
         GaussianNB,
+        JointBayes,
+        KDB,
         MixedNB,
         MultinomialNB,
         PoissonNB,
+        TAN,
         TextNB,
     )
 }
 
 __all__ = [
+    "AODE",
+    "KDB",
     "REGISTRY",
+    "TAN",
     "BaseNB",
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "JointBayes",
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",

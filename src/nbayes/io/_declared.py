@@ -97,6 +97,9 @@ def _expect_kind(estimator, meta, arrays, expected, prefix) -> None:
     if estimator == "TextNB":
         _expect_text(meta, arrays, expected, prefix)
         return
+    if estimator in _dispatch_seminaive():
+        _expect_seminaive(meta, arrays, expected, prefix)
+        return
     widths = None
     if estimator == "MixedNB":
         layout = meta.get("mixed")
@@ -156,6 +159,47 @@ def _expect_base(meta, arrays, expected, prefix, widths) -> None:
             else:
                 shape = (k, width)
             expected[f"{prefix}stats/{i}/{key}"] = (shape, kinds)
+
+
+def _dispatch_seminaive() -> set[str]:
+    from ._dispatch import KINDS, dump_seminaive
+
+    return {name for name, (dump, _) in KINDS.items() if dump is dump_seminaive}
+
+
+def _expect_seminaive(meta, arrays, expected, prefix) -> None:
+    """AODE, TAN, KDB, JointBayes: classes, count tables of orders 1 .. order (cells per
+    class read from the file), the vocabulary, the numeric columns' edges, and JointBayes'
+    table of feature vectors."""
+    layout = meta.get("seminaive")
+    n_features = meta.get("n_features_in")
+    order = layout.get("order") if isinstance(layout, dict) else None
+    n_edges = layout.get("n_edges") if isinstance(layout, dict) else None
+    classes = arrays.get(f"{prefix}classes")
+    if (
+        not isinstance(n_features, int)
+        or isinstance(n_features, bool)
+        or n_features < 1
+        or not isinstance(order, int)
+        or not 1 <= order <= 8
+        or not isinstance(n_edges, int)
+        or not 0 <= n_edges <= n_features
+        or classes is None
+        or len(classes[0]) != 1
+    ):
+        raise ModelFormatError("Model file: the semi-naive model's layout is malformed.")
+    k = classes[0][0]
+    expected[f"{prefix}classes"] = ((k,), "biufU")
+    expected[f"{prefix}feature_names_in"] = ((n_features,), "U")
+    expected[f"{prefix}stats/n_categories"] = ((n_features,), "i")
+    expected[f"{prefix}stats/class_count"] = ((k,), "f")
+    for m in range(1, order + 1):  # bounded: at most 8 tables
+        expected[f"{prefix}stats/n{m}"] = ((k, None), "f")
+    expected[f"{prefix}stats/vectors"] = ((None, n_features), "i")
+    expected[f"{prefix}stats/n_vectors"] = ((k, None), "f")
+    for i in range(n_edges):  # bounded by the features
+        expected[f"{prefix}edges/{i}"] = ((None,), "f")
+    _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/")
 
 
 def _expect_vocabulary(arrays, expected, prefix) -> None:

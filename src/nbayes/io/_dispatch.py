@@ -308,6 +308,87 @@ def _check_vectorizer(vec) -> None:
         ) from None
 
 
+#: Version of the semi-naive models' column layout inside the format-1 ``state``.
+SEMINAIVE_LAYOUT_VERSION = 1
+
+
+def dump_seminaive(state: dict) -> tuple[dict, dict]:
+    """AODE, TAN, KDB, JointBayes: classes, the count tables, and the column layout (labels,
+    numeric flags, the categories' vocabulary, the numeric columns' bin edges)."""
+    layout = state["layout"]
+    spec, arrays = _dump_vocabulary(layout["vocabulary"], "vocabulary/")
+    arrays["classes"] = plain.label_array(state["classes"])
+    if state["feature_names_in"] is not None:
+        arrays["feature_names_in"] = plain.label_array(state["feature_names_in"], "feature names")
+    for key in sorted(state["statistics"]):  # one order, so a loaded model saves the same bytes
+        arrays[f"stats/{key}"] = np.asarray(state["statistics"][key])
+    for i, edges in enumerate(layout["edges"]):
+        arrays[f"edges/{i}"] = np.asarray(edges, dtype=np.float64)
+    meta = {
+        "n_features_in": int(state["n_features_in"]),
+        "seminaive": {
+            "version": SEMINAIVE_LAYOUT_VERSION,
+            "columns": plain.to_jsonable(list(layout["columns"]), "column labels"),
+            "from_table": bool(layout["from_table"]),
+            "numeric": [bool(v) for v in layout["numeric"]],
+            "vocabulary": spec,
+            "n_edges": len(layout["edges"]),
+            "order": max(int(k[1:]) for k in state["statistics"] if k[1:].isdigit()),
+        },
+    }
+    return meta, arrays
+
+
+def load_seminaive(meta: dict, arrays: dict) -> dict:
+    layout = meta.get("seminaive") if isinstance(meta, dict) else None
+    if not isinstance(layout, dict) or layout.get("version") != SEMINAIVE_LAYOUT_VERSION:
+        raise ModelFormatError(
+            "Model file: the semi-naive model's column layout is missing or of a version this "
+            f"nbayes does not read (reads {SEMINAIVE_LAYOUT_VERSION})."
+        )
+    n_features = meta.get("n_features_in")
+    columns = plain.from_jsonable(layout.get("columns"), "column labels")
+    numeric, n_edges = layout.get("numeric"), layout.get("n_edges")
+    if (
+        not isinstance(n_features, int)
+        or not isinstance(columns, list)
+        or not isinstance(numeric, list)
+        or len(columns) != n_features
+        or len(numeric) != n_features
+        or not all(isinstance(v, bool) for v in numeric)
+        or n_edges != sum(numeric)
+    ):
+        raise ModelFormatError("Model file: the semi-naive model's column layout is malformed.")
+    classes = plain.take(arrays, "classes", ndim=1)
+    if classes.size == 0 or np.unique(classes).size != classes.size:
+        raise ModelFormatError("Model file: 'classes' must be non-empty and distinct.")
+    names = None
+    if "feature_names_in" in arrays:
+        names = plain.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
+    stats = {}
+    for key in arrays:
+        if key.startswith("stats/"):
+            name = key.removeprefix("stats/")
+            kinds = "i" if name in ("n_categories", "vectors") else "f"
+            stats[name] = plain.take(arrays, key, kinds=kinds, non_negative=kinds == "f")
+    return {
+        "n_features_in": n_features,
+        "feature_names_in": names,
+        "classes": classes,
+        "families": [],
+        "statistics": stats,
+        "layout": {
+            "columns": columns,
+            "from_table": bool(layout.get("from_table")),
+            "numeric": np.asarray(numeric, dtype=bool),
+            "vocabulary": _load_vocabulary(
+                layout.get("vocabulary"), arrays, "vocabulary/", "the category vocabulary"
+            ),
+            "edges": [plain.take(arrays, f"edges/{i}", kinds="f", ndim=1) for i in range(n_edges)],
+        },
+    }
+
+
 Dump = Callable[[dict], tuple[dict, dict]]
 Load = Callable[[dict, dict], dict]
 
@@ -323,6 +404,10 @@ KINDS: dict[str, tuple[Dump, Load]] = {
     "CategoricalNB": (dump_categorical, load_categorical),
     "MixedNB": (dump_mixed, load_mixed),
     "TextNB": (dump_text, load_text),
+    "AODE": (dump_seminaive, load_seminaive),
+    "JointBayes": (dump_seminaive, load_seminaive),
+    "KDB": (dump_seminaive, load_seminaive),
+    "TAN": (dump_seminaive, load_seminaive),
 }
 
 

@@ -28,6 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._accel import kernels
 from .._validation import column_label, row_offset
 from ..distributions._base import Labels, row_chunks, subtract_nonnegative
 from ..exceptions import DataError, ParameterError
@@ -234,11 +235,22 @@ def accumulate(
     X = X.astype(np.int64, copy=False)
     unit = bool(np.all(labels.weights == 1.0))
     complete = bool(X.size == 0 or X.min() >= 0)
+    compiled = kernels()
+    if compiled is not None:
+        X = np.ascontiguousarray(X)
+        classes = np.ascontiguousarray(labels.codes, dtype=np.intp)
+        weights = np.ascontiguousarray(labels.weights, dtype=np.float64)
     for m in range(1, order + 1):
         lay = layout(n_categories, m)
         if not lay.total:
             continue
         counts = np.zeros(n_classes * lay.total)
+        if compiled is not None:  # one pass in row order, no temporaries
+            compiled.count_subsets(
+                X, classes, weights, lay.subsets, lay.strides, lay.offsets, lay.total, counts
+            )
+            out[table_key(m)] = counts.reshape(n_classes, lay.total)
+            continue
         # Keys of every subset of a chunk at once: (rows, n_subsets) int64 temporaries.
         for rows in row_chunks(X.shape[0], 8 * 3 * max(len(lay.subsets), 1)):
             counts += _count_chunk(X[rows], labels[rows], lay, unit, complete)
@@ -369,7 +381,8 @@ def class_mutual_information(stats: dict) -> np.ndarray:
     per_class = np.add.reduceat(n1, lay.offsets, axis=1) if n1.shape[1] else n1  # (C, d)
     per_value = n1.sum(axis=0)  # (S1,)
     total = per_class.sum(axis=0)  # (d,)
-    ratio = n1 * total[feature] / (per_class[:, feature] * per_value[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 / 0 for an empty category
+        ratio = n1 * total[feature] / (per_class[:, feature] * per_value[None, :])
     terms = _xlogx_ratio(n1, ratio).sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         mi = np.bincount(feature, weights=terms, minlength=n_cat.size) / total

@@ -23,6 +23,7 @@ import itertools
 import numpy as np
 from scipy.special import logsumexp
 
+from .._accel import kernels
 from ..distributions._base import log_normalise, row_chunks
 from . import _counts
 from .network import log_conditional, row_major_strides, scope_counts, slot_codes
@@ -110,7 +111,9 @@ def log_joint(X: np.ndarray, levels: list[dict], log_prior: np.ndarray) -> np.nd
     for level in levels:  # bounded: n + 1 levels
         if not todo.size:
             break
-        per_row = 8 * log_prior.size * max(level["cols"].shape[0], 1) * 2
+        # Temporaries per row: the items' terms (numpy) or only the per-set sums (compiled).
+        items = level["cols"].shape[0] if kernels() is None else 4 * level["n_sets"]
+        per_row = 8 * log_prior.size * max(items, 1) * 2
         left = []
         for rows in row_chunks(todo.size, per_row):
             idx = todo[rows]
@@ -121,11 +124,9 @@ def log_joint(X: np.ndarray, levels: list[dict], log_prior: np.ndarray) -> np.nd
     return out
 
 
-def _level_scores(Xs: np.ndarray, level: dict, log_prior: np.ndarray):
-    """Scores of one chunk at one level and which rows had a qualifying parent set."""
-    observed = Xs >= 0
-    codes = np.where(observed, Xs, 0)
-    n_sets, n_rows = level["n_sets"], Xs.shape[0]
+def _set_sums(Xs, codes, observed, level, n_sets, log_prior) -> np.ndarray:
+    """log P(y, x) of each parent set's estimator, (rows, sets, C), by one gather."""
+    n_rows = Xs.shape[0]
     idx = np.broadcast_to(level["offsets"], (n_rows, level["offsets"].size)).copy()
     for t in range(level["cols"].shape[1]):  # bounded by n + 1
         idx += codes[:, level["cols"][:, t]] * level["strides"][:, t]
@@ -135,7 +136,30 @@ def _level_scores(Xs: np.ndarray, level: dict, log_prior: np.ndarray):
     missing_child[:, has_child] = ~observed[:, children[has_child]]
     idx[missing_child] = level["flat"].shape[0] - 1  # the zero row
     terms = level["flat"][idx]  # (rows, items, C)
-    per_set = terms.reshape(n_rows, n_sets, -1, log_prior.size).sum(axis=2) + log_prior
+    return terms.reshape(n_rows, n_sets, -1, log_prior.size).sum(axis=2) + log_prior
+
+
+def _level_scores(Xs: np.ndarray, level: dict, log_prior: np.ndarray):
+    """Scores of one chunk at one level and which rows had a qualifying parent set."""
+    observed = Xs >= 0
+    codes = np.where(observed, Xs, 0)
+    n_sets, n_rows = level["n_sets"], Xs.shape[0]
+    compiled = kernels()
+    if compiled is not None:
+        sums = np.empty((n_rows, n_sets * log_prior.size))
+        compiled.gather_sums(
+            np.ascontiguousarray(Xs, dtype=np.int64),
+            level["cols"],
+            level["strides"],
+            level["offsets"],
+            level["children"],
+            level["flat"],
+            level["cols"].shape[0] // n_sets,
+            sums,
+        )
+        per_set = sums.reshape(n_rows, n_sets, log_prior.size) + log_prior
+    else:
+        per_set = _set_sums(Xs, codes, observed, level, n_sets, log_prior)
     q_idx = np.broadcast_to(level["q_offsets"], (n_rows, n_sets)).copy()
     ok = np.ones((n_rows, n_sets), dtype=bool)
     for t in range(level["q_cols"].shape[1]):  # bounded by n

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._accel import kernels
 from ..distributions._base import log_normalise, row_chunks
 from ..exceptions import DataError
 from . import _counts
@@ -125,6 +126,23 @@ def log_joint(X: np.ndarray, net: dict, log_prior: np.ndarray) -> np.ndarray:
     missing = Xs < 0
     incomplete = missing.any(axis=1)
     done = np.flatnonzero(~incomplete)
+    compiled = kernels()
+    if compiled is not None and done.size:
+        # One compiled pass: each row's cell of every table, summed per class.
+        sums = np.empty((done.size, n_classes))
+        d = len(net["scope"])
+        compiled.gather_sums(
+            np.ascontiguousarray(Xs[done]),
+            net["cols"],
+            net["strides"],
+            net["offsets"],
+            np.full(d, -1, dtype=np.intp),
+            np.concatenate([net["flat"], np.zeros((1, n_classes))]),
+            max(d, 1),
+            sums,
+        )
+        out[done] = log_prior + sums
+        done = done[:0]
     for rows in row_chunks(done.size, 8 * n_classes * max(Xs.shape[1], 1)):
         out[done[rows]] = log_prior + _gather(Xs[done[rows]], net).sum(axis=1)
     rest = np.flatnonzero(incomplete)
@@ -137,6 +155,24 @@ def log_joint(X: np.ndarray, net: dict, log_prior: np.ndarray) -> np.ndarray:
             group_rows = rest[order[bounds[p] : bounds[p + 1]]]
             out[group_rows] = _eliminate(Xs[group_rows], np.flatnonzero(pattern), net, log_prior)
     return out
+
+
+def feature_terms(X: np.ndarray, net: dict, log_likelihood: np.ndarray) -> np.ndarray:
+    """Per-feature terms log P(x_j | y, x_pa(j)), shape (n_samples, n_classes, n_features),
+    adding up to ``log_likelihood`` (log P(x | y), from :func:`log_joint`): the tables that
+    involve a missing cell are summed out together, and what they give is shared equally
+    among the row's missing features."""
+    Xs = slot_codes(X, net["n_categories"])
+    missing = Xs < 0
+    touched = np.zeros(Xs.shape, dtype=bool)
+    for j, scope in enumerate(net["scope"]):  # bounded by the features
+        touched[:, j] = missing[:, list(scope)].any(axis=1)
+    terms = np.where(touched[:, :, None], 0.0, _gather(np.maximum(Xs, 0), net))
+    terms = terms.transpose(0, 2, 1)  # (rows, C, d)
+    rest = log_likelihood - terms.sum(axis=2)
+    n_missing = missing.sum(axis=1)
+    share = np.where(n_missing[:, None] > 0, rest / np.maximum(n_missing, 1)[:, None], 0.0)
+    return terms + np.where(missing[:, None, :], share[:, :, None], 0.0)
 
 
 def _gather(Xs: np.ndarray, net: dict, features=None) -> np.ndarray:

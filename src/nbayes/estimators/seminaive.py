@@ -1,0 +1,1128 @@
+"""Beyond the naive assumption: AODE / A2DE, TAN, KDB and the full-joint Bayes classifier.
+
+The estimators here are thin: they turn a table into integer codes (categories through the
+library's :class:`~._encoding.Vocabulary`, numbers through quantile bins) and hand the codes to
+the pure core in :mod:`nbayes.seminaive`, which counts (class, value, parent value) tuples,
+merges them by addition and chooses the structure at finalize. So ``fit``, ``partial_fit``
+over any chunking, :func:`nbayes.merge` of shards, ``unlearn`` and model files agree for these
+models exactly as for naive Bayes.
+
+Numeric columns are cut into ``n_bins`` quantile bins. The edges must be the same for every
+batch, so ``fit`` takes them from the (weighted) quantiles of all its rows, while
+``partial_fit`` needs them fixed beforehand: pass ``bin_edges`` (for instance a fitted model's
+``bin_edges_``, or :func:`quantile_edges` of a sample), or declare the column categorical. A
+first ``partial_fit`` with a numeric column and no edges is refused rather than binned on the
+first batch, which would make chunked fits disagree with ``fit``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import show
+from ..distributions._base import Labels, check_alpha, pseudo_count
+from ..exceptions import DataError, NotFittedError, ParameterError
+from ..seminaive import _counts, aode, joint, network
+from ._base import BaseNB, Derived, check_sample_weight, fit_classes, label_codes
+from ._encoding import Vocabulary, as_frame
+from ._explain import Explanation
+
+STATE_VERSION = 1
+#: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency.
+BINNINGS = ("mdl", "quantile")
+#: Missing cells: summed out (exact under the model) or a category of their own.
+MISSING = ("ignore", "category")
+
+
+def quantile_edges(values, n_bins: int, sample_weight=None) -> np.ndarray:
+    """Inner edges of up to ``n_bins`` equal-frequency bins of ``values`` (NaN ignored).
+
+    Each edge is the weighted quantile ``1 / bins_left`` of the values above the previous
+    edge (``method="inverted_cdf"``: a data value, and integer weights equal repeated rows),
+    so a spike -- a column that is mostly 0, like capital gains -- takes one bin and the rest
+    of the values still share the other bins, where plain quantiles would all fall on the
+    spike. A value ``x`` falls in bin ``searchsorted(edges, x, side="left")``: bin i holds
+    ``edges[i-1] < x <= edges[i]``.
+
+    Examples
+    --------
+    >>> from nbayes.estimators.seminaive import quantile_edges
+    >>> quantile_edges([0, 0, 0, 0, 0, 0, 1, 2, 3, 4], 3).tolist()
+    [0.0, 2.0]
+    """
+    x = np.asarray(values, dtype=np.float64)
+    w = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    keep = ~np.isnan(x) & (w > 0)
+    x, w = x[keep], w[keep]
+    edges = []
+    for bins_left in range(int(n_bins), 1, -1):  # bounded by n_bins
+        if not x.size:
+            break
+        edge = np.quantile(x, 1.0 / bins_left, method="inverted_cdf", weights=w)
+        if edge >= x.max():  # the rest is one value: no further cut
+            break
+        edges.append(edge)
+        above = x > edge
+        x, w = x[above], w[above]
+    return np.asarray(edges, dtype=np.float64)
+
+
+def mdl_edges(values, classes, n_classes: int, sample_weight=None) -> np.ndarray:
+    """Inner edges of the supervised discretisation of Fayyad & Irani (1993).
+
+    The values are cut recursively where the class entropy of the two sides is lowest, as
+    long as the information gain pays for the cut under their minimum description length
+    criterion; a column that tells nothing about the class gets no cut (one bin). This is
+    the discretisation Weka applies before AODE. Weighted counts stand in for row counts.
+    A value ``x`` falls in bin ``searchsorted(edges, x, side="left")``.
+
+    Examples
+    --------
+    >>> from nbayes.estimators.seminaive import mdl_edges
+    >>> mdl_edges([1, 2, 3, 4, 5, 6, 7, 8], [0, 0, 0, 0, 1, 1, 1, 1], 2).tolist()
+    [4.0]
+    """
+    x = np.asarray(values, dtype=np.float64)
+    c = np.asarray(classes, dtype=np.intp)
+    w = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    keep = ~np.isnan(x) & (w > 0)
+    uniq, inverse = np.unique(x[keep], return_inverse=True)
+    if uniq.size < 2:
+        return np.zeros(0)
+    # Class weights of each distinct value: the recursion works on these (U, C) counts only.
+    counts = np.bincount(
+        inverse * n_classes + c[keep], weights=w[keep], minlength=uniq.size * n_classes
+    ).reshape(uniq.size, n_classes)
+    cuts = []
+    stack = [(0, uniq.size)]
+    while stack:  # bounded by the number of cuts accepted (each splits one range in two)
+        lo, hi = stack.pop()
+        if hi - lo < 2:
+            continue
+        part = counts[lo:hi]
+        left = np.cumsum(part, axis=0)[:-1]
+        total = part.sum(axis=0)
+        right = total - left
+        n, n_left = total.sum(), left.sum(axis=1)
+        n_right = n - n_left
+        e_left, e_right = _entropy(left), _entropy(right)
+        cost = (n_left * e_left + n_right * e_right) / n
+        best = int(np.argmin(cost))
+        ent = _entropy(total[None])[0]
+        gain = ent - cost[best]
+        k, k1, k2 = (np.count_nonzero(v) for v in (total, left[best], right[best]))
+        delta = np.log2(3.0**k - 2) - (k * ent - k1 * e_left[best] - k2 * e_right[best])
+        if n > 1 and gain > (np.log2(n - 1) + delta) / n:
+            cuts.append(lo + best)
+            stack += [(lo, lo + best + 1), (lo + best + 1, hi)]
+    return uniq[np.sort(np.asarray(cuts, dtype=np.intp))].astype(np.float64)
+
+
+def _entropy(counts: np.ndarray) -> np.ndarray:
+    """Class entropy in bits of each row of (rows, C) weights."""
+    n = counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(counts > 0, counts / n, 1.0)
+        return -(np.where(counts > 0, p * np.log2(p), 0.0)).sum(axis=1)
+
+
+class _SemiNaiveNB(BaseNB):
+    """Shared machinery: columns to codes, statistics of the core, scoring."""
+
+    #: No feature families: the model logic lives in :mod:`nbayes.seminaive`.
+    families_: tuple = ()
+    #: nbayes.dask.fit does not run these models yet (it refuses them with a clear error).
+    dask_fit = False
+    tables_ = Derived()
+
+    #: Highest order of count tables the model needs (2: pairs, 3: triples).
+    def _order(self) -> int:
+        raise NotImplementedError
+
+    def _build(self, stats: dict, a: np.ndarray) -> dict:
+        """Scoring parameters from the merged statistics (pseudo-counts ``a`` per feature)."""
+        raise NotImplementedError
+
+    def _score(self, codes: np.ndarray) -> np.ndarray:
+        """log P(y, x) for every row of codes and every class."""
+        raise NotImplementedError
+
+    def _publish(self) -> None:
+        """Fitted attributes beyond the parameters (structure_, ...)."""
+
+    # -- parameters ----------------------------------------------------------------------------
+    def _check_common(self) -> None:
+        if (
+            not isinstance(self.n_bins, (int, np.integer))
+            or isinstance(self.n_bins, bool)
+            or self.n_bins < 1
+        ):
+            raise ParameterError(
+                f"Parameter 'n_bins' must be an integer >= 1; got {self.n_bins!r}."
+            )
+        if self.missing not in MISSING:
+            raise ParameterError(
+                f"Parameter 'missing' must be one of {MISSING}; got {self.missing!r}."
+            )
+        if self.binning not in BINNINGS:
+            raise ParameterError(
+                f"Parameter 'binning' must be one of {BINNINGS}; got {self.binning!r}."
+            )
+        if self.bin_edges is not None and not isinstance(self.bin_edges, dict):
+            raise ParameterError(
+                "Parameter 'bin_edges' must be None or a dict {column: increasing edges}; got "
+                f"{type(self.bin_edges).__name__}."
+            )
+        if not isinstance(self.max_table_bytes, (int, np.integer)) or self.max_table_bytes < 1:
+            raise ParameterError(
+                f"Parameter 'max_table_bytes' must be a positive integer; got "
+                f"{self.max_table_bytes!r}."
+            )
+
+    # -- columns -------------------------------------------------------------------------------
+    def _validate_X(self, X, reset: bool) -> pd.DataFrame:
+        self._check_common()
+        from_table = isinstance(X, pd.DataFrame) or hasattr(X, "schema")
+        df = as_frame(X, type(self).__name__)
+        if reset:
+            for axis, what in ((0, "sample(s)"), (1, "feature(s)")):  # the two axes
+                if df.shape[axis] == 0:
+                    raise DataError(
+                        f"Found array with 0 {what} (shape={df.shape}) while a minimum of 1 "
+                        f"is required by {type(self).__name__}."
+                    )
+            self._set_columns(df, from_table)
+            return df
+        if not hasattr(self, "_columns"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+        return self._align(df, from_table)
+
+    def _set_columns(self, df: pd.DataFrame, from_table: bool) -> None:
+        columns = pd.Index(df.columns)
+        if columns.has_duplicates:
+            dup = columns[columns.duplicated()][0]
+            raise DataError(f"Column name {dup!r} occurs more than once; names must be unique.")
+        self._columns = list(columns)
+        self._from_table = from_table
+        self.n_features_in_ = len(columns)
+        if from_table and all(isinstance(c, str) for c in self._columns):
+            self.feature_names_in_ = np.asarray(self._columns, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        declared = set(self.categorical or ())
+        unknown = declared - set(self._columns)
+        if unknown:
+            raise ParameterError(
+                f"Parameter 'categorical' names column(s) {sorted(map(str, unknown))!r} that "
+                f"the table lacks; its columns are {self._columns!r}."
+            )
+        numeric = []
+        for p, (label, dtype) in enumerate(zip(self._columns, df.dtypes)):  # column metadata
+            kind = getattr(dtype, "kind", "O")
+            if label in declared or isinstance(dtype, pd.CategoricalDtype) or kind in "bOUSV":
+                numeric.append(False)
+            elif kind in "iuf":
+                numeric.append(True)
+            else:
+                raise ParameterError(
+                    f"Column {label!r} (index {p}) has dtype {dtype}, which {type(self).__name__} "
+                    "cannot model; convert it to numbers or categories."
+                )
+        self._numeric = np.asarray(numeric, dtype=bool)
+        self._vocab = Vocabulary(int((~self._numeric).sum()), int(self.missing == "category"))
+        self._edges: dict = {}
+
+    def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
+        if from_table and self._from_table:
+            have, want = pd.Index(df.columns), pd.Index(self._columns)
+            absent = want[~want.isin(have)]
+            if len(absent):
+                raise DataError(
+                    f"X lacks column(s) {absent.tolist()!r} that {type(self).__name__} was "
+                    "fitted on. Pass every fitted column (in any order); NaN / None marks a "
+                    "missing value."
+                )
+            return df if have.equals(want) else df.loc[:, want]
+        if df.shape[1] != self.n_features_in_:
+            raise DataError(
+                f"X has {df.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        return df
+
+    def _set_edges(self, df: pd.DataFrame, weights, fitting: bool, y=None) -> None:
+        """Bin edges of the numeric columns: given, or (``fit`` only) from all its rows."""
+        given = dict(self.bin_edges or {})
+        edges = {}
+        for p in np.flatnonzero(self._numeric).tolist():  # bounded by the columns
+            label = self._columns[p]
+            if label in given:
+                e = np.asarray(given[label], dtype=np.float64)
+                if e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
+                    raise ParameterError(
+                        f"bin_edges[{label!r}] must be finite and strictly increasing; got "
+                        f"{given[label]!r}."
+                    )
+            elif fitting and self.binning == "mdl":
+                e = mdl_edges(self._numeric_values(df, p), y[0], y[1], weights)
+            elif fitting:
+                e = quantile_edges(self._numeric_values(df, p), self.n_bins, weights)
+            else:
+                raise ParameterError(
+                    f"Column {label!r} is numeric: {type(self).__name__} cuts it into bins "
+                    "whose edges must be the same for every batch, so partial_fit needs them "
+                    f"fixed first. Pass bin_edges={{{label!r}: [...]}} (e.g. a fitted model's "
+                    "bin_edges_, or nbayes.estimators.seminaive.quantile_edges of a sample), "
+                    "declare it categorical=[...], or use fit on all rows."
+                )
+            edges[label] = e
+        self._edges = edges
+
+    def _numeric_values(self, df: pd.DataFrame, p: int) -> np.ndarray:
+        col = df.iloc[:, p]
+        try:
+            return col.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            num = pd.to_numeric(col, errors="coerce")
+            bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
+            raise DataError(
+                f"Column {self._columns[p]!r} (index {p}) is numeric but holds "
+                f"{show(col.iloc[bad[0]])} at row {bad[0]}; fix the value or declare the column "
+                "categorical."
+            ) from None
+
+    def _n_categories(self) -> np.ndarray:
+        """K_j of every column: vocabulary size, or number of bins."""
+        k = np.empty(self.n_features_in_, dtype=np.int64)
+        k[~self._numeric] = self._vocab.n_categories()
+        k[self._numeric] = [
+            self._edges[self._columns[p]].size + 1 + (self.missing == "category")
+            for p in np.flatnonzero(self._numeric)
+        ]
+        return np.maximum(k, 1)
+
+    def _codes(self, df: pd.DataFrame, mode: str) -> np.ndarray:
+        """Integer codes of a table: -1 missing, UNSEEN_CODE for a category never learned."""
+        codes = np.empty(df.shape, dtype=np.int64)
+        cat = np.flatnonzero(~self._numeric)
+        if cat.size:
+            part = df.iloc[:, cat]
+            cat_codes, unseen = self._vocab.encode(
+                part, mode == "learn", self.missing == "category"
+            )
+            if unseen is not None and mode == "unlearn":
+                row, j = divmod(unseen, cat.size)
+                raise DataError(
+                    f"Column {self._columns[cat[j]]!r} has the category "
+                    f"{show(part.iat[row, j])} at row {row}, which no training batch "
+                    "contained, so these rows cannot have been learned and cannot be unlearned."
+                )
+            if unseen is not None and mode == "count":
+                row, j = divmod(unseen, cat.size)
+                raise DataError(
+                    f"Column {self._columns[cat[j]]!r} has the category "
+                    f"{show(part.iat[row, j])} at row {row}, outside the vocabulary set up for "
+                    "counting."
+                )
+            codes[:, cat] = cat_codes
+        for p in np.flatnonzero(self._numeric).tolist():  # bounded by the columns
+            x = self._numeric_values(df, p)
+            code = np.searchsorted(self._edges[self._columns[p]], x, side="left")
+            if np.isinf(x).any():
+                r = int(np.flatnonzero(np.isinf(x))[0])
+                raise DataError(
+                    f"Column {self._columns[p]!r} (index {p}) holds {x[r]} at row {r}; "
+                    "numeric values must be finite (NaN marks a missing value)."
+                )
+            # Missing as a category: the code after the last bin.
+            nan_code = self._edges[self._columns[p]].size + 1 if self.missing == "category" else -1
+            codes[:, p] = np.where(np.isnan(x), nan_code, code)
+        return codes
+
+    def _vocabulary_snapshot(self):
+        return getattr(self, "_vocab", None) and self._vocab.copy()
+
+    def _restore_vocabulary(self, snapshot) -> None:
+        if snapshot is not None:
+            self._vocab = snapshot
+
+    # -- fitting -------------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X, y in one pass over the rows.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Categories (strings, booleans, pandas categoricals, columns named in
+            ``categorical``) and numbers (cut into ``n_bins`` quantile bins); NaN / None are
+            missing values.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        for attr in ("classes_", "stats_"):
+            self.__dict__.pop(attr, None)
+        df = self._validate_X(X, reset=True)
+        y = self._check_y(y, df)
+        weights = check_sample_weight(sample_weight, df.shape[0])
+        classes = fit_classes(y)
+        self._set_edges(df, weights, fitting=True, y=(label_codes(y, classes)[0], classes.size))
+        return self._learn(df, y, weights, classes=classes)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Update the model with one batch; equals ``fit`` on all batches together (numeric
+        columns need ``bin_edges``; see the module docstring).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, optional
+            All labels; required on the first call.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ParameterError(
+                "classes must be passed on the first call to partial_fit: the full list of "
+                "labels, e.g. partial_fit(X, y, classes=np.unique(y_all))."
+            )
+        df = self._validate_X(X, reset=first)
+        if first:
+            self._set_edges(df, None, fitting=False)
+        y = self._check_y(y, df)
+        if classes is not None:
+            classes = np.unique(np.asarray(classes)) if first else np.asarray(classes)
+        return self._learn(df, y, sample_weight, classes=classes)
+
+    def _learn_batch(self, df, y, sample_weight, classes):
+        weights = check_sample_weight(sample_weight, df.shape[0])
+        first = not hasattr(self, "stats_")
+        if first:
+            self._set_classes(classes)
+        elif classes is not None:
+            added = self._set_classes(classes)
+            if added:
+                self.stats_ = _add_classes(self.stats_, added)
+        stats = self._accumulate(df, self._encode_labels(y, weights), "learn")
+        self.stats_ = stats if first else self._merge_stats(self.stats_, stats)
+        if first:
+            self.finalize()
+        else:
+            self._defer_finalize()
+        return self
+
+    def _accumulate(self, df, labels: Labels, mode: str) -> dict:
+        codes = self._codes(df, mode)
+        stats = _counts.accumulate(
+            codes,
+            labels,
+            self._order(),
+            n_categories=self._n_categories(),
+            max_bytes=int(self.max_table_bytes),
+            model=type(self).__name__,
+            feature_names=self._columns,
+        )
+        return self._extra_stats(codes, labels, stats)
+
+    def _extra_stats(self, codes, labels, stats: dict) -> dict:
+        return stats
+
+    def _merge_stats(self, a: dict, b: dict) -> dict:
+        return _counts.merge(a, b)
+
+    # -- the estimator protocol (see ._protocol) -----------------------------------------------
+    def setup(self, meta, summary=None) -> None:
+        """Get ready to accumulate batches (see :meth:`EstimatorProtocol.setup`): columns from
+        ``meta`` (a DataFrame with no rows, or the number of columns); numeric columns need
+        ``bin_edges``."""
+        self._forget()
+        frame = meta if isinstance(meta, pd.DataFrame) else pd.DataFrame(np.zeros((0, int(meta))))
+        self._set_columns(frame, isinstance(meta, pd.DataFrame))
+        self._set_edges(frame, None, fitting=False)
+
+    def merge_statistics(self, a: dict, b: dict) -> dict:
+        return self._merge_stats(a, b)
+
+    def subtract_statistics(self, a: dict, b: dict) -> dict:
+        return self._subtract_stats(a, b)
+
+    def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
+        out = {}
+        for k, v in stats.items():
+            if k in ("n_categories", "vectors"):
+                out[k] = v
+            else:
+                out[k] = np.zeros((n_classes, *v.shape[1:]))
+                out[k][np.asarray(positions)] = v
+        return out
+
+    def recode_statistics(self, other) -> dict:
+        return self._merge_state_from(other)
+
+    def _subtract_stats(self, a: dict, b: dict) -> dict:
+        return _counts.subtract(a, b, self.classes_.tolist())
+
+    def finalize(self) -> None:
+        """Derive the scoring tables (structure included) from the statistics now."""
+        stats = self.stats_
+        d = stats["n_categories"].size
+        a = pseudo_count(check_alpha(self.alpha, d, self.estimate), self.estimate)
+        log_prior = self._log_prior(stats["class_count"])
+        params = self._build(stats, a)
+        before = dict(self.__dict__)
+        # tables_ holds the scoring structure; params_ lists its float tables, as the other
+        # estimators' params_ do (model files check them for NaN).
+        self.tables_, self.params_ = params, [_float_tables(params)]
+        self.class_log_prior_ = log_prior
+        self.class_count_ = stats["class_count"]
+        self._publish()
+        changed = {k for k, v in self.__dict__.items() if k not in before or before[k] is not v}
+        self._derived = tuple(sorted(changed.union(before.get("_derived", ()))))
+        self._stale = False
+
+    @property
+    def bin_edges_(self) -> dict:
+        """Inner bin edges of each numeric column (column label -> array)."""
+        check_is_fitted(self, "stats_")
+        return {k: v.copy() for k, v in self._edges.items()}
+
+    @property
+    def categories_(self) -> dict:
+        """Categories of each categorical column, in code order (column label -> array)."""
+        check_is_fitted(self, "stats_")
+        cat = np.flatnonzero(~self._numeric)
+        return {self._columns[p]: v for p, v in zip(cat.tolist(), self._vocab.by_column())}
+
+    def table_bytes(self) -> int:
+        """Bytes of the count tables held in ``stats_`` (the pair and triple tables)."""
+        check_is_fitted(self, "stats_")
+        return int(sum(v.nbytes for k, v in self.stats_.items() if k != "n_categories"))
+
+    # -- prediction ------------------------------------------------------------------------------
+    def _jll(self, X, normalised: bool) -> np.ndarray:
+        check_is_fitted(self, "stats_")
+        df = self._validate_X(X, reset=False)
+        return self._score(self._codes(df, "score"))
+
+    def _posterior(self, X, log: bool) -> np.ndarray:
+        jll = self._jll(X, normalised=True)
+        with np.errstate(invalid="ignore"):
+            out = jll - logsumexp(jll, axis=1, keepdims=True)
+        return out if log else np.exp(out)
+
+    def explain(self, X, feature_names=None):
+        """Not available for averaged or whole-vector models: their scores do not split
+        into one term per feature (TAN and KDB have :meth:`explain`)."""
+        raise NotImplementedError(
+            f"explain is not available for {type(self).__name__}: its scores average (or "
+            "look up) whole estimators and do not split into one term per feature. TAN and "
+            "KDB explain their predictions."
+        )
+
+    def top_features(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} is not linear: no per-feature weights.")
+
+    def _linear_form(self):
+        raise AttributeError(f"{type(self).__name__} is not linear in its features.")
+
+    def __sklearn_tags__(self):
+        tags = super(BaseNB, self).__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
+    def _make_families(self, n_features: int):
+        return []
+
+    # -- model files -------------------------------------------------------------------------------
+    def _get_layout(self) -> dict:
+        """How columns become codes: labels, which are numeric, the categories' vocabulary
+        (values as text with a type tag) and the numeric columns' bin edges."""
+        return {
+            "columns": list(self._columns),
+            "from_table": bool(self._from_table),
+            "numeric": self._numeric.copy(),
+            "vocabulary": {"first_code": int(self._vocab.first_code), **self._vocab.to_arrays()},
+            "edges": [self._edges[self._columns[p]] for p in np.flatnonzero(self._numeric)],
+        }
+
+    def get_state(self) -> dict:
+        """The fitted state as plain data (see :meth:`BaseNB.get_state`); ``statistics`` are
+        the count tables of :mod:`nbayes.seminaive` and there are no families."""
+        return super().get_state()
+
+    def set_state(self, state: dict):
+        """Become the fitted model of :meth:`get_state` output; ValueError if the parts do
+        not fit together."""
+        layout = state["layout"]
+        columns, numeric = list(layout["columns"]), np.asarray(layout["numeric"], dtype=bool)
+        n_features = int(state["n_features_in"])
+        edges = [np.asarray(e, dtype=np.float64) for e in layout["edges"]]
+        if len(columns) != n_features or numeric.shape != (n_features,):
+            raise ValueError(f"the layout names {len(columns)} columns for {n_features} features.")
+        if len(edges) != int(numeric.sum()) or any(
+            e.ndim != 1 or np.any(np.diff(e) <= 0) for e in edges
+        ):
+            raise ValueError("the numeric columns' bin edges are inconsistent.")
+        spec = layout["vocabulary"]
+        vocab = Vocabulary.from_arrays(
+            int((~numeric).sum()),
+            int(spec["first_code"]),
+            {k: v for k, v in spec.items() if k != "first_code"},
+        )
+        self._columns, self._from_table = columns, bool(layout["from_table"])
+        self._numeric, self._vocab = numeric, vocab
+        self._edges = {columns[p]: e for p, e in zip(np.flatnonzero(numeric).tolist(), edges)}
+        self.__dict__.pop("feature_names_in_", None)
+        self.n_features_in_ = n_features
+        if state.get("feature_names_in") is not None:
+            self.feature_names_in_ = np.asarray(state["feature_names_in"]).astype(object)
+        self.classes_ = np.asarray(state["classes"])
+        stats = {k: np.asarray(v) for k, v in state["statistics"].items()}
+        n_cat = self._n_categories()
+        if "n_categories" not in stats or not np.array_equal(stats["n_categories"], n_cat):
+            raise ValueError("the statistics do not match the vocabulary and bin edges.")
+        for k, v in _counts.zeros(n_cat, self.classes_.size, self._order()).items():
+            if k not in stats or stats[k].shape != v.shape:
+                raise ValueError(f"statistics {k!r} are missing or of the wrong shape.")
+            if k != "n_categories" and not (
+                np.all(np.isfinite(stats[k])) and stats[k].min(initial=0) >= 0
+            ):
+                raise ValueError(f"statistics {k!r} must be finite, non-negative counts.")
+        self._check_extra_stats(stats)
+        self.stats_ = stats
+        self.finalize()
+        return self
+
+    def _check_extra_stats(self, stats: dict) -> None:
+        """Check statistics beyond the count tables (JointBayes' vectors)."""
+
+    # -- merging -----------------------------------------------------------------------------------
+    def _merge_state_from(self, other) -> dict:
+        """``other``'s statistics in this model's codes: vocabularies united, counts re-laid."""
+        if other._edges.keys() != self._edges.keys() or any(
+            not np.array_equal(self._edges[k], other._edges[k]) for k in self._edges
+        ):
+            raise ParameterError(
+                "Cannot merge: the models cut numeric columns at different bin edges. Fit "
+                "the shards with the same bin_edges (e.g. one model's bin_edges_)."
+            )
+        new_code = self._vocab.absorb(other._vocab)
+        maps = [None] * self.n_features_in_
+        cat = np.flatnonzero(~self._numeric)
+        for j, p in enumerate(cat.tolist()):  # bounded by the columns
+            mine = other._vocab.column == j
+            mp = np.zeros(int(other._vocab.n_categories()[j]), dtype=np.int64)
+            mp[other._vocab.code[mine]] = new_code[mine]
+            maps[p] = mp
+        return self._relayout_stats(other.stats_, self._n_categories(), maps)
+
+    def _relayout_stats(self, stats: dict, n_cat, maps) -> dict:
+        return _counts.relayout(stats, np.maximum(n_cat, stats["n_categories"]), maps)
+
+
+def _float_tables(tables, path: str = "") -> dict:
+    """Every float array inside the nested dicts and lists of ``tables``, by path."""
+    if isinstance(tables, np.ndarray):
+        return {path: tables} if tables.dtype.kind == "f" else {}
+    if not isinstance(tables, (dict, list)):
+        return {}
+    items = tables.items() if isinstance(tables, dict) else enumerate(tables)
+    out = {}
+    for key, value in items:  # bounded by the size of the parameter structure
+        out.update(_float_tables(value, f"{path}/{key}" if path else str(key)))
+    return out
+
+
+def _add_classes(stats: dict, n_new: int) -> dict:
+    out = dict(stats)
+    for k, v in stats.items():
+        if k not in ("n_categories", "vectors"):
+            out[k] = np.concatenate([v, np.zeros((n_new, *v.shape[1:]))], axis=0)
+    return out
+
+
+_COMMON_DOC = """
+    alpha : float or array of shape (n_features,), default=1.0
+        Dirichlet pseudo-count of every conditional table.
+    estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+        (n + alpha) / (N + K alpha), (n + alpha - 1) / (N + K (alpha - 1)), or n / N.
+    missing : {"ignore", "category"}, default="ignore"
+        Missing cells (NaN, None): "ignore" leaves them out of the counts and sums them out
+        at predict (exact for TAN and KDB; AODE leaves out the factor of a missing child and
+        never uses a missing parent); "category" makes "missing" a value of its own (code 0
+        of categorical columns, the bin after the last of numeric ones), which keeps what
+        the fact of being missing says about the class.
+    binning : {"mdl", "quantile"}, default="mdl"
+        How ``fit`` cuts numeric columns: Fayyad & Irani's supervised MDL discretisation
+        (what Weka applies before AODE), or ``n_bins`` equal-frequency bins.
+    n_bins : int, default=5
+        Quantile bins of each numeric column under ``binning="quantile"``.
+    bin_edges : dict, optional
+        Fixed inner edges per numeric column (needed by ``partial_fit``).
+    categorical : list, optional
+        Columns to treat as categories although they hold numbers.
+    fit_prior : bool, default=True
+    class_prior : array-like of shape (n_classes,), optional
+    prior_alpha : float, default=0.0
+    max_table_bytes : int, default=2**30
+        Refuse inputs whose count tables would be larger (a DataError names the size).
+"""
+
+
+class AODE(_SemiNaiveNB):
+    __doc__ = (
+        """Averaged one-dependence estimators (Webb, Boughton & Wang 2005); ``n=2`` is A2DE.
+
+    Every feature (every pair of features for ``n=2``) whose value in the row was seen at
+    least ``min_parent_count`` times in training is a super-parent: its estimator models every
+    other feature given the class and the super-parent, and the estimates of P(y, x) are
+    averaged. A row with no qualifying parent falls back to the level below (A2DE -> AODE ->
+    naive Bayes). Missing cells leave their child factor out and cannot be parents.
+
+    Parameters
+    ----------
+    n : {1, 2}, default=1
+        Number of super-parents of each estimator.
+    min_parent_count : float, default=1
+        A parent value qualifies when its training weight is at least this. The default 1
+        (Weka's too) keeps every parent value that was seen: the conditional tables are
+        smoothed by ``alpha`` toward uniform, so a rarely seen parent's estimator is already
+        shrunk, and the original paper's 30 throws information away on large data (on Adult
+        it changes accuracy by less than 0.1 point).
+    """
+        + _COMMON_DOC
+        + """
+    Attributes
+    ----------
+    classes_, class_count_, class_log_prior_, n_features_in_, feature_names_in_,
+    categories_, bin_edges_, stats_ (additive count tables)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbayes import AODE
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+    >>> AODE().fit(df, [0, 1, 1, 0]).predict(df).tolist()
+    [0, 1, 1, 0]
+    """
+    )
+
+    def __init__(
+        self,
+        n=1,
+        *,
+        min_parent_count=1,
+        alpha=1.0,
+        estimate="posterior_mean",
+        missing="ignore",
+        binning="mdl",
+        n_bins=5,
+        bin_edges=None,
+        categorical=None,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+        max_table_bytes=_counts.MAX_TABLE_BYTES,
+    ):
+        self.n = n
+        self.min_parent_count = min_parent_count
+        self.alpha = alpha
+        self.estimate = estimate
+        self.missing = missing
+        self.binning = binning
+        self.n_bins = n_bins
+        self.bin_edges = bin_edges
+        self.categorical = categorical
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.max_table_bytes = max_table_bytes
+
+    def _order(self) -> int:
+        if self.n not in (1, 2) or isinstance(self.n, bool):
+            raise ParameterError(f"Parameter 'n' must be 1 (AODE) or 2 (A2DE); got {self.n!r}.")
+        return self.n + 1
+
+    def _build(self, stats, a):
+        m = float(self.min_parent_count)
+        if np.isnan(m) or m < 0:  # inf: no parent qualifies, which is naive Bayes
+            raise ParameterError(
+                f"Parameter 'min_parent_count' must be >= 0; got {self.min_parent_count!r}."
+            )
+        # Scoring holds about n + 1 normalisations of every cell of the top table.
+        _counts.check_size(
+            stats["n_categories"] + 1,
+            stats["class_count"].size,
+            self._order(),
+            int(self.max_table_bytes),
+            type(self).__name__,
+            factor=self._order(),
+        )
+        return {"levels": aode.finalize(stats, self.n, a, m)}
+
+    def _score(self, codes):
+        return aode.log_joint(codes, self.tables_["levels"], self.class_log_prior_)
+
+
+class _Network(_SemiNaiveNB):
+    """TAN and KDB: a Bayesian network whose structure is chosen at finalize."""
+
+    structure_ = Derived()
+
+    def _k(self):
+        raise NotImplementedError
+
+    def _build(self, stats, a):
+        parents = network.structure(stats, self._k())
+        return {"network": network.finalize(stats, parents, a)}
+
+    def _publish(self) -> None:
+        names = self._columns
+        self.structure_ = {
+            names[j]: [names[p] for p in pa]
+            for j, pa in enumerate(self.tables_["network"]["parents"])
+        }
+
+    def _score(self, codes):
+        return network.log_joint(codes, self.tables_["network"], self.class_log_prior_)
+
+    def explain(self, X, feature_names=None):
+        """Per-row, per-feature terms log P(x_j | y, parents of j) and the contributions to
+        the predicted class's log-odds over the runner-up (see :meth:`BaseNB.explain`).
+
+        The terms add up, with the class log prior, to :meth:`predict_joint_log_proba`. In a
+        row with missing cells the tables that involve them are summed out together: their
+        joint log value is shared equally among the missing columns. ``structure_`` names
+        the parents each term conditions on.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> ex = TAN().fit(df, [0, 1, 1, 0]).explain(df.iloc[:1])
+        >>> ex.to_frame(0)["feature"].tolist()
+        ['b', 'a']
+        """
+        predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
+        df = self._validate_X(X, reset=False)
+        codes = self._codes(df, "score")
+        net = self.tables_["network"]
+        jll = network.log_joint(codes, net, self.class_log_prior_)
+        terms = network.feature_terms(codes, net, jll - self.class_log_prior_)
+        rows = np.arange(len(predicted))
+        scores = jll.copy()
+        scores[rows, predicted] = -np.inf
+        runner_up = predicted if len(self.classes_) == 1 else np.argmax(scores, axis=1)
+        names = np.asarray(
+            self._column_labels() if feature_names is None else feature_names, dtype=str
+        )
+        return Explanation(
+            classes=self.classes_,
+            feature_names=names,
+            log_prior=self.class_log_prior_,
+            terms=terms,
+            values=df.to_numpy(dtype=object),
+            predicted=predicted,
+            runner_up=runner_up,
+        )
+
+
+class TAN(_Network):
+    __doc__ = (
+        """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
+
+    Each feature has the class and at most one other feature as parents; the feature tree
+    is the maximum spanning tree of I(X_i; X_j | Y), computed from the merged pair counts at
+    finalize, rooted at the feature with the largest I(X_j; Y). Missing values are summed out
+    exactly.
+
+    Parameters
+    ----------
+    """
+        + _COMMON_DOC
+        + """
+    Attributes
+    ----------
+    structure_ : dict
+        Column -> list of its feature parents (empty for the root).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbayes import TAN
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+    >>> TAN().fit(df, [0, 1, 1, 0]).structure_
+    {'a': [], 'b': ['a']}
+    """
+    )
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        estimate="posterior_mean",
+        missing="ignore",
+        binning="mdl",
+        n_bins=5,
+        bin_edges=None,
+        categorical=None,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+        max_table_bytes=_counts.MAX_TABLE_BYTES,
+    ):
+        self.alpha = alpha
+        self.estimate = estimate
+        self.missing = missing
+        self.binning = binning
+        self.n_bins = n_bins
+        self.bin_edges = bin_edges
+        self.categorical = categorical
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.max_table_bytes = max_table_bytes
+
+    def _order(self):
+        return 2
+
+    def _k(self):
+        return None
+
+
+class KDB(_Network):
+    __doc__ = (
+        """k-dependence Bayesian classifier (Sahami 1996).
+
+    Features are taken in order of decreasing I(X_j; Y); each takes as parents (besides the
+    class) the up to ``k`` earlier features with the largest I(X_j; X_p | Y). Counts of
+    (class, k + 1 values) are kept for every (k + 1)-subset of features, so the structure can
+    be chosen at finalize from merged statistics. ``k=0`` is naive Bayes.
+
+    Parameters
+    ----------
+    k : int, default=2
+    """
+        + _COMMON_DOC
+        + """
+    Attributes
+    ----------
+    structure_ : dict
+        Column -> list of its feature parents, strongest first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbayes import KDB
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"],
+    ...                    "c": ["s", "s", "s", "t"]})
+    >>> sorted(len(p) for p in KDB(k=2).fit(df, [0, 1, 1, 0]).structure_.values())
+    [0, 1, 2]
+    """
+    )
+
+    def __init__(
+        self,
+        k=2,
+        *,
+        alpha=1.0,
+        estimate="posterior_mean",
+        missing="ignore",
+        binning="mdl",
+        n_bins=5,
+        bin_edges=None,
+        categorical=None,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+        max_table_bytes=_counts.MAX_TABLE_BYTES,
+    ):
+        self.k = k
+        self.alpha = alpha
+        self.estimate = estimate
+        self.missing = missing
+        self.binning = binning
+        self.n_bins = n_bins
+        self.bin_edges = bin_edges
+        self.categorical = categorical
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.max_table_bytes = max_table_bytes
+
+    def _order(self):
+        if not isinstance(self.k, (int, np.integer)) or isinstance(self.k, bool) or self.k < 0:
+            raise ParameterError(f"Parameter 'k' must be an integer >= 0; got {self.k!r}.")
+        return min(int(self.k), max(self.n_features_in_ - 1, 0)) + 1
+
+    def _k(self):
+        return int(self.k)
+
+
+class JointBayes(_SemiNaiveNB):
+    __doc__ = (
+        """The Bayes classifier that counts whole feature vectors, with a naive Bayes backoff.
+
+    A row whose complete feature vector was seen at least ``min_count`` times is classified
+    by the smoothed class distribution of that vector, (n(y, x) + alpha) / (n(x) + C alpha);
+    any other row (a rarer vector, an unseen category, a missing value) by the backoff
+    model: naive Bayes from the same counts, or ``backoff``, an nbayes estimator fitted on the
+    same batches. With few features and many rows this is the optimal classifier; as
+    features grow the vectors become unique and it needs vastly more rows than naive Bayes.
+
+    Parameters
+    ----------
+    min_count : float, default=1
+        Training weight a vector needs to be scored by its own counts.
+    backoff : estimator, optional
+        An unfitted nbayes estimator (e.g. ``TAN()``) for the other rows; it receives every
+        batch. Default: naive Bayes over the same codes.
+    """
+        + _COMMON_DOC
+        + """
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from nbayes import JointBayes
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+    >>> JointBayes().fit(df, [0, 1, 1, 0]).predict(df).tolist()
+    [0, 1, 1, 0]
+    """
+    )
+
+    def __init__(
+        self,
+        *,
+        min_count=1,
+        backoff=None,
+        alpha=1.0,
+        estimate="posterior_mean",
+        missing="ignore",
+        binning="mdl",
+        n_bins=5,
+        bin_edges=None,
+        categorical=None,
+        fit_prior=True,
+        class_prior=None,
+        prior_alpha=0.0,
+        max_table_bytes=_counts.MAX_TABLE_BYTES,
+    ):
+        self.min_count = min_count
+        self.backoff = backoff
+        self.alpha = alpha
+        self.estimate = estimate
+        self.missing = missing
+        self.binning = binning
+        self.n_bins = n_bins
+        self.bin_edges = bin_edges
+        self.categorical = categorical
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.prior_alpha = prior_alpha
+        self.max_table_bytes = max_table_bytes
+
+    def _order(self):
+        return 1
+
+    def _extra_stats(self, codes, labels, stats):
+        return {**stats, **joint.accumulate(codes, labels)}
+
+    def _merge_stats(self, a, b):
+        vec = joint.merge(a, b)
+        tables = _counts.merge(
+            {k: v for k, v in a.items() if k not in vec},
+            {k: v for k, v in b.items() if k not in vec},
+        )
+        return {**tables, **vec}
+
+    def _subtract_stats(self, a, b):
+        vec = joint.subtract(a, b, self.classes_.tolist())
+        tables = _counts.subtract(
+            {k: v for k, v in a.items() if k not in vec},
+            {k: v for k, v in b.items() if k not in vec},
+            self.classes_.tolist(),
+        )
+        return {**tables, **vec}
+
+    def _relayout_stats(self, stats, n_cat, maps):
+        tables = _counts.relayout(
+            {k: v for k, v in stats.items() if k not in ("vectors", "n_vectors")},
+            np.maximum(n_cat, stats["n_categories"]),
+            maps,
+        )
+        vec = {"vectors": stats["vectors"], "n_vectors": stats["n_vectors"]}
+        if maps is not None:
+            vec = joint.recode(vec, maps)
+        return {**tables, **vec}
+
+    def _build(self, stats, a):
+        m = float(self.min_count)
+        if not np.isfinite(m) or m < 0:
+            raise ParameterError(f"Parameter 'min_count' must be >= 0; got {self.min_count!r}.")
+        return {
+            "joint": joint.finalize(stats, float(np.mean(a)) if a.size else 1.0, m),
+            "naive": aode.finalize_level(stats, 0, a, 1.0),
+        }
+
+    def _learn_batch(self, df, y, sample_weight, classes):
+        super()._learn_batch(df, y, sample_weight, classes)
+        if self.backoff is not None:
+            if not hasattr(self, "backoff_"):
+                self.backoff_ = clone(self.backoff)
+            self.backoff_.partial_fit(df, y, classes=self.classes_, sample_weight=sample_weight)
+        return self
+
+    def _jll(self, X, normalised):
+        check_is_fitted(self, "stats_")
+        df = self._validate_X(X, reset=False)
+        codes = self._codes(df, "score")
+
+        def fallback(rows):
+            if self.backoff is None:
+                return aode.log_joint(codes[rows], [self.tables_["naive"]], self.class_log_prior_)
+            out = self.backoff_.predict_joint_log_proba(df.iloc[rows])
+            order = pd.Index(self.backoff_.classes_).get_indexer(self.classes_)
+            return out[:, order]
+
+        return joint.log_joint(codes, self.stats_, self.tables_["joint"], fallback)
+
+    def get_state(self) -> dict:
+        if self.backoff is not None:
+            raise ParameterError(
+                "JointBayes with a backoff estimator cannot be saved yet; save the default "
+                "(naive Bayes backoff) or the backoff model on its own."
+            )
+        return super().get_state()
+
+    def _check_extra_stats(self, stats: dict) -> None:
+        vectors, counts = stats.get("vectors"), stats.get("n_vectors")
+        n_cat = stats["n_categories"]
+        if (
+            vectors is None
+            or counts is None
+            or vectors.ndim != 2
+            or vectors.dtype.kind != "i"
+            or vectors.shape[1] != n_cat.size
+            or counts.shape != (self.classes_.size, vectors.shape[0])
+            or (vectors.size and (vectors.min() < 0 or np.any(vectors >= n_cat)))
+            or not (np.all(np.isfinite(counts)) and counts.min(initial=0) >= 0)
+        ):
+            raise ValueError("the JointBayes table of feature vectors is inconsistent.")

@@ -1,0 +1,212 @@
+"""AODE, A2DE, TAN, KDB and JointBayes as estimators: tables in, same model from fit,
+partial_fit, merged shards, unlearn and model files."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.metrics import mutual_info_score
+
+import nbayes
+from nbayes.estimators import REGISTRY
+from nbayes.estimators.seminaive import mdl_edges, quantile_edges
+from nbayes.exceptions import DataError, ParameterError
+
+MODELS = [
+    nbayes.AODE(),
+    nbayes.AODE(n=2),
+    nbayes.TAN(),
+    nbayes.KDB(k=2),
+    nbayes.KDB(k=1, missing="category"),
+    nbayes.JointBayes(min_count=2),
+]
+IDS = ["aode", "a2de", "tan", "kdb2", "kdb1-category", "joint"]
+
+
+def table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue"], n)
+    y = np.where(rng.random(n) < 0.8, colour == "red", rng.random(n) < 0.5).astype(int)
+    shape = np.where(rng.random(n) < 0.7, np.where(y == 1, "round", "square"), "oval")
+    size = rng.normal(y * 2.0, 1.0)
+    df = pd.DataFrame(
+        {
+            "colour": colour,
+            "shape": shape,
+            "spots": rng.random(n) < 0.3 + 0.4 * y,
+            "size": size,
+            "grade": np.where(shape == "oval", "a", rng.choice(["a", "b"], n)),
+        }
+    )
+    df.loc[rng.random(n) < 0.1, "colour"] = None
+    df.loc[rng.random(n) < 0.1, "size"] = np.nan
+    return df, np.asarray(["no", "yes"])[y]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_fit_equals_partial_fit_equals_merged_shards(model):
+    df, y = table()
+    fitted = clone(model).fit(df, y)
+    edges = fitted.bin_edges_
+    assert list(edges) == ["size"] and edges["size"].size >= 1
+    stream = clone(model).set_params(bin_edges=edges)
+    # Shuffled chunks: categories appear in another order, so codes differ from fit's.
+    order = np.random.default_rng(1).permutation(len(y))
+    for rows in np.array_split(order, 5):
+        stream.partial_fit(df.iloc[rows], y[rows], classes=["no", "yes"])
+    shards = [
+        clone(model).set_params(bin_edges=edges).fit(df.iloc[rows], y[rows])
+        for rows in np.array_split(order[::-1], 3)
+    ]
+    merged = nbayes.merge(*shards)
+    expected = fitted.predict_proba(df)
+    assert np.all(np.isfinite(expected))
+    np.testing.assert_allclose(expected.sum(axis=1), 1.0)
+    for other in (stream, merged):
+        np.testing.assert_allclose(other.predict_proba(df), expected, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(
+            other.predict_joint_log_proba(df), fitted.predict_joint_log_proba(df), rtol=1e-10
+        )
+        assert getattr(other, "structure_", None) == getattr(fitted, "structure_", None)
+        assert other.categories_.keys() == fitted.categories_.keys()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_weights_unlearn_and_model_files(model, tmp_path):
+    df, y = table(n=200, seed=2)
+    edges = clone(model).fit(df, y).bin_edges_
+    base = clone(model).set_params(bin_edges=edges)
+    w = np.random.default_rng(3).integers(0, 3, len(y))
+    weighted = clone(base).fit(df, y, sample_weight=w)
+    repeated = clone(base).fit(df.loc[df.index.repeat(w)], np.repeat(y, w))
+    np.testing.assert_allclose(weighted.predict_proba(df), repeated.predict_proba(df), rtol=1e-10)
+
+    full = clone(base).fit(df, y)
+    rest = clone(base).fit(df.iloc[60:], y[60:])
+    full.unlearn(df.iloc[:60], y[:60])
+    np.testing.assert_allclose(full.predict_proba(df), rest.predict_proba(df), rtol=1e-10)
+    assert getattr(full, "structure_", None) == getattr(rest, "structure_", None)
+
+    path = nbayes.save(rest, tmp_path / "model.nbm")
+    back = nbayes.load(path)
+    assert type(back) is type(model) and repr(back.get_params()) == repr(rest.get_params())
+    np.testing.assert_array_equal(back.predict_proba(df), rest.predict_proba(df))
+    back.partial_fit(df.iloc[:60], y[:60])  # a loaded model keeps learning
+    np.testing.assert_allclose(
+        back.predict_proba(df), clone(base).fit(df, y).predict_proba(df), rtol=1e-10
+    )
+
+
+def test_registered_and_exported():
+    for name in ("AODE", "TAN", "KDB", "JointBayes"):
+        assert REGISTRY[name] is getattr(nbayes, name)
+
+
+def test_tan_structure_is_a_tree_rooted_at_the_most_informative_column():
+    df, y = table(n=400)
+    model = nbayes.TAN().fit(df, y)
+    assert sorted(model.structure_) == sorted(df.columns)
+    roots = [c for c, p in model.structure_.items() if not p]
+    codes = df.assign(size=np.searchsorted(model.bin_edges_["size"], df["size"]))
+    # I(X; Y) over the rows that observed X, as the model measures it.
+    mi = {c: mutual_info_score(df[c].astype(str), y) for c in ("shape", "spots", "grade")}
+    mi["colour"] = mutual_info_score(df["colour"].dropna(), y[df["colour"].notna()])
+    mi["size"] = mutual_info_score(codes["size"][df["size"].notna()], y[df["size"].notna()])
+    assert roots == [max(mi, key=mi.get)] == ["shape"]
+    assert all(len(p) <= 1 for p in model.structure_.values())
+    assert model.structure_["grade"] == ["shape"]  # grade depends on shape, not on y
+    kdb = nbayes.KDB(k=2).fit(df, y)
+    assert max(len(p) for p in kdb.structure_.values()) == 2
+
+
+def test_unseen_categories_and_missing_values_are_scored():
+    df, y = table()
+    new = pd.DataFrame(
+        {
+            "colour": ["purple", None],
+            "shape": ["round", None],
+            "spots": [True, False],
+            "size": [np.nan, 100.0],
+            "grade": [None, "z"],
+        }
+    )
+    for model in MODELS:
+        proba = clone(model).fit(df, y).predict_proba(new)
+        assert np.all(np.isfinite(proba)), model
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_partial_fit_refuses_numeric_columns_without_edges():
+    df, y = table()
+    with pytest.raises(ParameterError, match=r"Column 'size' is numeric.*bin_edges=\{'size'"):
+        nbayes.TAN().partial_fit(df, y, classes=["no", "yes"])
+    model = nbayes.TAN(categorical=["size"]).partial_fit(df.round(), y, classes=["no", "yes"])
+    assert "size" in model.categories_
+
+
+def test_wide_inputs_are_refused_with_the_size_needed():
+    df = pd.DataFrame({f"c{j}": [str(v) for v in range(40)] for j in range(30)})
+    with pytest.raises(
+        DataError, match=r"AODE would need 3\.9 GiB .*\(30 features with 1200 categories"
+    ):
+        nbayes.AODE(n=2, max_table_bytes=2**20).fit(df, np.arange(40) % 2)
+    model = nbayes.TAN().fit(df, np.arange(40) % 2)
+    assert model.table_bytes() == 8 * 2 * (1200 + 435 * 1600) + 16
+
+
+def test_bad_parameters_and_unlearning_rows_never_learned():
+    df, y = table()
+    with pytest.raises(ParameterError, match=r"'n' must be 1 \(AODE\) or 2"):
+        nbayes.AODE(n=3).fit(df, y)
+    with pytest.raises(ParameterError, match="'missing' must be one of"):
+        nbayes.TAN(missing="drop").fit(df, y)
+    model = nbayes.TAN().fit(df, y)
+    new = df.iloc[:3].assign(colour="purple")
+    with pytest.raises(DataError, match="category 'purple' at row 0, which no training batch"):
+        model.unlearn(new, y[:3])
+
+
+def test_joint_bayes_uses_vector_counts_and_backs_off():
+    df = pd.DataFrame({"a": ["x", "x", "y", "y", "y"], "b": ["u", "u", "u", "v", "v"]})
+    y = [0, 0, 1, 1, 0]
+    model = nbayes.JointBayes(min_count=2).fit(df, y)
+    jll = model.predict_joint_log_proba(pd.DataFrame({"a": ["x", "y"], "b": ["u", "v"]}))
+    # (x, u) seen twice, both class 0: P(x) = 2/5, P(y | x) = (2 + 1, 0 + 1) / 4.
+    np.testing.assert_allclose(jll[0], np.log(2 / 5 * np.array([3 / 4, 1 / 4])))
+    # (y, v) seen twice too, one of each class.
+    np.testing.assert_allclose(jll[1], np.log(2 / 5 * np.array([1 / 2, 1 / 2])))
+    rare = pd.DataFrame({"a": ["y"], "b": ["u"]})  # seen once: naive Bayes
+    naive = nbayes.AODE(min_parent_count=1e9).fit(df, y).predict_joint_log_proba(rare)
+    np.testing.assert_allclose(model.predict_joint_log_proba(rare), naive)
+    tan = nbayes.JointBayes(min_count=2, backoff=nbayes.TAN()).fit(df, y)
+    np.testing.assert_allclose(
+        tan.predict_joint_log_proba(rare), nbayes.TAN().fit(df, y).predict_joint_log_proba(rare)
+    )
+
+
+def test_bin_edges():
+    assert quantile_edges([0, 0, 0, 0, 0, 0, 1, 2, 3, 4], 3).tolist() == [0.0, 2.0]
+    assert quantile_edges(np.arange(100), 5).tolist() == [19.0, 39.0, 59.0, 79.0]
+    assert quantile_edges([1, 2, 3, 4], 2, [3, 1, 1, 1]).tolist() == [1.0]  # weights count
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=1000)
+    assert mdl_edges(x, (x > 0.5).astype(int), 2).tolist() == [x[x <= 0.5].max()]
+    assert mdl_edges(x, rng.integers(0, 2, 1000), 2).size == 0  # noise: no cut
+
+
+def test_tan_and_kdb_explain_with_missing_values_aode_refuses():
+    df, y = table()
+    rows = df.iloc[:20]
+    for model in (nbayes.TAN(), nbayes.KDB(k=2)):
+        model.fit(df, y)
+        ex = model.explain(rows)
+        jll = model.predict_joint_log_proba(rows)
+        np.testing.assert_allclose(ex.joint_log_proba, jll, rtol=1e-12)
+        missing = rows.isna().to_numpy()
+        assert missing.any()
+        # A complete row's terms are its tables' own cells: log P(x_j | y, parents) < 0.
+        complete = ~missing.any(axis=1)
+        assert np.all(ex.terms[complete] < 0)
+        assert ex.feature_names.tolist() == list(df.columns)
+    with pytest.raises(NotImplementedError, match="explain is not available for AODE"):
+        nbayes.AODE().fit(df, y).explain(rows)
