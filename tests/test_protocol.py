@@ -58,6 +58,11 @@ def _case(name: str):
         "MultinomialNB": (nbayes.MultinomialNB(), counts, y),
         "PoissonNB": (nbayes.PoissonNB(), counts, y),
         "TextNB": (nbayes.TextNB(), _words(n), y),
+        # The semi-naive models on categories (numeric columns would need fixed bin_edges).
+        **{
+            cls.__name__: (cls(categorical=["rooms"]), _table(n).drop(columns="area"), y)
+            for cls in (nbayes.AODE, nbayes.TAN, nbayes.KDB, nbayes.JointBayes)
+        },
     }[name]
 
 

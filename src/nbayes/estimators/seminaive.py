@@ -30,6 +30,7 @@ from ..seminaive import _counts, aode, joint, network
 from ._base import BaseNB, Derived, check_sample_weight, fit_classes, label_codes
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
+from ._protocol import SurveyStep
 
 STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency.
@@ -446,6 +447,21 @@ class _SemiNaiveNB(BaseNB):
         return _counts.merge(a, b)
 
     # -- the estimator protocol (see ._protocol) -----------------------------------------------
+    def survey_step(self, meta, summary=None) -> SurveyStep | None:
+        """One pass for the distinct values of the categorical columns (so that codes are
+        those of ``fit`` on all rows); numeric columns need ``bin_edges`` instead."""
+        if summary is not None or not isinstance(meta, pd.DataFrame):
+            return None
+        declared = set(self.categorical or ())
+        columns = [
+            c
+            for c, t in meta.dtypes.items()
+            if c in declared
+            or isinstance(t, pd.CategoricalDtype)
+            or getattr(t, "kind", "O") in "bOUSV"
+        ]
+        return SurveyStep(columns, _distinct_values, _union_values) if columns else None
+
     def setup(self, meta, summary=None) -> None:
         """Get ready to accumulate batches (see :meth:`EstimatorProtocol.setup`): columns from
         ``meta`` (a DataFrame with no rows, or the number of columns); numeric columns need
@@ -454,6 +470,15 @@ class _SemiNaiveNB(BaseNB):
         frame = meta if isinstance(meta, pd.DataFrame) else pd.DataFrame(np.zeros((0, int(meta))))
         self._set_columns(frame, isinstance(meta, pd.DataFrame))
         self._set_edges(frame, None, fitting=False)
+        cat = [self._columns[p] for p in np.flatnonzero(~self._numeric)]
+        if summary and cat:
+            # One learning batch holding every value: codes follow the values' order, as in
+            # a fit on all rows (padding cells are missing, which learning skips).
+            values = [np.asarray(summary.get(c, []), dtype=object) for c in cat]
+            grid = np.full((max(1, *(v.size for v in values)), len(cat)), None, dtype=object)
+            for j, v in enumerate(values):  # bounded by the columns
+                grid[: v.size, j] = v
+            self._vocab.encode(grid, True, self.missing == "category")
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
         return self._merge_stats(a, b)
@@ -635,6 +660,20 @@ class _SemiNaiveNB(BaseNB):
 
     def _relayout_stats(self, stats: dict, n_cat, maps) -> dict:
         return _counts.relayout(stats, np.maximum(n_cat, stats["n_categories"]), maps)
+
+
+def _distinct_values(part: pd.DataFrame) -> dict:
+    """Distinct non-missing values of each column of a partition (a survey step)."""
+    return {c: pd.unique(part[c].dropna().to_numpy(dtype=object)) for c in part.columns}
+
+
+def _union_values(*parts: dict) -> dict:
+    """Union of :func:`_distinct_values` results (associative)."""
+    out: dict = {}
+    for part in parts:  # bounded by the summaries combined
+        for c, v in part.items():
+            out[c] = pd.unique(np.concatenate([out.get(c, np.empty(0, object)), v]))
+    return out
 
 
 def _float_tables(tables, path: str = "") -> dict:
