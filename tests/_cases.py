@@ -78,9 +78,8 @@ class Case:
     sparse: bool  # accepts scipy sparse X (and keeps the results)
     matrix: bool  # X is a numeric matrix (float32 copies, column slices)
     family: str | None = None  # the one family the case models, if any
-    #: Whether a row of weight zero leaves no trace. Not yet for MixedNB with categorical
-    #: columns: a value seen only in such rows still gets a category code (see
-    #: test_conformance.py::test_zero_weight_categories_leave_no_trace, a strict xfail).
+    #: Whether a row of weight zero leaves no trace. Not yet for the semi-naive models: a
+    #: value seen only in such rows still gets a category code there.
     zero_weight_exact: bool = True
     #: Whether nbayes.dask.fit runs the estimator (else it must refuse it clearly).
     dask: bool = True
@@ -128,7 +127,6 @@ def family_case(name: str) -> Case:
         False,
         True,
         name,
-        zero_weight_exact=name != "categorical",
     )
 
 
@@ -140,7 +138,7 @@ def own_case(estimator: str) -> Case:
         maker,
         False,
         matrix,
-        zero_weight_exact=False,
+        zero_weight_exact=estimator == "MixedNB",
         dask=getattr(type(factory(1)), "dask_fit", True),
         explains=estimator not in ("AODE", "JointBayes"),
     )

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from _cases import OWN_DATA, OWN_SUITES, PRESETS, estimator_cases
 from conformance import (
@@ -103,14 +104,9 @@ def test_ci_runs_the_property_tests_reproducibly():
         assert settings.default.derandomize
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MixedNB gives a category code to a value seen only in rows of weight zero; coded "
-    "below a weighted value it then counts in K_j and changes the smoothing. The conformance "
-    "cases of MixedNB with categorical columns draw weights >= 1 until this is fixed "
-    "(Case.zero_weight_exact).",
-)
 def test_zero_weight_categories_leave_no_trace():
+    # A value seen only in rows of weight zero gets no category code: coded below a weighted
+    # value it would count in K_j and change the smoothing.
     X = np.array([[0], [1], [3], [0], [3]])  # 1 is seen only with weight zero
     y = np.array([0, 1, 0, 1, 1])
     w = np.array([1, 0, 1, 1, 1])
@@ -120,3 +116,28 @@ def test_zero_weight_categories_leave_no_trace():
     np.testing.assert_allclose(
         weighted.predict_joint_log_proba(X[w > 0]), dropped.predict_joint_log_proba(X[w > 0])
     )
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_zero_weight_category_values_leave_no_trace(partial):
+    # The same for category values (CategoricalNB and MixedNB share the column layout), also
+    # when the zero-weight value arrives in a later partial_fit batch.
+    X = pd.DataFrame({"c": ["a", "b", "z", "a", "q", "z"]})
+    y = np.array([0, 1, 0, 1, 0, 1])
+    w = np.array([1, 0, 1, 1, 0, 1])
+    for model in (nbayes.CategoricalNB(), nbayes.MixedNB()):
+        weighted = clone(model)
+        if partial:
+            weighted.partial_fit(X[:3], y[:3], classes=[0, 1], sample_weight=w[:3])
+            weighted.partial_fit(X[3:], y[3:], sample_weight=w[3:])
+        else:
+            weighted.fit(X, y, sample_weight=w)
+        dropped = clone(model).fit(X[w > 0], y[w > 0])
+        assert list(
+            weighted.categories_[0]
+            if isinstance(model, nbayes.CategoricalNB)
+            else weighted.categories_["c"]
+        ) == ["a", "z"]
+        np.testing.assert_allclose(
+            weighted.predict_joint_log_proba(X[w > 0]), dropped.predict_joint_log_proba(X[w > 0])
+        )

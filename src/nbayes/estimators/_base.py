@@ -214,10 +214,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             self, X, reset=reset, accept_sparse="csr", dtype=dtype, ensure_all_finite=False
         )
 
-    def _blocks(self, X, mode: Mode = "score") -> list:
+    def _blocks(self, X, mode: Mode = "score", counted: np.ndarray | None = None) -> list:
         """One matrix per family; presets use all columns in one block. ``mode`` says why the
         batch is read (see :mod:`._protocol`); encoders decide by it what an unseen value
-        does."""
+        does. ``counted`` (learning only) marks the rows of non-zero weight: category
+        vocabularies learn from those alone, so that a zero-weight row is a dropped row."""
         return [X]
 
     def _log_prior(self, class_count: np.ndarray) -> np.ndarray:
@@ -362,8 +363,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def _accumulate(self, X, labels: Labels, mode: Mode) -> dict:
         """Statistics of one validated batch."""
+        counted = None
+        if mode == "learn" and not labels.weights.all():
+            counted = labels.weights != 0
         return engine.accumulate(
-            self.families_, self._blocks(X, mode), labels, self._feature_names_per_block()
+            self.families_,
+            self._blocks(X, mode, counted),
+            labels,
+            self._feature_names_per_block(),
         )
 
     # -- the estimator protocol (see ._protocol) ------------------------------------------------

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import column_label, first_true, show
+from ..distributions.categorical import UNSEEN_CODE
 from ..exceptions import DataError
 from ._encoding import Vocabulary
 from ._protocol import Mode, check_mode
@@ -133,11 +134,23 @@ class ColumnLayout:
                 "(marginalised, exact under the naive assumption) or 'category'."
             )
 
-    def encode(self, part, g: int, mode: Mode) -> np.ndarray:
+    def encode(self, part, g: int, mode: Mode, counted: np.ndarray | None = None) -> np.ndarray:
         """Category codes of group ``g``'s columns ``part`` (array or DataFrame), shape
         (n, width). ``mode="learn"`` extends the vocabulary; otherwise a value outside it is
-        an error or left to the family's unseen policy (see :func:`refuses_unseen`)."""
+        an error or left to the family's unseen policy (see :func:`refuses_unseen`).
+
+        ``counted`` (learning only) marks the rows of non-zero weight. The vocabulary learns
+        from those alone, as if the others were dropped: a value seen only in rows of weight
+        zero gets no code (it would count in K_j and change the smoothing). Such a value is
+        given code 0 in its row, which its zero weight keeps out of every count."""
         self.check_missing(part, g)
+        if counted is not None:
+            rows = np.flatnonzero(counted)
+            self.encode(part.iloc[rows] if hasattr(part, "iloc") else part[rows], g, mode)
+            vocab = self._vocabulary(g)
+            codes, _ = vocab.encode(part, False, self.missing == "category", warn=False)
+            codes[codes == UNSEEN_CODE] = 0
+            return codes
         positions = self.positions[g]
         codes, unseen = self._vocabulary(g).encode(
             part,

@@ -162,7 +162,9 @@ class Vocabulary:
         split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
         return np.split(self.values[order], split)
 
-    def encode(self, values, learn: bool, missing_as_category: bool, describe=None):
+    def encode(
+        self, values, learn: bool, missing_as_category: bool, describe=None, warn: bool = True
+    ):
         """Codes of an (n, d) table (array or DataFrame); extends the vocabulary when ``learn``.
 
         Returns ``(codes, first_unseen)``: int64 codes of shape (n, d) with -1 for missing
@@ -175,7 +177,8 @@ class Vocabulary:
         When not learning, values of another type than a column's vocabulary are matched by
         what they unambiguously stand for (:meth:`_coerce`: the number 7 for the text "7" and
         the reverse), and a column where most values are still unseen gets a UserWarning that
-        names it through ``describe(j)`` (default ``"column index j"``).
+        names it through ``describe(j)`` (default ``"column index j"``) unless ``warn`` is
+        False.
         """
         n, d = values.shape
         codes = np.empty((n, d), dtype=np.int64)
@@ -183,7 +186,7 @@ class Vocabulary:
         for j in range(d):  # bounded by the group's width
             column = values.iloc[:, j] if isinstance(values, pd.DataFrame) else values[:, j]
             cell, unseen, missing = self._encode_column(j, column, learn, missing_as_category)
-            if not learn:
+            if warn and not learn:
                 self._warn_unseen(j, column, unseen, missing, describe)
             cell[unseen] = UNSEEN_CODE
             codes[:, j] = cell

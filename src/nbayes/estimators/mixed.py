@@ -529,7 +529,7 @@ class MixedNB(BaseNB):
     def _label(self, p: int) -> str:
         return f"column {self._columns[p]!r} (index {p})"
 
-    def _blocks(self, df: pd.DataFrame, mode="score") -> list:
+    def _blocks(self, df: pd.DataFrame, mode="score", counted=None) -> list:
         layout = self._layout
         blocks = []
         for g, (fam, pos, vocab) in enumerate(
@@ -537,7 +537,7 @@ class MixedNB(BaseNB):
         ):  # bounded loop: one iteration per column group
             part = df.iloc[:, pos]
             if vocab is not None:
-                blocks.append(layout.encode(part, g, mode))
+                blocks.append(layout.encode(part, g, mode, counted))
             elif fam.name == "text":
                 blocks.append(fam.encode(part))
             else:

@@ -714,10 +714,10 @@ class CategoricalNB(_DiscreteNB):
         self.categories_ = []
         self._layout.learn_values({p: found.get(c) for p, c in enumerate(meta.columns)})
 
-    def _blocks(self, X, mode="score"):
+    def _blocks(self, X, mode="score", counted=None):
         if getattr(self, "_layout", None) is None:
             return [X]
-        return [self._layout.encode(X, 0, mode)]
+        return [self._layout.encode(X, 0, mode, counted)]
 
     def _linear_names(self, block_names) -> np.ndarray:
         if getattr(self, "_layout", None) is None:
