@@ -94,11 +94,14 @@ def accumulate(
     labels: Labels,
     feature_names=None,
     budget: int | None = None,
+    check: bool = True,
 ) -> ModelStats:
     """Statistics of one batch: per-class weight totals plus each group's statistics.
 
     Rows are processed in chunks whose temporaries fit ``budget`` bytes, and the chunk
-    statistics merged, so memory stays bounded whatever the batch size.
+    statistics merged, so memory stays bounded whatever the batch size. ``check=False``
+    leaves out :func:`check_overflow` for a caller that checks the sum it adds the batch to
+    (a pass over every statistic, as long as the batch on sparse input).
     """
 
     def chunk_stats(rows: slice) -> ModelStats:
@@ -118,7 +121,9 @@ def accumulate(
         out = stats if out is None else merge(families, out, stats)
     if out is None:  # no rows at all
         out = zeros(families, labels.n_classes, [X.shape[1] for X in blocks])
-    check_overflow(families, out, blocks, feature_names, weighted=bool(np.any(labels.weights != 1)))
+    if check:
+        weighted = bool(np.any(labels.weights != 1))
+        check_overflow(families, out, blocks, feature_names, weighted=weighted)
     return out
 
 

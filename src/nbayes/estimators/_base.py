@@ -350,10 +350,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             added = self._set_classes(classes)
             if added:
                 self.stats_ = engine.add_classes(self.families_, self.stats_, added)
-        stats = self._accumulate(X, self._encode_labels(y, weights), "learn")
-        if not first:
-            # The batch alone was finite (checked by accumulate); so must the sum be.
-            stats = self.merge_statistics(self.stats_, stats)
+        labels = self._encode_labels(y, weights)
+        if first:
+            stats = self._accumulate(X, labels, "learn")
+        else:
+            # One overflow check, of the sum: a batch that overflows makes it overflow too.
+            # Only then is the batch checked alone, for an error that names its row.
+            stats = self._accumulate(X, labels, "learn", check=False)
+            try:
+                stats = self.merge_statistics(self.stats_, stats)
+            except DataError:
+                self._accumulate(X, labels, "learn")
+                raise
         self.stats_ = stats
         if first:
             self.finalize()
@@ -361,8 +369,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             self._defer_finalize()
         return self
 
-    def _accumulate(self, X, labels: Labels, mode: Mode) -> dict:
-        """Statistics of one validated batch."""
+    def _accumulate(self, X, labels: Labels, mode: Mode, check: bool = True) -> dict:
+        """Statistics of one validated batch (``check``: see :func:`engine.accumulate`)."""
         counted = None
         if mode == "learn" and not labels.weights.all():
             counted = labels.weights != 0
@@ -371,6 +379,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             self._blocks(X, mode, counted),
             labels,
             self._feature_names_per_block(),
+            check=check,
         )
 
     # -- the estimator protocol (see ._protocol) ------------------------------------------------

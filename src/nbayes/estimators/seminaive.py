@@ -427,7 +427,7 @@ class _SemiNaiveNB(BaseNB):
             self._defer_finalize()
         return self
 
-    def _accumulate(self, df, labels: Labels, mode: str) -> dict:
+    def _accumulate(self, df, labels: Labels, mode: str, check: bool = True) -> dict:
         codes = self._codes(df, mode)
         stats = _counts.accumulate(
             codes,
