@@ -275,12 +275,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 "labels, e.g. partial_fit(X, y, classes=np.unique(y_all))."
             )
         X = self._validate_X(X, reset=first)
+        if first:
+            self._start_partial_fit(X)
         y = self._check_y(y, X)
         if classes is not None:
             classes = np.asarray(classes)
             if first:
                 classes = np.unique(classes)
         return self._learn(X, y, sample_weight, classes=classes)
+
+    def _start_partial_fit(self, X) -> None:
+        """Set-up that the first ``partial_fit`` batch needs beyond ``_validate_X`` (none
+        here; the semi-naive models fix their bin edges)."""
 
     def _check_y(self, y, X):
         y = column_or_1d(y, warn=True)

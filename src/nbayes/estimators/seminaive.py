@@ -380,35 +380,10 @@ class _SemiNaiveNB(BaseNB):
         self._set_edges(df, weights, fitting=True, y=(label_codes(y, classes)[0], classes.size))
         return self._learn(df, y, weights, classes=classes)
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Update the model with one batch; equals ``fit`` on all batches together (numeric
-        columns need ``bin_edges``; see the module docstring).
-
-        Parameters
-        ----------
-        X : DataFrame or array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        classes : array-like, optional
-            All labels; required on the first call.
-        sample_weight : array-like of shape (n_samples,), optional
-
-        Returns
-        -------
-        self
-        """
-        first = not hasattr(self, "classes_")
-        if first and classes is None:
-            raise ParameterError(
-                "classes must be passed on the first call to partial_fit: the full list of "
-                "labels, e.g. partial_fit(X, y, classes=np.unique(y_all))."
-            )
-        df = self._validate_X(X, reset=first)
-        if first:
-            self._set_edges(df, None, fitting=False)
-        y = self._check_y(y, df)
-        if classes is not None:
-            classes = np.unique(np.asarray(classes)) if first else np.asarray(classes)
-        return self._learn(df, y, sample_weight, classes=classes)
+    def _start_partial_fit(self, X) -> None:
+        # Numeric columns are cut at ``bin_edges`` given up front (no batch sees all values;
+        # see the module docstring): fixed here, before the first batch is counted.
+        self._set_edges(X, None, fitting=False)
 
     def _learn_batch(self, df, y, sample_weight, classes):
         weights = check_sample_weight(sample_weight, df.shape[0])
