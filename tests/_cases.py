@@ -81,8 +81,10 @@ class Case:
     #: Whether a row of weight zero leaves no trace. Not yet for the semi-naive models: a
     #: value seen only in such rows still gets a category code there.
     zero_weight_exact: bool = True
-    #: Whether nbayes.dask.fit runs the estimator (else it must refuse it clearly).
-    dask: bool = True
+    #: Whether the model cuts numeric columns into bins whose edges the data decide (the
+    #: semi-naive models): fit, a survey pass (Dask, the CLI) and partial_fit with the
+    #: fitted edges must agree (conformance.check_numeric_columns_bin_alike).
+    numeric: bool = False
     #: Whether scores split into per-feature terms (explain); AODE and JointBayes average or
     #: look up whole estimators and refuse explain (tests/test_seminaive.py).
     explains: bool = True
@@ -139,7 +141,7 @@ def own_case(estimator: str) -> Case:
         False,
         matrix,
         zero_weight_exact=estimator == "MixedNB",
-        dask=getattr(type(factory(1)), "dask_fit", True),
+        numeric=estimator != "MixedNB",
         explains=estimator not in ("AODE", "JointBayes"),
     )
 

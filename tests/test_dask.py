@@ -596,3 +596,62 @@ def test_fit_survives_a_worker_killed_mid_fit(client):
     assert finished, "the worker was killed only after the fit had finished"
     assert victim not in client.run(os.getpid).values()
     assert_same_model(model, nbayes.GaussianNB().fit(X, y))
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        nbayes.AODE(),
+        nbayes.AODE(n=2, binning="quantile", n_bins=3),
+        nbayes.TAN(missing="category"),
+        nbayes.KDB(k=2),
+        nbayes.JointBayes(),
+    ],
+    ids=lambda m: repr(m),
+)
+def test_seminaive_on_a_messy_table_with_weights(client, model):
+    # Strings with gaps, a boolean, a numeric column with NaN (edges from the labelled
+    # survey pass, weights included) and lazy predictions: all equal to fit on one machine.
+    rng = np.random.default_rng(8)
+    n = 400
+    y = rng.choice(["no", "yes"], n)
+    df = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "green", None], n),
+            "big": rng.random(n) < 0.3,
+            "size": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n) + (y == "yes")),
+            "weight": rng.integers(1, 4, n).astype(float),
+        }
+    )
+    ddf = dd.from_pandas(df.assign(label=y), npartitions=4)
+    X = ddf.drop(columns=["label", "weight"])
+    got = nbdask.fit(clone(model), X, ddf["label"], sample_weight=ddf["weight"])
+    local = clone(model).fit(df.drop(columns="weight"), y, sample_weight=df["weight"])
+    assert local.bin_edges_["size"].size > 0
+    np.testing.assert_array_equal(got.bin_edges_["size"], local.bin_edges_["size"])
+    assert {k: v.tolist() for k, v in got.categories_.items()} == {
+        k: v.tolist() for k, v in local.categories_.items()
+    }
+    assert getattr(got, "structure_", None) == getattr(local, "structure_", None)
+    for key, value in local.stats_.items():
+        np.testing.assert_allclose(got.stats_[key], value, rtol=RTOL, err_msg=key)
+    lazy = nbdask.predict_proba(got, X)
+    assert isinstance(lazy, dd.DataFrame)
+    want = local.predict_proba(df.drop(columns="weight"))
+    np.testing.assert_allclose(lazy.compute().to_numpy(), want, rtol=RTOL, atol=1e-12)
+    labels = nbdask.predict(got, X).compute().to_numpy()
+    np.testing.assert_array_equal(labels, local.predict(df.drop(columns="weight")))
+
+
+def test_seminaive_on_a_dask_array_needs_a_table_or_given_edges(client):
+    # Numeric columns of an array need a survey pass, which reads tables; given edges do not.
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    Xd = da.from_array(X, chunks=50)
+    with pytest.raises(DataError, match="AODE surveys its data before counting"):
+        nbdask.fit(nbayes.AODE(), Xd, y)
+    edges = {0: [-0.5, 0.0, 0.5], 1: [0.0]}
+    got = nbdask.fit(nbayes.AODE(bin_edges=edges), Xd, y)
+    local = nbayes.AODE(bin_edges=edges).fit(X, y)
+    np.testing.assert_allclose(got.predict_proba(X), local.predict_proba(X), rtol=RTOL)

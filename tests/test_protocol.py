@@ -58,9 +58,10 @@ def _case(name: str):
         "MultinomialNB": (nbayes.MultinomialNB(), counts, y),
         "PoissonNB": (nbayes.PoissonNB(), counts, y),
         "TextNB": (nbayes.TextNB(), _words(n), y),
-        # The semi-naive models on categories (numeric columns would need fixed bin_edges).
+        # The semi-naive models: categories, and a numeric column whose bin edges come from
+        # a survey pass with the labels (supervised MDL binning), as fit finds them.
         **{
-            cls.__name__: (cls(categorical=["rooms"]), _table(n).drop(columns="area"), y)
+            cls.__name__: (cls(categorical=["rooms"]), _table(n), y)
             for cls in (nbayes.AODE, nbayes.TAN, nbayes.KDB, nbayes.JointBayes)
         },
     }[name]
@@ -71,7 +72,11 @@ def fit_by_protocol(est: EstimatorProtocol, chunks: list, ys: list, classes):
     meta = chunks[0].iloc[:0]
     summary = None
     while (step := est.survey_step(meta, summary)) is not None:
-        parts = [step.summarize(c if step.columns is None else c[step.columns]) for c in chunks]
+        parts = [c if step.columns is None else c[step.columns] for c in chunks]
+        if step.labels:  # the pass needs each chunk's labels (and weights: None, unit)
+            parts = [step.summarize(c, y, None) for c, y in zip(parts, ys)]
+        else:
+            parts = [step.summarize(c) for c in parts]
         summary = step.finish(summary, step.combine(*parts))
     est.setup(meta, summary)
     stats = [

@@ -11,9 +11,11 @@ Labels need no separate pass: each partition counts the classes it sees and stat
 out over the union of labels when they merge, so the classes come out sorted exactly as
 ``fit`` sorts them. What must be known before anything can be counted is found in a cheap
 first pass: the column groups and category vocabularies of ``MixedNB`` (rows, and the distinct
-values of the non-float columns) and the vocabulary of a ``TextNB`` with a CountVectorizer
-(word counts per partition, added up). Prediction maps the fitted model over the blocks and
-stays lazy.
+values of the non-float columns), the vocabulary of a ``TextNB`` with a CountVectorizer
+(word counts per partition, added up), and the category values and numeric bin edges of AODE,
+TAN, KDB and JointBayes (a pass that sees the labels: the weight of every distinct value per
+class, added up, from which the edges are cut exactly as ``fit`` cuts them). Prediction maps
+the fitted model over the blocks and stays lazy.
 
 Install with ``pip install "nbayes[dask]"``. Computations run on the current Dask scheduler:
 a ``distributed.Client`` when one is active, else Dask's local threads.
@@ -243,8 +245,14 @@ def _tree(tasks: list, shell, split_every: int):
 
 
 # -- set-up: the estimator's survey passes ------------------------------------------------------
-def _summarize(part, summarize) -> pd.Series:
-    """A survey's summary of one partition, boxed so that Dask treats it as a partition."""
+def _summarize(part, summarize, labels: bool = False) -> pd.Series:
+    """A survey's summary of one partition, boxed so that Dask treats it as a partition.
+    With ``labels``, the partition carries the label (and weight) columns, passed on apart."""
+    if labels:
+        y = part[_Y].to_numpy()
+        w = part[_W].to_numpy(dtype=np.float64) if _W in part.columns else None
+        part = part.drop(columns=[c for c in (_Y, _W) if c in part.columns])
+        return pd.Series([summarize(part, y, w)], dtype=object)
     return pd.Series([summarize(part)], dtype=object)
 
 
@@ -252,11 +260,22 @@ def _combine(combine, *parts):
     return combine(*[_unbox(p) for p in parts])
 
 
-def _survey(X, step: SurveyStep, split_every: int):
-    """Run one survey pass of the estimator over the partitions of X: map, tree, compute."""
-    part = X if step.columns is None else X[list(step.columns)]
+def _survey(X, step: SurveyStep, split_every: int, labelled=None):
+    """Run one survey pass of the estimator over the partitions of X: map, tree, compute.
+    ``labelled`` is X with the label and weight columns (for a pass that needs labels)."""
+    columns = list(X.columns) if step.columns is None else list(step.columns)
+    if step.labels:
+        if labelled is None:
+            raise DataError("This survey pass needs the labels, which were not given.")
+        part = labelled[columns + [c for c in (_Y, _W) if c in labelled.columns]]
+    else:
+        part = X[columns]
     boxed = part.map_partitions(
-        _summarize, step.summarize, meta=pd.Series(dtype=object), enforce_metadata=False
+        _summarize,
+        step.summarize,
+        step.labels,
+        meta=pd.Series(dtype=object),
+        enforce_metadata=False,
     )
     tasks = list(boxed.to_delayed())
     if not tasks:
@@ -271,9 +290,10 @@ def _survey(X, step: SurveyStep, split_every: int):
     return _unbox(result)
 
 
-def _set_up(estimator: EstimatorProtocol, X, meta, split_every: int):
+def _set_up(estimator: EstimatorProtocol, X, meta, split_every: int, labelled=None):
     """(an unfitted copy of ``estimator`` set up as ``fit`` on all rows of X would set it up,
-    the survey summary it was set up from): what each partition needs to count."""
+    the survey summary it was set up from): what each partition needs to count.
+    ``labelled``: X with the label and weight columns, for passes that need labels."""
     shell = clone(estimator)
     summary = None
     while (step := shell.survey_step(meta, summary)) is not None:
@@ -282,7 +302,7 @@ def _set_up(estimator: EstimatorProtocol, X, meta, split_every: int):
                 f"{type(estimator).__name__} surveys its data before counting, which needs a "
                 f"dask DataFrame (or Series); got {type(X).__name__}."
             )
-        summary = step.finish(summary, _survey(X, step, split_every))
+        summary = step.finish(summary, _survey(X, step, split_every, labelled))
     shell.setup(meta, summary)
     return shell, summary
 
@@ -308,10 +328,13 @@ def fit(
 
     Parameters
     ----------
-    estimator : nbayes estimator (a preset, MixedNB or TextNB)
+    estimator : nbayes estimator (a preset, MixedNB, TextNB, AODE, TAN, KDB, JointBayes)
         Fitted in place (previous fitted state is discarded) and returned. MixedNB needs a
         dask DataFrame; its column groups and category codes come from a survey pass over
-        the non-float columns, so they are those of ``fit`` on all rows.
+        the non-float columns, so they are those of ``fit`` on all rows. The semi-naive
+        models survey a dask DataFrame for their category values and for the bin edges of
+        numeric columns not given in ``bin_edges`` (with a dask array, give every column's
+        edges).
     X : dask array of shape (n_samples, n_features) or dask DataFrame
         Dense blocks or ``scipy.sparse`` blocks (e.g. ``X.map_blocks(scipy.sparse.csr_matrix)``).
         For TextNB: a dask Series (or one-column DataFrame) of texts; a CountVectorizer's
@@ -364,13 +387,6 @@ def fit(
         raise ParameterError(
             f"estimator must be an nbayes estimator; got {type(estimator).__name__}."
         )
-    if not getattr(type(estimator), "dask_fit", True):
-        raise ParameterError(
-            f"nbayes.dask does not fit {type(estimator).__name__} yet: its columns need a "
-            "survey pass (category vocabularies, bin edges) that nbayes.dask does not run for "
-            "it. Fit the partitions with partial_fit (with fixed bin_edges) and combine them "
-            "with nbayes.merge, or fit on one machine."
-        )
     if isinstance(X, dd.Series):  # texts
         X = X.to_frame(name=_TEXT)
     if isinstance(X, dd.DataFrame):
@@ -387,7 +403,8 @@ def fit(
         firsts: list[int | None] = list(offsets) if offsets else [None] * len(X_parts)
         parts = list(zip(X_parts, y_parts, w_parts, firsts))
         meta = int(X.shape[1])
-    shell, summary = _set_up(estimator, X, meta, int(split_every))
+    labelled = parts if isinstance(parts, dd.DataFrame) else None
+    shell, summary = _set_up(estimator, X, meta, int(split_every), labelled)
     found, stats = _statistics(shell, parts, classes, int(split_every))
     # The estimator itself is set up only now, so that a failure leaves it as it was.
     estimator.setup(meta, summary)

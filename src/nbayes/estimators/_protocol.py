@@ -73,12 +73,17 @@ class SurveyStep:
         ``absorb(previous, summary) -> summary``: joins this pass's result to the summary of
         the passes before it (``previous`` is None on the first pass). By default the new
         summary replaces the old.
+    labels : bool, default=False
+        The pass needs the labels: ``summarize(part, y, sample_weight)`` gets the
+        partition's labels (an array) and weights (an array, or None for unit weights).
+        The semi-naive models' bin edges depend on the classes (supervised binning).
     """
 
     columns: list | None
-    summarize: Callable[[Any], Any]
+    summarize: Callable[..., Any]
     combine: Callable[..., Any]
     absorb: Callable[[Any, Any], Any] | None = None
+    labels: bool = False
 
     def finish(self, previous, summary):
         """The summary after this pass: ``absorb(previous, summary)``, or ``summary``."""

@@ -7,15 +7,23 @@ merges them by addition and chooses the structure at finalize. So ``fit``, ``par
 over any chunking, :func:`nbayes.merge` of shards, ``unlearn`` and model files agree for these
 models exactly as for naive Bayes.
 
-Numeric columns are cut into ``n_bins`` quantile bins. The edges must be the same for every
-batch, so ``fit`` takes them from the (weighted) quantiles of all its rows, while
-``partial_fit`` needs them fixed beforehand: pass ``bin_edges`` (for instance a fitted model's
-``bin_edges_``, or :func:`quantile_edges` of a sample), or declare the column categorical. A
-first ``partial_fit`` with a numeric column and no edges is refused rather than binned on the
-first batch, which would make chunked fits disagree with ``fit``.
+Numeric columns are cut into bins (supervised MDL cuts, or ``n_bins`` quantile bins). The
+edges must be the same for every batch, so they come from all the rows: ``fit`` computes
+:func:`value_weights` (the weight of every distinct value per class) of each numeric column
+and the edges from it; :func:`nbayes.dask.fit` and ``nbayes train`` compute the same
+summary in a survey pass (:meth:`survey_step`, which sees the labels) and add the partitions'
+summaries up, so their edges equal ``fit``'s exactly (with integer weights; float weights
+may differ in the last bit of a sum, which moves an edge only at an exact tie).
+``partial_fit`` never sees all rows, so it needs the edges fixed beforehand: pass
+``bin_edges`` (for instance a fitted model's ``bin_edges_``, or :func:`quantile_edges` of a
+sample), or declare the column categorical. A first ``partial_fit`` with a numeric column
+and no edges is refused rather than binned on the first batch, which would make chunked
+fits disagree with ``fit``.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -92,12 +100,17 @@ def mdl_edges(values, classes, n_classes: int, sample_weight=None) -> np.ndarray
     w = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, np.float64)
     keep = ~np.isnan(x) & (w > 0)
     uniq, inverse = np.unique(x[keep], return_inverse=True)
-    if uniq.size < 2:
-        return np.zeros(0)
     # Class weights of each distinct value: the recursion works on these (U, C) counts only.
     counts = np.bincount(
         inverse * n_classes + c[keep], weights=w[keep], minlength=uniq.size * n_classes
     ).reshape(uniq.size, n_classes)
+    return _mdl_cuts(uniq, counts)
+
+
+def _mdl_cuts(uniq: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """:func:`mdl_edges` from the distinct values (sorted) and their (U, C) class weights."""
+    if uniq.size < 2:
+        return np.zeros(0)
     cuts = []
     stack = [(0, uniq.size)]
     while stack:  # bounded by the number of cuts accepted (each splits one range in two)
@@ -131,13 +144,100 @@ def _entropy(counts: np.ndarray) -> np.ndarray:
         return -(np.where(counts > 0, p * np.log2(p), 0.0)).sum(axis=1)
 
 
+def _as_float(col: pd.Series, label, position: int | None = None) -> np.ndarray:
+    """A numeric column as float64 (NaN missing); a DataError names a value that is no number."""
+    try:
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        num = pd.to_numeric(col, errors="coerce")
+        bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
+        where = f"Column {label!r}" + ("" if position is None else f" (index {position})")
+        raise DataError(
+            f"{where} is numeric but holds {show(col.iloc[bad[0]])} at row {bad[0]}; fix the "
+            "value or declare the column categorical."
+        ) from None
+
+
+def value_weights(values, y, sample_weight=None) -> tuple:
+    """What binning needs of a numeric column: (distinct values, sorted; the labels seen;
+    their (values, labels) weights). NaN is left out.
+
+    It is additive (:func:`_merge_value_weights`), so ``fit``, a survey pass over partitions
+    (Dask) or over chunks (the CLI) all find the same edges; with integer weights exactly.
+    It holds one row per distinct value: a column of N distinct floats costs N x classes
+    floats, no more than the column itself.
+
+    Examples
+    --------
+    >>> from nbayes.estimators.seminaive import value_weights
+    >>> values, labels, weights = value_weights([2.0, 1.0, 2.0, float("nan")], ["a", "b", "b", "a"])
+    >>> values.tolist(), labels.tolist(), weights.tolist()
+    ([1.0, 2.0], ['a', 'b'], [[0.0, 1.0], [1.0, 1.0]])
+    """
+    x = np.asarray(values, dtype=np.float64)
+    y = np.asarray(y)
+    w = np.ones(x.size) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    keep = ~np.isnan(x)
+    uniq, inverse = np.unique(x[keep], return_inverse=True)
+    labels, codes = np.unique(y[keep], return_inverse=True)
+    counts = np.bincount(
+        inverse * labels.size + codes, weights=w[keep], minlength=uniq.size * labels.size
+    ).reshape(uniq.size, labels.size)
+    return uniq, labels, counts
+
+
+def _merge_value_weights(a: tuple, b: tuple) -> tuple:
+    """:func:`value_weights` of the rows of ``a`` and ``b`` together."""
+    uniq, labels = np.union1d(a[0], b[0]), np.union1d(a[1], b[1])
+    out = np.zeros((uniq.size, labels.size))
+    for u, lab, n in (a, b):  # two summaries
+        out[np.ix_(np.searchsorted(uniq, u), np.searchsorted(labels, lab))] += n
+    return uniq, labels, out
+
+
+def _edges_of(found: tuple, binning: str, n_bins: int) -> np.ndarray:
+    """Inner bin edges from :func:`value_weights` (rows of weight zero leave no trace)."""
+    uniq, _, counts = found
+    total = counts.sum(axis=1)
+    keep = total > 0
+    if binning == "mdl":
+        return _mdl_cuts(uniq[keep], counts[keep])
+    return quantile_edges(uniq[keep], n_bins, total[keep])
+
+
+def _survey_partition(part: pd.DataFrame, y=None, sample_weight=None, *, numeric=()) -> dict:
+    """One partition's survey: distinct values of the categorical columns (in order of first
+    appearance) and :func:`value_weights` of the numeric ones (``numeric`` names them)."""
+    values = {
+        c: pd.unique(part[c].dropna().to_numpy(dtype=object))
+        for c in part.columns
+        if c not in numeric
+    }
+    bins = {
+        c: value_weights(_as_float(part[c], c), y, sample_weight)
+        for c in part.columns
+        if c in numeric
+    }
+    return {"values": values, "bins": bins}
+
+
+def _combine_surveys(*parts: dict) -> dict:
+    """Union of :func:`_survey_partition` results (associative; order of first appearance)."""
+    values: dict = {}
+    bins: dict = {}
+    for part in parts:  # bounded by the summaries combined
+        for c, v in part["values"].items():
+            values[c] = pd.unique(np.concatenate([values.get(c, np.empty(0, object)), v]))
+        for c, found in part["bins"].items():
+            bins[c] = found if c not in bins else _merge_value_weights(bins[c], found)
+    return {"values": values, "bins": bins}
+
+
 class _SemiNaiveNB(BaseNB):
     """Shared machinery: columns to codes, statistics of the core, scoring."""
 
     #: No feature families: the model logic lives in :mod:`nbayes.seminaive`.
     families_: tuple = ()
-    #: nbayes.dask.fit does not run these models yet (it refuses them with a clear error).
-    dask_fit = False
     tables_ = Derived()
 
     #: Highest order of count tables the model needs (2: pairs, 3: triples).
@@ -258,8 +358,9 @@ class _SemiNaiveNB(BaseNB):
             )
         return df
 
-    def _set_edges(self, df: pd.DataFrame, weights, fitting: bool, y=None) -> None:
-        """Bin edges of the numeric columns: given, or (``fit`` only) from all its rows."""
+    def _set_edges(self, found: dict | None) -> None:
+        """Bin edges of the numeric columns: given in ``bin_edges``, or from ``found``
+        (column label -> :func:`value_weights` of all the rows: ``fit`` or a survey)."""
         given = dict(self.bin_edges or {})
         edges = {}
         for p in np.flatnonzero(self._numeric).tolist():  # bounded by the columns
@@ -271,33 +372,29 @@ class _SemiNaiveNB(BaseNB):
                         f"bin_edges[{label!r}] must be finite and strictly increasing; got "
                         f"{given[label]!r}."
                     )
-            elif fitting and self.binning == "mdl":
-                e = mdl_edges(self._numeric_values(df, p), y[0], y[1], weights)
-            elif fitting:
-                e = quantile_edges(self._numeric_values(df, p), self.n_bins, weights)
+            elif found is not None and label in found:
+                e = _edges_of(found[label], self.binning, self.n_bins)
             else:
                 raise ParameterError(
                     f"Column {label!r} is numeric: {type(self).__name__} cuts it into bins "
                     "whose edges must be the same for every batch, so partial_fit needs them "
                     f"fixed first. Pass bin_edges={{{label!r}: [...]}} (e.g. a fitted model's "
                     "bin_edges_, or nbayes.estimators.seminaive.quantile_edges of a sample), "
-                    "declare it categorical=[...], or use fit on all rows."
+                    "declare it categorical=[...], or fit on all rows (fit, nbayes.dask.fit "
+                    "and nbayes train find the edges from every row)."
                 )
             edges[label] = e
         self._edges = edges
 
+    def _unbinned(self) -> list:
+        """Numeric columns whose edges are not given (the data must decide them)."""
+        given = self.bin_edges or {}
+        return [
+            self._columns[p] for p in np.flatnonzero(self._numeric) if self._columns[p] not in given
+        ]
+
     def _numeric_values(self, df: pd.DataFrame, p: int) -> np.ndarray:
-        col = df.iloc[:, p]
-        try:
-            return col.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError):
-            num = pd.to_numeric(col, errors="coerce")
-            bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
-            raise DataError(
-                f"Column {self._columns[p]!r} (index {p}) is numeric but holds "
-                f"{show(col.iloc[bad[0]])} at row {bad[0]}; fix the value or declare the column "
-                "categorical."
-            ) from None
+        return _as_float(df.iloc[:, p], self._columns[p], p)
 
     def _n_categories(self) -> np.ndarray:
         """K_j of every column: vocabulary size, or number of bins."""
@@ -377,13 +474,20 @@ class _SemiNaiveNB(BaseNB):
         y = self._check_y(y, df)
         weights = check_sample_weight(sample_weight, df.shape[0])
         classes = fit_classes(y)
-        self._set_edges(df, weights, fitting=True, y=(label_codes(y, classes)[0], classes.size))
+        codes = label_codes(y, classes)[0]
+        where = {label: self._columns.index(label) for label in self._unbinned()}
+        self._set_edges(
+            {
+                label: value_weights(self._numeric_values(df, p), codes, weights)
+                for label, p in where.items()
+            }
+        )
         return self._learn(df, y, weights, classes=classes)
 
     def _start_partial_fit(self, X) -> None:
         # Numeric columns are cut at ``bin_edges`` given up front (no batch sees all values;
         # see the module docstring): fixed here, before the first batch is counted.
-        self._set_edges(X, None, fitting=False)
+        self._set_edges(None)
 
     def _learn_batch(self, df, y, sample_weight, classes):
         weights = check_sample_weight(sample_weight, df.shape[0])
@@ -423,33 +527,40 @@ class _SemiNaiveNB(BaseNB):
 
     # -- the estimator protocol (see ._protocol) -----------------------------------------------
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
-        """One pass for the distinct values of the categorical columns (so that codes are
-        those of ``fit`` on all rows); numeric columns need ``bin_edges`` instead."""
-        if summary is not None or not isinstance(meta, pd.DataFrame):
+        """One pass, with the labels, for the distinct values of the categorical columns (so
+        that codes are those of ``fit`` on all rows) and the :func:`value_weights` of the
+        numeric columns without given ``bin_edges`` (so that their edges are those of
+        ``fit``); None when nothing needs surveying."""
+        if summary is not None:
             return None
-        declared = set(self.categorical or ())
-        columns = [
-            c
-            for c, t in meta.dtypes.items()
-            if c in declared
-            or isinstance(t, pd.CategoricalDtype)
-            or getattr(t, "kind", "O") in "bOUSV"
-        ]
-        return SurveyStep(columns, _distinct_values, _union_values) if columns else None
+        probe = clone(self)
+        frame = _meta_frame(meta)
+        probe._check_common()
+        probe._set_columns(frame, isinstance(meta, pd.DataFrame))
+        numeric = probe._unbinned()
+        categorical = [probe._columns[p] for p in np.flatnonzero(~probe._numeric)]
+        if not numeric and not categorical:
+            return None
+        return SurveyStep(
+            categorical + numeric if isinstance(meta, pd.DataFrame) else None,
+            partial(_survey_partition, numeric=tuple(numeric)),
+            _combine_surveys,
+            labels=bool(numeric),
+        )
 
     def setup(self, meta, summary=None) -> None:
         """Get ready to accumulate batches (see :meth:`EstimatorProtocol.setup`): columns from
-        ``meta`` (a DataFrame with no rows, or the number of columns); numeric columns need
-        ``bin_edges``."""
+        ``meta`` (a DataFrame with no rows, or the number of columns), category codes and bin
+        edges from the survey's ``summary`` (see :meth:`survey_step`) as ``fit`` on all the
+        rows would make them; without a survey, numeric columns need ``bin_edges``."""
         self._forget()
-        frame = meta if isinstance(meta, pd.DataFrame) else pd.DataFrame(np.zeros((0, int(meta))))
-        self._set_columns(frame, isinstance(meta, pd.DataFrame))
-        self._set_edges(frame, None, fitting=False)
+        self._set_columns(_meta_frame(meta), isinstance(meta, pd.DataFrame))
+        self._set_edges(None if summary is None else summary["bins"])
         cat = [self._columns[p] for p in np.flatnonzero(~self._numeric)]
         if summary and cat:
             # One learning batch holding every value: codes follow the values' order, as in
             # a fit on all rows (padding cells are missing, which learning skips).
-            values = [np.asarray(summary.get(c, []), dtype=object) for c in cat]
+            values = [np.asarray(summary["values"].get(c, []), dtype=object) for c in cat]
             grid = np.full((max(1, *(v.size for v in values)), len(cat)), None, dtype=object)
             for j, v in enumerate(values):  # bounded by the columns
                 grid[: v.size, j] = v
@@ -497,8 +608,10 @@ class _SemiNaiveNB(BaseNB):
 
     @property
     def bin_edges_(self) -> dict:
-        """Inner bin edges of each numeric column (column label -> array)."""
-        check_is_fitted(self, "stats_")
+        """Inner bin edges of each numeric column (column label -> array); known once fitted
+        or set up (:meth:`setup`)."""
+        if not hasattr(self, "_edges"):
+            check_is_fitted(self, "stats_")
         return {k: v.copy() for k, v in self._edges.items()}
 
     @property
@@ -637,18 +750,9 @@ class _SemiNaiveNB(BaseNB):
         return _counts.relayout(stats, np.maximum(n_cat, stats["n_categories"]), maps)
 
 
-def _distinct_values(part: pd.DataFrame) -> dict:
-    """Distinct non-missing values of each column of a partition (a survey step)."""
-    return {c: pd.unique(part[c].dropna().to_numpy(dtype=object)) for c in part.columns}
-
-
-def _union_values(*parts: dict) -> dict:
-    """Union of :func:`_distinct_values` results (associative)."""
-    out: dict = {}
-    for part in parts:  # bounded by the summaries combined
-        for c, v in part.items():
-            out[c] = pd.unique(np.concatenate([out.get(c, np.empty(0, object)), v]))
-    return out
+def _meta_frame(meta) -> pd.DataFrame:
+    """The protocol's ``meta`` as a table with no rows (a number of columns: floats)."""
+    return meta if isinstance(meta, pd.DataFrame) else pd.DataFrame(np.zeros((0, int(meta))))
 
 
 def _float_tables(tables, path: str = "") -> dict:
@@ -689,7 +793,9 @@ _COMMON_DOC = """
     n_bins : int, default=5
         Quantile bins of each numeric column under ``binning="quantile"``.
     bin_edges : dict, optional
-        Fixed inner edges per numeric column (needed by ``partial_fit``).
+        Fixed inner edges per numeric column, ``{column: increasing edges}``; needed by
+        ``partial_fit`` (``fit``, ``nbayes.dask.fit`` and ``nbayes train`` find them from
+        all the rows).
     categorical : list, optional
         Columns to treat as categories although they hold numbers.
     fit_prior : bool, default=True
