@@ -168,6 +168,7 @@ CONSUMERS = [
     SRC / "estimators" / "_merge.py",
     SRC / "estimators" / "_explain.py",
     *sorted((SRC / "cli").glob("*.py")),
+    *sorted((SRC / "plot").glob("*.py")),
 ]
 
 

@@ -22,7 +22,7 @@ from .. import _engine as engine
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..exceptions import DataError, ParameterError, UnknownLabelError
-from . import _explain, _linear
+from . import _conditional, _explain, _linear
 from ._protocol import EstimatorProtocol, Mode, check_mode
 
 THRESHOLD_SCALES = ("log_odds", "proba")
@@ -929,6 +929,95 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
         names = self._linear_names(self._block_names(feature_names))
         return _linear.top_features(self.families_, self.stats_, self.params_, index, names, k, by)
+
+    def feature_distribution(
+        self, feature, values=None, data=None
+    ) -> _conditional.FeatureDistribution:
+        """The class-conditional distribution P(x_j | y) of one input column, as the model
+        scores it.
+
+        Categorical, Bernoulli and Poisson columns give a probability per value (every
+        category, 0 and 1, the counts up to the 99.9 % quantile); Gaussian columns a density on
+        a grid; a document-term column of MultinomialNB its share P(word | y), of ComplementNB
+        its mean count per row. What :class:`nbayes.plot.ClassConditionalDisplay` draws.
+
+        Parameters
+        ----------
+        feature : str or int
+            The column's name (``feature_names_in_``) or position.
+        values : array-like, optional
+            The values to evaluate (counts, codes, or points of a density); by default the
+            family's own (see above).
+        data : array-like, optional
+            The column's values in some data set: a density is then drawn over their range.
+
+        Returns
+        -------
+        FeatureDistribution
+            ``values``, ``probability`` of shape (n_classes, n_values), ``kind`` and
+            ``to_frame()``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB
+        >>> df = pd.DataFrame({"city": ["Oslo", "Rome", "Rome", "Rome"], "t": [1., 2., 9., 8.]})
+        >>> model = MixedNB().fit(df, ["a", "a", "b", "b"])
+        >>> dist = model.feature_distribution("city")
+        >>> dist.kind, dist.values.tolist(), dist.probability.round(3).tolist()
+        ('pmf', ['Oslo', 'Rome'], [[0.5, 0.5], [0.25, 0.75]])
+        >>> model.feature_distribution("t").kind
+        'density'
+        """
+        check_is_fitted(self, "stats_")
+        labels = self._column_labels()
+        if isinstance(feature, (int, np.integer)) and not isinstance(feature, bool):
+            if not 0 <= feature < len(labels):
+                raise ParameterError(
+                    f"feature={feature} is out of range: the model has {len(labels)} columns."
+                )
+            j = int(feature)
+        elif str(feature) in labels:
+            j = labels.index(str(feature))
+        else:
+            raise ParameterError(
+                f"feature={feature!r} is not a column of the model; its columns are "
+                f"{show(labels[:10])[:-1]}{', ...' if len(labels) > 10 else ''}]."
+            )
+        blocks = self._block_columns() if self.families_ else []
+        for g, cols in enumerate(blocks):  # bounded by the column groups
+            hits = np.flatnonzero(cols == j)
+            if hits.size:
+                family, params, local = self.families_[g], self.params_[g], int(hits[0])
+                break
+        else:  # a model whose scores do not split per column (AODE, TAN, JointBayes, ...)
+            raise NotImplementedError(
+                f"{type(self).__name__} does not model its columns one at a time: no "
+                "class-conditional distribution per feature."
+            )
+        categories = None
+        layout = getattr(self, "_layout", None)
+        if family.name == "categorical" and layout is not None:
+            from ..distributions.categorical import offsets_of
+
+            n_cat = np.asarray(params["n_categories"])
+            start = offsets_of(n_cat)[local]
+            names = layout.linear_names(g, self._block_names()[g], n_cat)
+            prefix = len(labels[j]) + 1  # "column=value"
+            categories = [n[prefix:] for n in names[start : start + int(n_cat[local])]]
+        return _conditional.feature_distribution(
+            family,
+            params,
+            self.stats_["groups"][g],
+            self.stats_["class_count"],
+            len(cols),
+            local,
+            labels[j],
+            self.classes_,
+            categories,
+            values,
+            data,
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

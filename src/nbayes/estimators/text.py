@@ -8,6 +8,7 @@ is stored in safe model files with its vocabulary.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from functools import partial, reduce
 
@@ -336,6 +337,42 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return self.classifier_.top_features(
             class_, k=k, by=by, feature_names=self.get_feature_names_out()
         )
+
+    def feature_distribution(self, word, values=None, data=None):
+        """P(word | class) of one word of the vocabulary; see
+        :meth:`BaseNB.feature_distribution`.
+
+        Parameters
+        ----------
+        word : str or int
+            A word of the vocabulary (:meth:`get_feature_names_out`) or its position.
+        values, data
+            As in :meth:`BaseNB.feature_distribution`.
+
+        Returns
+        -------
+        FeatureDistribution
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> model = TextNB().fit(["win a prize", "see you at lunch"], ["spam", "ham"])
+        >>> dist = model.feature_distribution("prize")
+        >>> dist.kind, dist.classes.tolist(), dist.probability.ravel().round(3).tolist()
+        ('share', ['ham', 'spam'], [0.1, 0.25])
+        """
+        check_is_fitted(self, "classifier_")
+        names = self.get_feature_names_out()
+        if not isinstance(word, (int, np.integer)):
+            found = np.flatnonzero(names == word)
+            if not found.size:
+                raise ParameterError(f"The word {word!r} is not in the model's vocabulary.")
+            word = int(found[0])
+        dist = self.classifier_.feature_distribution(word, values=values, data=data)
+        name = str(names[word])
+        if dist.kind in ("share", "mean"):  # one value: the word itself
+            return dataclasses.replace(dist, feature=name, values=np.asarray([name]))
+        return dataclasses.replace(dist, feature=name)
 
     def explain(self, X):
         """Per-text, per-word contributions to the prediction; see :meth:`BaseNB.explain`.
