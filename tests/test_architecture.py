@@ -164,6 +164,7 @@ ESTIMATOR_MODULES = sorted((SRC / "estimators").glob("*.py"))
 #: Modules that use estimators only through the protocol (see estimators/_protocol.py).
 CONSUMERS = [
     SRC / "dask.py",
+    SRC / "model_selection.py",
     *sorted((SRC / "io").glob("*.py")),
     SRC / "estimators" / "_merge.py",
     SRC / "estimators" / "_explain.py",

@@ -467,6 +467,77 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         self.finalize()
         return self
 
+    # -- other finalizes of the same statistics (model selection) -------------------------------
+    #: Constructor parameters that only change finalize or scoring (see finalize_params).
+    _finalize_only: frozenset[str] = frozenset()
+
+    def finalize_params(self) -> frozenset[str]:
+        """Names of the constructor parameters that only change finalize or scoring (see
+        :meth:`EstimatorProtocol.finalize_params`).
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> sorted(MultinomialNB().finalize_params())[:3]
+        ['alpha', 'class_prior', 'decision_threshold']
+        """
+        return self._finalize_only
+
+    def finalize_with(self, params: dict | None = None, stats: dict | None = None):
+        """A new fitted model with other finalize-time parameters, over ``stats`` (default:
+        this model's statistics), without reading any data (see
+        :meth:`EstimatorProtocol.finalize_with`).
+
+        Parameters
+        ----------
+        params : dict, optional
+            New values of some of :meth:`finalize_params`.
+        stats : dict, optional
+            Statistics over ``classes_`` in this model's set-up, e.g. this model's minus
+            those of some rows (:meth:`subtract_statistics`).
+
+        Returns
+        -------
+        A new estimator of the same class, fitted; ``get_params()`` shows ``params``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0], [2, 1], [0, 4]]); y = [0, 0, 1]
+        >>> model = MultinomialNB().fit(X, y).finalize_with({"alpha": 0.5})
+        >>> refit = MultinomialNB(alpha=0.5).fit(X, y)
+        >>> np.allclose(model.feature_log_prob_, refit.feature_log_prob_)
+        True
+        """
+        check_is_fitted(self, "stats_")
+        params = dict(params or {})
+        allowed = self.finalize_params()
+        refused = sorted(set(params) - allowed)
+        if refused:
+            raise ParameterError(
+                f"{type(self).__name__}'s parameter(s) {refused!r} change what is counted, not "
+                "only how the statistics are finalized, so a model with other values must be "
+                "fitted again (scikit-learn's sklearn.model_selection.GridSearchCV does). "
+                f"Parameters that only change the finalize: {sorted(allowed)!r}."
+            )
+        model = type(self).__new__(type(self))
+        model.__dict__.update(self.__dict__)
+        model.set_params(**params)
+        model.families_ = model._remake_families()
+        model.install(self.classes_, self.stats_ if stats is None else model._restrict(stats))
+        return model
+
+    def _remake_families(self) -> list[Family]:
+        """The families of the current parameters for the fitted columns (finalize_with)."""
+        return self._make_families(self.n_features_in_)
+
+    def _restrict(self, stats: dict) -> dict:
+        """``stats`` ready to install: models with category vocabularies drop the values
+        that no row of ``stats`` holds (and re-code the counts); others take them as they
+        are."""
+        return stats
+
     def unlearn(self, X, y, sample_weight=None):
         """Remove rows learned earlier, exactly: the model becomes the one never shown them.
 

@@ -220,6 +220,29 @@ class ColumnLayout:
         new.vocabularies = [None if v is None else copy.copy(v) for v in self.vocabularies]
         return new
 
+    def with_unseen(self, unseen: str) -> ColumnLayout:
+        """This layout with another ``unseen`` policy (itself when it is the same)."""
+        if unseen == self.unseen:
+            return self
+        new = copy.copy(self)
+        new.unseen = unseen
+        return new
+
+    def restricted(self, groups: list) -> tuple[ColumnLayout, list]:
+        """A layout whose vocabularies hold only the categories that the statistics
+        ``groups`` count, and those statistics in its codes: the layout a fit on the rows
+        of ``groups`` alone would have made (model selection fits folds this way)."""
+        new = copy.copy(self)
+        new.vocabularies = list(self.vocabularies)
+        out = []
+        for g, (vocab, stats) in enumerate(zip(self.vocabularies, groups)):  # bounded: groups
+            if vocab is None:
+                out.append(stats)
+                continue
+            new.vocabularies[g], stats = vocab.restricted(stats)
+            out.append(stats)
+        return new, out
+
     def categories(self) -> dict:
         """Column position -> its category values in code order, for every categorical
         column."""

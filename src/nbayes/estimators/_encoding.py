@@ -396,6 +396,36 @@ class Vocabulary:
         out[:, offsets_of(n_cat_new)[feature[used]] + target[used]] = counts[:, used]
         return {**stats, "n_counts": out, "n_categories": n_cat_new.astype(np.int64)}
 
+    def restricted(self, stats: dict) -> tuple[Vocabulary, dict]:
+        """This vocabulary without the values that categorical ``stats`` (coded here) do not
+        count, renumbered, and the statistics in the new codes: what a fit on the rows of
+        ``stats`` alone would have learned. The reserved "missing" code stays; a column
+        with no value left keeps one empty category, as a fit that saw none of it has."""
+        from ..distributions.categorical import offsets_of
+
+        n_cat = np.asarray(stats["n_categories"])
+        counts = np.asarray(stats["n_counts"])
+        off = offsets_of(n_cat)
+        feature = np.repeat(np.arange(n_cat.size), n_cat)
+        local = np.arange(int(n_cat.sum())) - off[feature]
+        observed = counts.any(axis=0)
+        keep = observed | (local < self.first_code)
+        empty = np.bincount(feature[keep], minlength=n_cat.size) == 0
+        keep[off[empty]] = True
+        n_kept = np.bincount(feature[keep], minlength=n_cat.size)
+        new_flat = np.cumsum(keep) - 1
+        inside = self.code < n_cat[self.column]
+        flat = np.where(inside, off[self.column] + np.where(inside, self.code, 0), 0)
+        entry = inside & observed[flat]
+        column = self.column[entry]
+        code = new_flat[flat[entry]] - offsets_of(n_kept)[column]
+        vocab = Vocabulary(self.n_columns, self.first_code, self.values[entry], column, code)
+        return vocab, {
+            **stats,
+            "n_counts": counts[:, keep],
+            "n_categories": n_kept.astype(np.int64),
+        }
+
     # -- model files -----------------------------------------------------------------------
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Arrays without object dtype: values as unicode text plus a one-letter type tag."""

@@ -190,6 +190,40 @@ class EstimatorProtocol(ABC):
         """Derive the parameters (and the published fitted attributes) from the statistics
         now, rather than on first use after ``partial_fit``."""
 
+    # -- other finalizes of the same statistics (model selection) ------------------------------
+    def finalize_params(self) -> frozenset[str]:
+        """Names of the constructor parameters that only change :meth:`finalize` or scoring
+        (smoothing, estimate, class prior, variance floor, decision threshold): models that
+        differ in these alone share their statistics. :class:`nbayes.model_selection.GridSearchCV`
+        varies these without reading the data again.
+
+        Raises
+        ------
+        ParameterError
+            Where this model's set-up depends on which rows it learned in a way statistics do
+            not undo (so a model of part of the rows cannot be made from statistics).
+        """
+        return frozenset()
+
+    def finalize_with(self, params: dict | None = None, stats: dict | None = None):
+        """A new fitted model: this one's set-up with the :meth:`finalize_params` in
+        ``params`` changed, over ``stats`` (default: this model's own statistics), finalized.
+
+        Nothing is read again: a candidate of a grid search, or the model of the rows outside
+        a cross-validation fold (``stats`` from :meth:`subtract_statistics`), costs one
+        finalize. Category values that no row of ``stats`` holds are dropped from the new
+        model's vocabularies, as a fit on those rows alone would never have learned them.
+        This model is left unchanged.
+
+        Raises
+        ------
+        ParameterError
+            A name in ``params`` that is not in :meth:`finalize_params`.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot be finalized with other parameters; refit it."
+        )
+
     # -- scoring --------------------------------------------------------------------------------
     @abstractmethod
     def predict_joint_log_proba(self, X) -> np.ndarray:

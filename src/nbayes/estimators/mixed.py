@@ -150,6 +150,9 @@ class MixedNB(BaseNB):
     categories_ = Derived()
     column_families_ = Derived()
     column_groups_ = Derived()
+    _finalize_only = frozenset(
+        {"alpha", "estimate", "var_smoothing", "fit_prior", "class_prior", "prior_alpha", "unseen"}
+    )
 
     def __init__(
         self,
@@ -332,9 +335,9 @@ class MixedNB(BaseNB):
             if isinstance(family, str) and family == "auto":
                 auto_positions.append(pos)
             elif _is_text(family):  # one group per text column: each its own multinomial
-                groups.extend((self._family(family), pos[j : j + 1]) for j in range(len(pos)))
+                groups.extend((family, pos[j : j + 1]) for j in range(len(pos)))
             elif len(pos):
-                groups.append((self._family(family), pos))
+                groups.append((family, pos))
         rest = np.flatnonzero(owner < 0)
         if len(rest) and self.remainder == "error":
             raise ParameterError(
@@ -349,11 +352,15 @@ class MixedNB(BaseNB):
             # One group per inferred family, in order of the family's first column.
             _, first = np.unique(names, return_index=True)
             for name in names[np.sort(first)]:  # bounded by the number of families
-                groups.append((self._family(str(name)), auto[names == name]))
+                groups.append((str(name), auto[names == name]))
         if not groups:
             raise ParameterError(
                 "No column is modelled: 'columns' selects nothing and remainder='drop'."
             )
+        # What each group's family was made from (a name takes this model's shared
+        # parameters, an instance its own): finalize_with makes them again from new values.
+        self._family_sources = [source for source, _ in groups]
+        groups = [(self._family(source), pos) for source, pos in groups]
         self.families_ = [fam for fam, _ in groups]
         self._layout = self._new_layout(
             [pos for _, pos in groups], [fam.name == "categorical" for fam, _ in groups]
@@ -525,6 +532,21 @@ class MixedNB(BaseNB):
                 "(nbayes.dask.fit surveys a dask DataFrame first)."
             )
         return self.families_
+
+    def _remake_families(self) -> list[Family]:
+        sources = getattr(self, "_family_sources", None)
+        if sources is None:  # a model from a file: its groups are not known by their source
+            raise ParameterError(
+                "This MixedNB was loaded from a model file, so which of its families took "
+                "MixedNB's own parameters is not known; fit it again to finalize it with "
+                "other parameters."
+            )
+        self._layout = self._layout.with_unseen(self.unseen)
+        return [self._family(source) for source in sources]
+
+    def _restrict(self, stats: dict) -> dict:
+        self._layout, groups = self._layout.restricted(stats["groups"])
+        return {**stats, "groups": groups}
 
     def _label(self, p: int) -> str:
         return f"column {self._columns[p]!r} (index {p})"
@@ -725,6 +747,7 @@ class MixedNB(BaseNB):
             raise ValueError("MixedNB column groups overlap or name columns outside the table.")
         self._columns = list(columns)
         self._from_table = bool(layout["from_table"])
+        self.__dict__.pop("_family_sources", None)
         self._layout = self._new_layout(positions, [spec is not None for spec in vocab_specs])
         self._layout.set_vocabulary_state(vocab_specs)
 

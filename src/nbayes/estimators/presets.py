@@ -47,8 +47,25 @@ def _effective_alpha(alpha, force_alpha: bool):
     return a if a.ndim else float(a)
 
 
+#: Finalize-time parameters of the smoothed discrete presets (see BaseNB.finalize_params).
+_DISCRETE_FINALIZE = frozenset(
+    {
+        "alpha",
+        "force_alpha",
+        "fit_prior",
+        "class_prior",
+        "estimate",
+        "prior_alpha",
+        "decision_threshold",
+        "threshold_scale",
+    }
+)
+
+
 class _DiscreteNB(BaseNB):
     """Common parameters of the smoothed discrete presets."""
+
+    _finalize_only = _DISCRETE_FINALIZE
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -153,6 +170,22 @@ class GaussianNB(BaseNB):
     epsilon_ = Derived()
     theta_ = Derived()
     var_ = Derived()
+
+    _finalize_only = frozenset(
+        {
+            "priors",
+            "var_smoothing",
+            "prior_alpha",
+            "var_pooling",
+            "estimate",
+            "mean_prior",
+            "mean_prior_count",
+            "var_prior",
+            "var_prior_count",
+            "decision_threshold",
+            "threshold_scale",
+        }
+    )
 
     def __init__(
         self,
@@ -420,6 +453,7 @@ class ComplementNB(MultinomialNB):
     """
 
     feature_all_ = Derived()
+    _finalize_only = _DISCRETE_FINALIZE | {"norm"}
 
     def __init__(
         self,
@@ -503,6 +537,7 @@ class PoissonNB(_DiscreteNB):
     """
 
     rate_ = Derived()
+    _finalize_only = _DISCRETE_FINALIZE | {"beta"}
 
     def __init__(
         self,
@@ -618,6 +653,7 @@ class CategoricalNB(_DiscreteNB):
     category_count_ = Derived()
     n_categories_ = Derived()
     categories_ = Derived()
+    _finalize_only = _DISCRETE_FINALIZE | {"min_categories", "unseen"}
 
     def __init__(
         self,
@@ -762,6 +798,17 @@ class CategoricalNB(_DiscreteNB):
 
     def _restore_vocabulary(self, snapshot) -> None:
         self._layout = snapshot
+
+    def _remake_families(self):
+        if self._layout is not None:
+            self._layout = self._layout.with_unseen(self.unseen)
+        return super()._remake_families()
+
+    def _restrict(self, stats: dict) -> dict:
+        if self._layout is None:
+            return stats
+        self._layout, groups = self._layout.restricted(stats["groups"])
+        return {**stats, "groups": groups}
 
     def _make_families(self, n_features):
         # Under missing="category" missing cells arrive as code 0: none to skip.

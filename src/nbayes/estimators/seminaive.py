@@ -653,6 +653,15 @@ class _SemiNaiveNB(BaseNB):
     def _linear_form(self):
         raise AttributeError(f"{type(self).__name__} is not linear in its features.")
 
+    def finalize_params(self) -> frozenset[str]:
+        """Refused: these models learn their bin edges and category vocabulary from the rows
+        they are fitted on, and the statistics are not yet restricted to part of the rows."""
+        raise ParameterError(
+            f"{type(self).__name__} learns its bin edges and categories from the rows it is "
+            "fitted on, so models of the rows outside a fold are not made from statistics "
+            "yet; use sklearn.model_selection.GridSearchCV, which refits."
+        )
+
     def __sklearn_tags__(self):
         tags = super(BaseNB, self).__sklearn_tags__()
         tags.input_tags.allow_nan = True

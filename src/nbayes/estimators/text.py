@@ -448,6 +448,52 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def finalize(self) -> None:
         self.classifier_.finalize()
 
+    # -- other finalizes of the same statistics (model selection) ---------------------------------
+    def finalize_params(self) -> frozenset[str]:
+        """The classifier's finalize-time parameters, as nested names (``classifier__alpha``).
+
+        Raises
+        ------
+        ParameterError
+            For a CountVectorizer that learns its vocabulary: a model of part of the rows
+            would know other words (its own, after min_df / max_df), which statistics of all
+            the words cannot give.
+        """
+        vec = self._new_vectorizer()
+        if not self._is_hashing(vec) and vec.vocabulary is None:
+            raise ParameterError(
+                "TextNB learns its CountVectorizer vocabulary from the rows it is fitted on, so "
+                "a model of the rows outside a fold cannot be made from statistics. Use "
+                "HashingVectorizer(alternate_sign=False, norm=None) or a fixed vocabulary "
+                "(CountVectorizer(vocabulary=...)), vectorize first and search over "
+                "MultinomialNB, or use sklearn.model_selection.GridSearchCV, which refits."
+            )
+        return frozenset(f"classifier__{p}" for p in self._new_classifier().finalize_params())
+
+    def finalize_with(self, params: dict | None = None, stats: dict | None = None):
+        """A new fitted TextNB with other finalize-time classifier parameters, over ``stats``
+        (see :meth:`EstimatorProtocol.finalize_with`); the vectoriser is shared."""
+        check_is_fitted(self, "classifier_")
+        params = dict(params or {})
+        nested = {
+            k.partition("__")[2]: v for k, v in params.items() if k.startswith("classifier__")
+        }
+        refused = sorted(k for k in params if not k.startswith("classifier__"))
+        if refused:
+            raise ParameterError(
+                f"TextNB's parameter(s) {refused!r} change what is counted, so a model with "
+                "other values must be fitted again (sklearn.model_selection.GridSearchCV "
+                "does); the classifier's finalize-time parameters are "
+                f"{sorted(self.finalize_params())!r}."
+            )
+        if stats is not None:
+            self.finalize_params()  # refuses a learned vocabulary
+        model = clone(self).set_params(**params)
+        model.vectorizer_ = self.vectorizer_
+        model.classifier_ = self.classifier_.finalize_with(nested, stats)
+        model.classes_ = model.classifier_.classes_
+        return model
+
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def get_state(self) -> dict:
         """The fitted state as plain data: the vectoriser and classifier as unfitted

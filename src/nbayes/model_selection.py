@@ -1,0 +1,418 @@
+"""Model selection from statistics: exact cross-validation without refits.
+
+Naive Bayes learns additive statistics, so the model trained on every row outside a
+cross-validation fold is the statistics of all rows minus those of the fold
+(:meth:`~nbayes.estimators.BaseNB.subtract_statistics`), and a candidate smoothing, variance
+floor, class prior or decision threshold is only another finalize of the same statistics
+(:meth:`~nbayes.estimators.BaseNB.finalize_with`). :class:`GridSearchCV` therefore reads the
+data once to count each fold, and once more per fold and candidate to score it; it never fits
+a candidate. Its fold scores are those of scikit-learn's ``GridSearchCV`` over the same
+estimator, to floating-point rounding.
+
+Everything here uses estimators through the protocol of :mod:`nbayes.estimators._protocol`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import warnings
+from collections.abc import Mapping
+from functools import reduce
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.exceptions import FitFailedWarning
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.utils import _safe_indexing
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
+
+from .distributions import Labels
+from .estimators._base import check_sample_weight, fit_classes, label_codes
+from .exceptions import DataError, ParameterError
+
+
+def _meta(X):
+    """What :meth:`setup` takes: a table's columns (no rows), else the number of columns."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[:0]
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return int(shape[1])
+    return pd.DataFrame({"text": pd.Series([], dtype=object)})  # a 1-d sequence: texts
+
+
+def _check_split(train: np.ndarray, test: np.ndarray, n: int, i: int) -> None:
+    """The training rows of a split must be all the rows outside its test rows: only then
+    are its statistics the total's minus the test rows'."""
+    inside = np.zeros(n, dtype=bool)
+    inside[test] = True
+    if inside.sum() != len(test) or not np.array_equal(np.sort(train), np.flatnonzero(~inside)):
+        raise ParameterError(
+            f"Split {i} of cv trains on rows other than all the rows outside its test fold; "
+            "statistics-based cross-validation needs splits whose training part is the "
+            "complement of the test part (KFold, StratifiedKFold, GroupKFold, "
+            "RepeatedStratifiedKFold, LeaveOneGroupOut, ...). Use "
+            "sklearn.model_selection.GridSearchCV for other splitters."
+        )
+
+
+class FoldStatistics:
+    """Statistics of every cross-validation fold of one data set, counted in one pass.
+
+    ``model`` is the estimator set up and fitted on all rows (its statistics, ``total``, are
+    the merged ``test_stats`` of the folds);
+    ``train_model(i, params)`` is the model of the rows outside test fold ``i`` with the
+    finalize-time ``params``, made without reading the data.
+
+    Parameters
+    ----------
+    estimator : nbayes estimator (unfitted; cloned)
+    X, y : the data
+    splits : list of (train, test) index arrays
+    sample_weight : array-like of shape (n_samples,), optional
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import KFold
+    >>> from nbayes import MultinomialNB
+    >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
+    >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
+    >>> fold0 = folds.train_model(0, {"alpha": 0.5})
+    >>> np.allclose(fold0.feature_log_prob_,
+    ...             MultinomialNB(alpha=0.5).fit(X[2:], y[2:]).feature_log_prob_)
+    True
+    """
+
+    def __init__(self, estimator, X, y, splits, sample_weight=None):
+        y = column_or_1d(y, warn=True)
+        n = _num_samples(X)
+        if y.shape[0] != n:
+            raise DataError(f"X has {n} rows but y has {y.shape[0]} labels; they must match.")
+        self.classes = fit_classes(y)
+        codes, _ = label_codes(y, self.classes)
+        weights = check_sample_weight(sample_weight, n)
+        for i, (train, test) in enumerate(splits):  # bounded by the number of splits
+            _check_split(np.asarray(train), np.asarray(test), n, i)
+            absent = np.setdiff1d(np.arange(self.classes.size), codes[train])
+            if absent.size:
+                raise DataError(
+                    f"Class {self.classes.tolist()[absent[0]]!r} has no row outside test fold "
+                    f"{i}, so the model of that fold would not know it. Use StratifiedKFold "
+                    "or fewer folds."
+                )
+        model = clone(estimator)
+        model.finalize_params()  # refuses models whose folds statistics cannot give
+        meta = _meta(X)
+        summary = None
+        while (step := model.survey_step(meta, summary)) is not None:
+            part = X if step.columns is None else X[step.columns]
+            summary = step.finish(summary, step.combine(step.summarize(part)))
+        model.setup(meta, summary)
+
+        def count(rows: np.ndarray) -> dict:
+            labels = Labels(codes[rows], weights[rows], self.classes.size)
+            return model.accumulate(_safe_indexing(X, rows), labels, mode="count")
+
+        self.test_stats = [count(np.asarray(test)) for _, test in splits]
+        tested = np.sort(np.concatenate([np.asarray(t) for _, t in splits]))
+        if np.array_equal(tested, np.arange(n)):  # the test folds partition the rows
+            total = reduce(model.merge_statistics, self.test_stats)
+        else:  # repeated splits: the total is one more pass
+            total = count(np.arange(n))
+        self.total = total
+        self.model = model.install(self.classes, total)
+        self.splits = splits
+
+    def train_statistics(self, i: int) -> dict:
+        """Statistics of the rows outside test fold ``i``: the total minus the fold's."""
+        return self.model.subtract_statistics(self.total, self.test_stats[i])
+
+    def train_model(self, i: int, params: dict | None = None, stats: dict | None = None):
+        """The model of the rows outside test fold ``i`` with finalize-time ``params``
+        (``stats``: :meth:`train_statistics` of ``i``, when already at hand)."""
+        return self.model.finalize_with(
+            params, self.train_statistics(i) if stats is None else stats
+        )
+
+
+class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
+    """Exhaustive search over finalize-time parameters by exact K-fold cross-validation
+    from fold statistics: scikit-learn's ``GridSearchCV`` for nbayes estimators, without
+    a refit per candidate.
+
+    Each fold is counted once (one pass over the data); the model of the rows outside fold
+    f is (total - fold f) statistics; every candidate is a different finalize of them, scored
+    on fold f by scikit-learn's scorer called on that model. The fold scores equal those of
+    ``sklearn.model_selection.GridSearchCV`` over the same estimator (same splits, same
+    scorer) to floating-point rounding.
+
+    Parameters
+    ----------
+    estimator : nbayes estimator
+        MultinomialNB, BernoulliNB, ComplementNB, PoissonNB, CategoricalNB, GaussianNB,
+        MixedNB, or TextNB with a HashingVectorizer or a fixed vocabulary. Refused, with the
+        reason: TextNB learning its CountVectorizer vocabulary, and the semi-naive models
+        (AODE, TAN, KDB, JointBayes), whose set-up depends on the rows they are fitted on.
+    param_grid : dict or list of dicts
+        As scikit-learn's. Only the estimator's ``finalize_params()`` may appear (alpha,
+        force_alpha, estimate, fit_prior, class_prior, prior_alpha, var_smoothing,
+        var_pooling, decision_threshold, ...); a parameter that changes the statistics
+        (``missing``, ``binarize``, ``columns`` ...) is refused with a ParameterError.
+    scoring : str, callable, list, tuple, dict or None, default=None
+        As scikit-learn's: None uses the estimator's ``score`` (accuracy); a name such as
+        ``"neg_log_loss"``, ``"roc_auc"``, ``"f1"``, ``"balanced_accuracy"``; a scorer; or
+        several as a list or dict (then ``refit`` names the one that chooses).
+    cv : int, cross-validation generator or iterable, default=5
+        As scikit-learn's (``check_cv``: stratified K-fold for an int). Every split must
+        train on all the rows outside its test fold.
+    refit : bool, str or callable, default=True
+        Install the best candidate as ``best_estimator_``: the finalize of the statistics of
+        all rows, which equals a fit on all rows.
+    error_score : "raise" or float, default=np.nan
+        Score of a candidate whose finalize or scoring fails (with a FitFailedWarning), or
+        "raise".
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        scikit-learn's keys: ``params``, ``param_<name>`` (masked arrays),
+        ``split<i>_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``rank_test_score`` (``_<metric>`` suffixes with several scorers),
+        ``mean_fit_time`` / ``std_fit_time`` (the finalize of a candidate, seconds) and
+        ``mean_score_time`` / ``std_score_time``.
+    best_index_, best_params_, best_score_, best_estimator_, refit_time_
+    scorer_, multimetric_, n_splits_, classes_, n_features_in_
+    count_time_ : float
+        Seconds spent counting the folds (the one pass over the data).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes.model_selection import GridSearchCV
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> X = rng.poisson(1 + 2 * y[:, None] * (np.arange(6) < 2), (200, 6))
+    >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0, 10.0]}, cv=3).fit(X, y)
+    >>> sorted(search.best_params_), search.cv_results_["split0_test_score"].shape
+    (['alpha'], (3,))
+    """
+
+    def __init__(
+        self, estimator, param_grid, *, scoring=None, cv=5, refit=True, error_score=np.nan
+    ):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.cv = cv
+        self.refit = refit
+        self.error_score = error_score
+
+    # -- set-up ---------------------------------------------------------------------------------
+    def _candidates(self) -> list[dict]:
+        candidates = list(ParameterGrid(self.param_grid))
+        allowed = _finalize_params(self.estimator)
+        names = sorted({k for c in candidates for k in c})
+        refused = [k for k in names if k not in allowed]
+        if refused:
+            raise ParameterError(
+                f"param_grid varies {refused!r}, which change(s) what "
+                f"{type(self.estimator).__name__} counts, not only how its statistics are "
+                "finalized; search those with sklearn.model_selection.GridSearchCV, which "
+                f"refits every candidate. Finalize-time parameters: {sorted(allowed)!r}."
+            )
+        return candidates
+
+    def _scorers(self):
+        """(scorer, metric names or None): one scorer, or a multi-metric one returning a dict."""
+        scoring = self.scoring
+        if isinstance(scoring, (list, tuple, set, Mapping)):
+            names = list(scoring.keys() if isinstance(scoring, Mapping) else scoring)
+            if not names:
+                raise ParameterError("scoring must name at least one metric.")
+            if self.refit is not False and not callable(self.refit) and self.refit not in names:
+                raise ParameterError(
+                    f"With several metrics, refit must name the one that chooses (one of "
+                    f"{names!r}), be a callable, or be False; got {self.refit!r}."
+                )
+            return check_scoring(self.estimator, scoring=scoring), names
+        return check_scoring(self.estimator, scoring=scoring), None
+
+    # -- fitting ----------------------------------------------------------------------------------
+    def fit(self, X, y, *, groups=None, sample_weight=None):
+        """Count the folds, score every candidate on every fold, refit the best.
+
+        Parameters
+        ----------
+        X : the estimator's input (array, sparse matrix, DataFrame, texts)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,), optional
+            Group labels for group splitters.
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the rows: the statistics count them, and the test rows' weights go to
+            the scorer where the metric takes weights, as scikit-learn's search (1.9) does.
+
+        Returns
+        -------
+        self
+        """
+        candidates = self._candidates()
+        scorer, metrics = self._scorers()
+        y_checked = column_or_1d(y, warn=True)
+        cv = check_cv(self.cv, y_checked, classifier=True)
+        splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y_checked, groups)]
+        start = time.perf_counter()
+        folds = FoldStatistics(self.estimator, X, y_checked, splits, sample_weight)
+        self.count_time_ = time.perf_counter() - start
+
+        keys = [None] if metrics is None else metrics
+        n_c, n_s = len(candidates), len(splits)
+        scores = {k: np.full((n_c, n_s), np.nan) for k in keys}
+        fit_time, score_time = np.zeros((n_c, n_s)), np.zeros((n_c, n_s))
+        weighted = sample_weight is not None and _accepts_sample_weight(scorer)
+        for s, (_, test) in enumerate(splits):  # bounded by the number of splits
+            X_test, y_test = _safe_indexing(X, test), y_checked[test]
+            score_params = (
+                {"sample_weight": _safe_indexing(sample_weight, test)} if weighted else {}
+            )
+            stats = folds.train_statistics(s)
+            for c, params in enumerate(candidates):  # bounded by the grid
+                t0 = time.perf_counter()
+                try:
+                    model = folds.model.finalize_with(params, stats)
+                    t1 = time.perf_counter()
+                    got = scorer(model, X_test, y_test, **score_params)
+                except Exception as exc:
+                    if self.error_score == "raise":
+                        raise
+                    t1 = time.perf_counter()
+                    got = {k: self.error_score for k in keys} if metrics else self.error_score
+                    warnings.warn(
+                        f"Candidate {params!r} failed on split {s}; its score is set to "
+                        f"{self.error_score!r}. The error: {exc!r}",
+                        FitFailedWarning,
+                        stacklevel=2,
+                    )
+                fit_time[c, s], score_time[c, s] = t1 - t0, time.perf_counter() - t1
+                for k in keys:
+                    scores[k][c, s] = got if k is None else got[k]
+
+        self.cv_results_ = _results(candidates, scores, fit_time, score_time)
+        self.multimetric_ = metrics is not None
+        self.scorer_ = scorer
+        self.n_splits_ = n_s
+        self._choose_best(folds)
+        return self
+
+    def _choose_best(self, folds: FoldStatistics) -> None:
+        refit, results = self.refit, self.cv_results_
+        if refit is False:
+            return
+        if callable(refit):
+            self.best_index_ = int(refit(results))
+        else:
+            suffix = refit if self.multimetric_ else "score"
+            self.best_index_ = int(np.argmin(results[f"rank_test_{suffix}"]))
+            self.best_score_ = float(results[f"mean_test_{suffix}"][self.best_index_])
+        self.best_params_ = results["params"][self.best_index_]
+        start = time.perf_counter()
+        self.best_estimator_ = folds.model.finalize_with(self.best_params_)
+        self.refit_time_ = time.perf_counter() - start
+
+    # -- the best model, as scikit-learn's search exposes it --------------------------------------
+    def _best(self):
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The classes of ``best_estimator_``."""
+        return self._best().classes_
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of input columns of ``best_estimator_``."""
+        return self._best().n_features_in_
+
+    def predict(self, X) -> np.ndarray:
+        """``best_estimator_.predict(X)``."""
+        return self._best().predict(X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``best_estimator_.predict_proba(X)``."""
+        return self._best().predict_proba(X)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """``best_estimator_.predict_log_proba(X)``."""
+        return self._best().predict_log_proba(X)
+
+    def decision_function(self, X) -> np.ndarray:
+        """``best_estimator_.decision_function(X)``."""
+        return self._best().decision_function(X)
+
+    def score(self, X, y) -> float:
+        """Score of ``best_estimator_`` on X, y by ``scorer_`` (the refit metric)."""
+        got = self.scorer_(self._best(), X, y)
+        return got[self.refit] if isinstance(got, dict) else got
+
+
+def _accepts_sample_weight(scorer) -> bool:
+    """Whether scikit-learn's search would pass the weights on to ``scorer`` (it does, since
+    1.9, when the metric takes them): scores are then weighted as the training is."""
+    accepts = getattr(scorer, "_accept_sample_weight", None)
+    if accepts is not None:
+        return bool(accepts())
+    return "sample_weight" in inspect.signature(scorer).parameters
+
+
+def _finalize_params(estimator) -> frozenset[str]:
+    method = getattr(estimator, "finalize_params", None)
+    if method is None:
+        raise ParameterError(
+            f"nbayes.model_selection.GridSearchCV needs an nbayes estimator; got "
+            f"{type(estimator).__name__}. Use sklearn.model_selection.GridSearchCV."
+        )
+    return method()
+
+
+def _results(candidates, scores: dict, fit_time, score_time) -> dict:
+    """scikit-learn's ``cv_results_`` layout."""
+    n_c = len(candidates)
+    results: dict = {
+        "mean_fit_time": fit_time.mean(axis=1),
+        "std_fit_time": fit_time.std(axis=1),
+        "mean_score_time": score_time.mean(axis=1),
+        "std_score_time": score_time.std(axis=1),
+    }
+    for name in sorted({k for c in candidates for k in c}):
+        column = np.ma.MaskedArray(np.empty(n_c, dtype=object), mask=True)
+        for c, params in enumerate(candidates):  # bounded by the grid
+            if name in params:
+                column[c] = params[name]
+        results[f"param_{name}"] = column
+    results["params"] = candidates
+    for key, table in scores.items():  # bounded by the number of metrics
+        suffix = "score" if key is None else key
+        for s in range(table.shape[1]):  # bounded by the number of splits
+            results[f"split{s}_test_{suffix}"] = table[:, s]
+        means = table.mean(axis=1)
+        results[f"mean_test_{suffix}"] = means
+        results[f"std_test_{suffix}"] = table.std(axis=1)
+        results[f"rank_test_{suffix}"] = _rank(means)
+    return results
+
+
+def _rank(means: np.ndarray) -> np.ndarray:
+    """scikit-learn's ranking: 1 is best, ties share the best rank, NaN ranks last."""
+    if np.isnan(means).all():
+        return np.ones(means.size, dtype=np.int32)
+    filled = np.where(np.isnan(means), np.nanmin(means) - 1, means)
+    return np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
+
+
+__all__ = ["FoldStatistics", "GridSearchCV"]

@@ -1,0 +1,361 @@
+"""nbayes.model_selection: cross-validation from fold statistics equals scikit-learn's
+GridSearchCV over the same estimator (which refits every candidate on every fold), on
+synthetic data for every estimator and on the real data sets, with sample weights."""
+
+from __future__ import annotations
+
+import tarfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import FitFailedWarning
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+from sklearn.model_selection import GridSearchCV as SklearnSearch
+from sklearn.model_selection import KFold, StratifiedKFold, TimeSeriesSplit
+
+import nbayes
+from nbayes.exceptions import DataError, ParameterError
+from nbayes.model_selection import GridSearchCV
+
+TOL = 1e-9
+
+
+def assert_same_search(ours, theirs, n_splits: int, metrics=("score",)) -> None:
+    """Every fold score equal to 1e-9, the same ranks and the same best candidate."""
+    for m in metrics:
+        for i in range(n_splits):
+            np.testing.assert_allclose(
+                ours.cv_results_[f"split{i}_test_{m}"],
+                theirs.cv_results_[f"split{i}_test_{m}"],
+                rtol=TOL,
+                atol=TOL,
+            )
+        np.testing.assert_array_equal(
+            ours.cv_results_[f"rank_test_{m}"], theirs.cv_results_[f"rank_test_{m}"]
+        )
+    assert ours.cv_results_["params"] == theirs.cv_results_["params"]
+    if getattr(theirs, "best_params_", None) is not None:
+        assert ours.best_params_ == theirs.best_params_
+
+
+def both(estimator, grid, X, y, w=None, cv=None, **kw):
+    cv = cv or StratifiedKFold(3, shuffle=True, random_state=0)
+    ours = GridSearchCV(estimator, grid, cv=cv, **kw).fit(X, y, sample_weight=w)
+    theirs = SklearnSearch(estimator, grid, cv=cv, **kw).fit(X, y, sample_weight=w)
+    return ours, theirs
+
+
+# -- synthetic data, every estimator --------------------------------------------------------------
+def _synthetic(n: int = 300, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["ham", "spam"], n, p=[0.6, 0.4])
+    counts = rng.poisson(1.0 + 1.5 * (y == "spam")[:, None] * (np.arange(8) < 3), (n, 8))
+    table = pd.DataFrame(
+        {
+            # "rare" values land in one fold only: the fold models must not know them
+            "city": rng.choice(
+                ["Oslo", "Rome", "Lima", "rare1", "rare2", None],
+                n,
+                p=[0.35, 0.3, 0.3, 0.01, 0.01, 0.03],
+            ),
+            "rooms": rng.integers(1, 5, n),
+            "area": rng.normal(80, 20, n) + 10 * (y == "spam"),
+            "garden": rng.random(n) < 0.4,
+        }
+    )
+    weights = rng.choice([0.0, 0.5, 1.0, 2.5], n, p=[0.1, 0.3, 0.4, 0.2])
+    return counts, table, y, weights
+
+
+CASES = {
+    "MultinomialNB": (nbayes.MultinomialNB(), {"alpha": [0.01, 1.0], "fit_prior": [True, False]}),
+    "ComplementNB": (nbayes.ComplementNB(), {"alpha": [0.1, 1.0], "norm": [False, True]}),
+    "BernoulliNB": (nbayes.BernoulliNB(binarize=1.0), {"alpha": [0.5, 2.0]}),
+    "PoissonNB": (nbayes.PoissonNB(), {"alpha": [0.5, 2.0], "beta": [0.1, 1.0]}),
+    "CategoricalNB": (
+        nbayes.CategoricalNB(),
+        {"alpha": [1.0, 2.5], "estimate": ["posterior_mean", "map"]},
+    ),
+    "GaussianNB": (
+        nbayes.GaussianNB(),
+        {"var_smoothing": [1e-9, 1e-2], "var_pooling": ["per_class", "shared"]},
+    ),
+    "GaussianNB-threshold": (nbayes.GaussianNB(), {"decision_threshold": [-1.0, 0.0, 2.0]}),
+    "MixedNB": (nbayes.MixedNB(), {"alpha": [0.1, 1.0], "prior_alpha": [0.0, 5.0]}),
+    "MixedNB-unseen": (nbayes.MixedNB(), {"unseen": ["smooth", "ignore"]}),
+    "CategoricalNB-values": (nbayes.CategoricalNB(unseen="smooth"), {"alpha": [0.2, 1.0]}),
+    "TextNB-hashing": (
+        nbayes.TextNB(
+            vectorizer=HashingVectorizer(n_features=2**10, alternate_sign=False, norm=None)
+        ),
+        {"classifier__alpha": [0.1, 1.0]},
+    ),
+}
+
+
+def _data_for(name, counts, table, y):
+    if name.startswith("MixedNB"):
+        return table
+    if name == "CategoricalNB-values":
+        return table[["city"]].fillna("none").astype(object)
+    if name == "CategoricalNB":
+        return np.minimum(counts, 3)
+    if name.startswith("GaussianNB"):
+        return counts + np.random.default_rng(3).normal(size=counts.shape)
+    if name.startswith("TextNB"):
+        words = np.array(["cash", "prize", "lunch", "noon", "meet", "win", "now", "see"])
+        return [" ".join(np.repeat(words, row)) for row in counts]
+    return counts
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("scoring", ["neg_log_loss", "accuracy"])
+def test_every_fold_score_equals_scikit_learns_search(name, scoring):
+    counts, table, y, w = _synthetic()
+    estimator, grid = CASES[name]
+    X = _data_for(name, counts, table, y)
+    ours, theirs = both(estimator, grid, X, y, w, scoring=scoring)
+    assert_same_search(ours, theirs, 3)
+    # refit: the finalize of all the statistics is the fit on all rows
+    refit = theirs.best_estimator_
+    np.testing.assert_allclose(
+        ours.predict_proba(X), refit.predict_proba(X), rtol=1e-10, atol=1e-12
+    )
+    assert repr(ours.best_estimator_) == repr(refit)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.FitFailedWarning")
+@pytest.mark.filterwarnings("ignore:One or more of the test scores are non-finite")
+def test_a_value_only_one_fold_holds_is_unseen_to_that_folds_model():
+    # "rare" is in fold 0 only: the model of folds 1 and 2 has never seen it (unseen="error"
+    # makes scikit-learn's refit fail on it too), and K_j of "city" is one smaller there.
+    y = np.array(["a", "b"] * 6)
+    city = np.array(["x", "y", "z"] * 4, dtype=object)
+    city[0] = "rare"
+    X = pd.DataFrame({"city": city})
+    cv = KFold(3)
+    folds = nbayes.model_selection.FoldStatistics(nbayes.MixedNB(), X, y, list(cv.split(X)))
+    model = folds.train_model(0)
+    assert model.categories_["city"].tolist() == ["x", "y", "z"]
+    refit = nbayes.MixedNB().fit(X.iloc[4:], y[4:])
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(X), refit.predict_joint_log_proba(X), rtol=1e-12
+    )
+    strict = nbayes.MixedNB(unseen="error")
+    ours, theirs = both(strict, {"alpha": [1.0]}, X, y, cv=cv)
+    assert np.isnan(ours.cv_results_["split0_test_score"]).all()
+    assert_same_search(ours, theirs, 3)
+
+
+def test_cv_results_has_scikit_learns_keys_and_timings():
+    counts, _, y, w = _synthetic()
+    ours, theirs = both(nbayes.MultinomialNB(), {"alpha": [0.5, 1.0, 2.0]}, counts, y, w)
+    assert set(theirs.cv_results_) == set(ours.cv_results_)
+    assert ours.cv_results_["param_alpha"].tolist() == [0.5, 1.0, 2.0]
+    assert (ours.cv_results_["mean_fit_time"] >= 0).all() and ours.count_time_ > 0
+    assert ours.best_score_ == pytest.approx(theirs.best_score_, abs=TOL)
+    assert ours.best_index_ == theirs.best_index_ and ours.n_splits_ == 3
+    assert ours.classes_.tolist() == ["ham", "spam"]
+    assert ours.score(counts, y) == pytest.approx(theirs.score(counts, y))
+
+
+def test_several_metrics_and_refit_by_name():
+    counts, _, y, w = _synthetic()
+    scoring = ["neg_log_loss", "accuracy", "roc_auc", "balanced_accuracy"]
+    ours, theirs = both(
+        nbayes.ComplementNB(),
+        {"alpha": [0.1, 1.0, 3.0]},
+        counts,
+        y,
+        w,
+        scoring=scoring,
+        refit="neg_log_loss",
+    )
+    assert_same_search(ours, theirs, 3, metrics=scoring)
+    assert set(theirs.cv_results_) == set(ours.cv_results_)
+
+
+def test_repeated_and_group_splitters():
+    from sklearn.model_selection import GroupKFold, RepeatedStratifiedKFold
+
+    counts, _, y, w = _synthetic(200)
+    cv = RepeatedStratifiedKFold(n_splits=2, n_repeats=2, random_state=1)
+    assert_same_search(*both(nbayes.MultinomialNB(), {"alpha": [0.3, 3.0]}, counts, y, w, cv=cv), 4)
+    groups = np.arange(200) % 7
+    ours = GridSearchCV(nbayes.MultinomialNB(), {"alpha": [0.3, 3.0]}, cv=GroupKFold(3))
+    theirs = SklearnSearch(nbayes.MultinomialNB(), {"alpha": [0.3, 3.0]}, cv=GroupKFold(3))
+    assert_same_search(ours.fit(counts, y, groups=groups), theirs.fit(counts, y, groups=groups), 3)
+
+
+# -- refusals -----------------------------------------------------------------------------------
+def test_a_parameter_that_changes_the_statistics_is_refused():
+    counts, _, y, _ = _synthetic(60)
+    with pytest.raises(ParameterError, match=r"'binarize'.*sklearn.model_selection.GridSearchCV"):
+        GridSearchCV(nbayes.BernoulliNB(), {"binarize": [0.0, 1.0]}).fit(counts, y)
+    with pytest.raises(ParameterError, match=r"'missing'.*refits every candidate"):
+        GridSearchCV(nbayes.MultinomialNB(), {"missing": ["error", "ignore"]}).fit(counts, y)
+
+
+@pytest.mark.parametrize("cls", [nbayes.AODE, nbayes.TAN, nbayes.KDB, nbayes.JointBayes])
+def test_semi_naive_models_are_refused_with_the_reason(cls):
+    with pytest.raises(ParameterError, match="learns its bin edges and categories"):
+        GridSearchCV(cls(), {}).fit(pd.DataFrame({"a": ["x", "y"] * 10}), [0, 1] * 10)
+
+
+def test_text_with_a_learned_vocabulary_is_refused_with_the_reason():
+    with pytest.raises(ParameterError, match=r"learns its CountVectorizer vocabulary.*Hashing"):
+        GridSearchCV(nbayes.TextNB(), {"classifier__alpha": [1.0]}).fit(
+            ["a b", "c"] * 5, [0, 1] * 5
+        )
+    # a fixed vocabulary is fine
+    fixed = nbayes.TextNB(vectorizer=CountVectorizer(vocabulary=["cash", "lunch"]))
+    texts, y = ["cash now", "lunch at noon", "cash cash", "lunch"] * 5, [1, 0, 1, 0] * 5
+    ours, theirs = both(fixed, {"classifier__alpha": [0.1, 1.0]}, texts, y, cv=KFold(2))
+    assert_same_search(ours, theirs, 2)
+
+
+def test_a_splitter_that_trains_on_part_of_the_rest_is_refused():
+    counts, _, y, _ = _synthetic(60)
+    with pytest.raises(ParameterError, match="complement of the test part"):
+        GridSearchCV(nbayes.MultinomialNB(), {"alpha": [1.0]}, cv=TimeSeriesSplit(3)).fit(counts, y)
+
+
+def test_a_class_absent_outside_a_fold_is_an_error():
+    X, y = np.ones((6, 2)), np.array([0, 0, 0, 0, 1, 1])
+    with pytest.raises(DataError, match=r"Class 1 has no row outside test fold 2.*Stratified"):
+        GridSearchCV(nbayes.MultinomialNB(), {"alpha": [1.0]}, cv=KFold(3)).fit(X, y)
+
+
+def test_a_failing_candidate_gets_error_score_or_raises():
+    counts, _, y, _ = _synthetic(60)
+    grid = {"alpha": [1.0, -1.0]}
+    with pytest.warns(FitFailedWarning, match="failed on split 0"):
+        search = GridSearchCV(nbayes.MultinomialNB(), grid, cv=2).fit(counts, y)
+    assert np.isnan(search.cv_results_["mean_test_score"][1])
+    assert search.best_params_ == {"alpha": 1.0} and search.cv_results_["rank_test_score"][1] == 2
+    with pytest.raises(ParameterError, match="alpha"):
+        GridSearchCV(nbayes.MultinomialNB(), grid, cv=2, error_score="raise").fit(counts, y)
+
+
+def test_finalize_with_refuses_statistics_parameters_and_leaves_the_model_alone():
+    counts, _, y, _ = _synthetic(60)
+    model = nbayes.MultinomialNB().fit(counts, y)
+    before = model.feature_log_prob_.copy()
+    other = model.finalize_with({"alpha": 0.1})
+    assert other.alpha == 0.1 and model.alpha == 1.0
+    np.testing.assert_array_equal(model.feature_log_prob_, before)
+    with pytest.raises(ParameterError, match=r"\['missing'\] change what is counted"):
+        model.finalize_with({"missing": "ignore"})
+
+
+# -- the real data sets (3 folds, two or three candidates each) -----------------------------------
+def _sms(shared_data):
+    df = pd.read_csv(
+        shared_data / "sms_spam_collection" / "SMSSpamCollection",
+        sep="\t",
+        header=None,
+        names=["label", "text"],
+        quoting=3,
+        dtype=str,
+        keep_default_na=False,
+    )
+    return df["text"].tolist(), df["label"].to_numpy()
+
+
+def _enron(shared_data):
+    texts, labels = [], []
+    with tarfile.open(shared_data / "enron_spam_enron1" / "enron1.tar.gz") as tar:
+        for member in tar:
+            parts = member.name.split("/")
+            if member.isfile() and len(parts) == 3 and parts[1] in ("ham", "spam"):
+                texts.append(tar.extractfile(member).read().decode("latin-1"))
+                labels.append(parts[1])
+    return texts, np.array(labels)
+
+
+def _weights(n: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).choice([0.0, 0.5, 1.0, 3.0], n, p=[0.05, 0.2, 0.5, 0.25])
+
+
+def test_sms_text_search_equals_scikit_learn(shared_data):
+    texts, y = _sms(shared_data)
+    hashing = HashingVectorizer(n_features=2**16, alternate_sign=False, norm=None)
+    w = _weights(len(y))
+    ours, theirs = both(
+        nbayes.TextNB(vectorizer=hashing),
+        {"classifier__alpha": [0.05, 1.0]},
+        texts,
+        y,
+        w,
+        scoring="neg_log_loss",
+    )
+    assert_same_search(ours, theirs, 3)
+    counts = CountVectorizer().fit_transform(texts)
+    ours, theirs = both(
+        nbayes.BernoulliNB(),
+        {"alpha": [0.1, 1.0], "fit_prior": [True, False]},
+        counts,
+        y,
+        w,
+        scoring="f1_macro",
+    )
+    assert_same_search(ours, theirs, 3)
+
+
+def test_enron_search_equals_scikit_learn(shared_data):
+    texts, y = _enron(shared_data)
+    counts = CountVectorizer(min_df=2).fit_transform(texts)
+    w = _weights(len(y), 1)
+    for estimator, grid, scoring in (
+        (nbayes.MultinomialNB(), {"alpha": [0.01, 0.3, 1.0]}, "neg_log_loss"),
+        (nbayes.ComplementNB(), {"alpha": [0.1, 1.0]}, "balanced_accuracy"),
+    ):
+        assert_same_search(*both(estimator, grid, counts, y, w, scoring=scoring), 3)
+
+
+def test_spambase_search_equals_scikit_learn(shared_data):
+    data = np.loadtxt(shared_data / "spambase" / "spambase.data", delimiter=",")
+    X, y = data[:, :-1], data[:, -1].astype(int)
+    w = _weights(len(y), 2)
+    grid = {"var_smoothing": [1e-9, 1e-3, 1e-1], "decision_threshold": [None, 2.0]}
+    assert_same_search(*both(nbayes.GaussianNB(), grid, X, y, w, scoring="accuracy"), 3)
+    assert_same_search(
+        *both(nbayes.MultinomialNB(), {"alpha": [0.1, 1.0]}, X, y, w, scoring="roc_auc"), 3
+    )
+
+
+ADULT_COLUMNS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+]
+
+
+def test_adult_mixed_search_equals_scikit_learn(shared_data):
+    df = pd.read_csv(
+        shared_data / "adult" / "adult.data.gz",
+        names=ADULT_COLUMNS,
+        skipinitialspace=True,
+        na_values="?",
+    ).dropna(how="all")
+    df = df.iloc[:12000]  # time: enough rows for rare categories to be missing from folds
+    X, y = df.drop(columns="income"), df["income"].to_numpy()
+    w = _weights(len(y), 3)
+    # Integer columns with at most 200 values are categories in every fold alike (the "auto"
+    # limit grows with the rows a fit sees, and a fold sees fewer than all).
+    mixed = nbayes.MixedNB(max_int_categories=200)
+    grid = {"alpha": [0.1, 1.0], "var_smoothing": [1e-9, 1e-3]}
+    assert_same_search(*both(mixed, grid, X, y, w, scoring="neg_log_loss"), 3)
