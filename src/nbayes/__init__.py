@@ -5,6 +5,7 @@ Estimators follow scikit-learn's API; every model is built from additive suffici
 Importing nbayes loads only numpy, scipy, scikit-learn and pandas.
 """
 
+from . import model_selection
 from ._accel import compiled_kernels
 from ._threads import get_threads, set_threads, threads
 from ._version import __version__
@@ -57,6 +58,7 @@ __all__ = [
     "get_threads",
     "load",
     "merge",
+    "model_selection",
     "save",
     "set_threads",
     "threads",

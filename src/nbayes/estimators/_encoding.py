@@ -408,7 +408,7 @@ class Vocabulary:
         off = offsets_of(n_cat)
         feature = np.repeat(np.arange(n_cat.size), n_cat)
         local = np.arange(int(n_cat.sum())) - off[feature]
-        observed = counts.any(axis=0)
+        observed: np.ndarray = np.asarray(counts.any(axis=0))
         keep = observed | (local < self.first_code)
         empty = np.bincount(feature[keep], minlength=n_cat.size) == 0
         keep[off[empty]] = True

@@ -315,7 +315,7 @@ class MixedNB(BaseNB):
         """Turn ``columns`` / ``remainder`` into families and column positions."""
         spec = [] if isinstance(self.columns, str) else list(self.columns)
         owner = np.full(df.shape[1], -1)
-        groups: list[tuple[Family, np.ndarray]] = []
+        sourced: list[tuple[Family | str, np.ndarray]] = []
         auto_positions = []
         for g, item in enumerate(spec):  # bounded by the number of groups the user wrote
             if not isinstance(item, (tuple, list)) or len(item) != 2:
@@ -335,9 +335,9 @@ class MixedNB(BaseNB):
             if isinstance(family, str) and family == "auto":
                 auto_positions.append(pos)
             elif _is_text(family):  # one group per text column: each its own multinomial
-                groups.extend((family, pos[j : j + 1]) for j in range(len(pos)))
+                sourced.extend((family, pos[j : j + 1]) for j in range(len(pos)))
             elif len(pos):
-                groups.append((family, pos))
+                sourced.append((family, pos))
         rest = np.flatnonzero(owner < 0)
         if len(rest) and self.remainder == "error":
             raise ParameterError(
@@ -352,15 +352,15 @@ class MixedNB(BaseNB):
             # One group per inferred family, in order of the family's first column.
             _, first = np.unique(names, return_index=True)
             for name in names[np.sort(first)]:  # bounded by the number of families
-                groups.append((str(name), auto[names == name]))
-        if not groups:
+                sourced.append((str(name), auto[names == name]))
+        if not sourced:
             raise ParameterError(
                 "No column is modelled: 'columns' selects nothing and remainder='drop'."
             )
         # What each group's family was made from (a name takes this model's shared
         # parameters, an instance its own): finalize_with makes them again from new values.
-        self._family_sources = [source for source, _ in groups]
-        groups = [(self._family(source), pos) for source, pos in groups]
+        self._family_sources = [source for source, _ in sourced]
+        groups = [(self._family(source), pos) for source, pos in sourced]
         self.families_ = [fam for fam, _ in groups]
         self._layout = self._new_layout(
             [pos for _, pos in groups], [fam.name == "categorical" for fam, _ in groups]
