@@ -8,6 +8,7 @@ column cannot silently change type half-way through a file.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import datetime
 import decimal
@@ -280,8 +281,9 @@ class Table:
         self._replay.read_all()
         return self._replay.open()
 
-    def _text_sample(self, n_bytes: int = 2**20) -> str:
-        """The first ``n_bytes`` of decompressed text, for sniffing and sizing."""
+    def _decompressed(self):
+        """The file's bytes, decompressed (gzip, bz2, xz), or None for other compressions
+        (zip, zstd: pandas reads those, but they are not sniffed)."""
         import bz2
         import gzip
         import lzma
@@ -291,15 +293,49 @@ class Table:
             "bz2": bz2.open,
             "xz": lzma.open,
         }
-        with self._open_raw() as raw:
-            if self.compression in openers:
-                with openers[self.compression](raw) as f:
-                    data = f.read(n_bytes)
-            elif self.compression is None:
-                data = raw.read(n_bytes)
-            else:
-                return ""
+        raw = self._open_raw()
+        if self.compression is None:
+            return raw
+        if self.compression in openers:
+            return openers[self.compression](raw)
+        raw.close()
+        return None
+
+    def _text_sample(self, n_bytes: int = 2**20) -> str:
+        """The first ``n_bytes`` of decompressed text, for sniffing and sizing."""
+        stream = self._decompressed()
+        if stream is None:
+            return ""
+        with stream:
+            data = stream.read(n_bytes)
         return data.decode(self.options.encoding, errors="replace")
+
+    def _undecodable(self, exc: UnicodeDecodeError) -> str:
+        """Where the first byte sequence that is not valid in the encoding sits: ``"line 3
+        (byte 24 of the file, after 'caf')"``. The parser only knows an offset within its
+        block, so the decompressed text is decoded again from the start to find it."""
+        encoding = self.options.encoding
+        stream = self._decompressed()
+        if stream is None:
+            return f"{exc.reason}"
+        decoder = codecs.getincrementaldecoder(encoding)()
+        offset, lines = 0, 0
+        with stream:
+            while block := stream.read(1 << 20):
+                pending = decoder.getstate()[0]
+                try:
+                    lines += decoder.decode(block).count("\n")
+                except UnicodeDecodeError as found:
+                    data = pending + block
+                    before = data[: found.start].decode(encoding, errors="replace")
+                    line = lines + before.count("\n") + 1
+                    tail = before.rsplit("\n", 1)[-1][-20:]
+                    return (
+                        f"{found.reason} on line {line}, byte {offset - len(pending) + found.start}"
+                        f" of the file, after {tail!r}"
+                    )
+                offset += len(block)
+        return f"{exc.reason}"
 
     @property
     def sep(self) -> str:
@@ -431,8 +467,8 @@ class Table:
             ) from None
         except UnicodeDecodeError as exc:
             raise DataError(
-                f"{self.path}: the text is not valid {self.options.encoding} ({exc.reason} at "
-                f"byte offset {exc.start} of a block); pass the right --encoding, e.g. latin-1."
+                f"{self.path}: the text is not valid {self.options.encoding} "
+                f"({self._undecodable(exc)}); pass the right --encoding, e.g. latin-1."
             ) from None
 
     def _csv_frames(self, columns, dtypes, rows, progress, desc):
