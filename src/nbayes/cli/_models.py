@@ -16,9 +16,13 @@ import pandas as pd
 
 from .. import estimators
 from ..estimators import (
+    AODE,
+    KDB,
+    TAN,
     BernoulliNB,
     ComplementNB,
     GaussianNB,
+    JointBayes,
     MultinomialNB,
     PoissonNB,
     TextNB,
@@ -37,6 +41,10 @@ MODELS = (
     "categorical",
     "poisson",
     "mixed",
+    "aode",
+    "tan",
+    "kdb",
+    "joint",
 )
 #: --model choices for a numeric table, each one preset over every feature column.
 PRESETS = {
@@ -46,6 +54,8 @@ PRESETS = {
     "complement": ComplementNB,
     "poisson": PoissonNB,
 }
+#: --model choices beyond the naive assumption: categories as they are, numbers cut into bins.
+SEMINAIVE = {"aode": AODE, "tan": TAN, "kdb": KDB, "joint": JointBayes}
 #: --model choices for a text column (the count model behind the vectoriser).
 TEXT_MODELS = {
     "multinomial": MultinomialNB,
@@ -78,6 +88,11 @@ class Settings:
     max_features: int | None = None
     ngrams: int = 1
     lowercase: bool = True
+    #: Semi-naive models: AODE's super-parents (1 or 2), KDB's k, how numbers are binned.
+    parents: int | None = None
+    k: int | None = None
+    binning: str | None = None
+    n_bins: int | None = None
 
 
 @dataclass
@@ -182,7 +197,9 @@ class Plan:
             )
         names = [str(n) for n in names]
         kind = "float" if type(model).__name__ in {c.__name__ for c in PRESETS.values()} else None
-        model_name = next((k for k, c in PRESETS.items() if type(model) is c), "mixed")
+        model_name = next(
+            (k for k, c in {**PRESETS, **SEMINAIVE}.items() if type(model) is c), "mixed"
+        )
         # Without the training's record of column types, pass columns on as read and let
         # the estimator judge them.
         schema = {n: kind or "any" for n in names}
@@ -459,6 +476,36 @@ def plan(
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
     schema = {c: infer_kind(sample[c], c) for c in candidates}
+    _check_seminaive_options(model, settings)
+    if model in SEMINAIVE:
+        if text_column is not None:
+            raise UsageError(
+                f"--model {model} reads every column as categories or binned numbers; it "
+                "cannot model a text column (--text-column). Use --model auto or a text model."
+            )
+        for c, p in profiles.items():
+            warns.extend(_string_warnings(c, sample[c], p, read))
+            if p.role != "category":
+                warns.append(
+                    f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
+                    f"it as categories; leave it out with --exclude {c}, or use --model auto"
+                )
+        binned = [c for c in candidates if schema[c] in ("int", "float")]
+        if binned:
+            notes.append(
+                f"cutting numeric column(s) {names(binned)} into bins "
+                f"({_binning_words(settings)}), edges from every row of DATA"
+            )
+        return Plan(
+            model,
+            target,
+            candidates,
+            None,
+            schema,
+            seminaive_estimator(model, settings),
+            notes,
+            warns,
+        )
     auto = model == "auto"
     if auto:
         model = _auto_model(schema)
@@ -588,6 +635,46 @@ def _auto_model(schema: dict[str, str]) -> str:
             "text or --exclude them."
         )
     return "gaussian"
+
+
+def _check_seminaive_options(model: str, settings: Settings) -> None:
+    """The semi-naive options belong to their models: a usage error elsewhere."""
+    given = {
+        "--parents": (settings.parents, ("aode",)),
+        "--k": (settings.k, ("kdb",)),
+        "--binning": (settings.binning, tuple(SEMINAIVE)),
+        "--n-bins": (settings.n_bins, tuple(SEMINAIVE)),
+    }
+    for flag, (value, models) in given.items():  # four options
+        if value is not None and model not in models:
+            raise UsageError(
+                f"{flag} applies to --model {' / '.join(models)}; got --model {model}."
+            )
+    if model in SEMINAIVE and settings.var_smoothing is not None:
+        raise UsageError(f"--var-smoothing does not apply to --model {model}; use --alpha.")
+    if settings.n_bins is not None and settings.binning != "quantile":
+        raise UsageError("--n-bins sets the number of quantile bins; pass --binning quantile too.")
+
+
+def _binning_words(settings: Settings) -> str:
+    if settings.binning == "quantile":
+        return f"{settings.n_bins or 5} equal-frequency bins"
+    return "supervised MDL cuts"
+
+
+def seminaive_estimator(name: str, settings: Settings):
+    """AODE / TAN / KDB / JointBayes with the command line's options."""
+    params: dict = {}
+    for key in ("alpha", "estimate", "binning", "n_bins"):
+        if getattr(settings, key) is not None:
+            params[key] = getattr(settings, key)
+    if settings.alpha == "auto":
+        raise UsageError(f"--alpha auto does not apply to --model {name}; give a number.")
+    if settings.parents is not None:
+        params["n"] = settings.parents
+    if settings.k is not None:
+        params["k"] = settings.k
+    return SEMINAIVE[name](**params)
 
 
 def preset_estimator(name: str, settings: Settings):

@@ -73,9 +73,13 @@ def explain(
         read = remembered_reading(the_plan, data, read)
     est = the_plan.estimator
     classes = [c for c in np.asarray(est.classes_).tolist()]
-    top = {}
+    top: dict | None = {}
     for c in classes:  # one table per class: bounded by K
-        frame = est.top_features(c, k=k, by=by)
+        try:
+            frame = est.top_features(c, k=k, by=by)
+        except NotImplementedError:  # AODE, TAN, ...: no weight per feature value alone
+            top = None
+            break
         top[str(c)] = [
             {key: _jsonable(v) for key, v in rec.items()} for rec in frame.to_dict(orient="records")
         ]
@@ -118,11 +122,17 @@ def explain(
 
 
 def format_explanation(report: dict, by: str = "weight") -> str:
-    lines = [
-        f"most indicative features per class ({by}: log-odds against the strongest "
-        "other class, per unit of the feature)"
-    ]
-    for c, feats in report["top_features"].items():
+    if report["top_features"] is None:
+        lines = [
+            "no weights per feature and class: this model's features depend on each other "
+            "(a feature's weight depends on its parents' values); see the rows below"
+        ]
+    else:
+        lines = [
+            f"most indicative features per class ({by}: log-odds against the strongest "
+            "other class, per unit of the feature)"
+        ]
+    for c, feats in (report["top_features"] or {}).items():
         lines += [
             "",
             f"class {c}:",

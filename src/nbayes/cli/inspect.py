@@ -26,6 +26,8 @@ def _families(model) -> list[dict]:
         else:
             what = f"{type(vec).__name__}, {vec.n_features:,} buckets"
         return [{"column": None, "family": clf.families_[0].name, "features": what}]
+    if hasattr(model, "bin_edges") and hasattr(model, "categories_"):
+        return _seminaive_columns(model)
     mapping = getattr(model, "column_families_", None)
     if isinstance(mapping, dict):
         return [{"column": str(c), "family": f} for c, f in mapping.items()]
@@ -34,6 +36,31 @@ def _families(model) -> list[dict]:
         names = [f"x{j}" for j in range(model.n_features_in_)]
     family = model.families_[0].name
     return [{"column": str(c), "family": family} for c in names]
+
+
+def _seminaive_columns(model) -> list[dict]:
+    """AODE / TAN / KDB / JointBayes: categories or bins per column, and the feature parents
+    that TAN and KDB chose."""
+    categories, edges = model.categories_, model.bin_edges_
+    parents = getattr(model, "structure_", None)
+    out = []
+    for c in _columns_in_order(model):
+        if c in edges:
+            family = f"binned ({plural(edges[c].size + 1, 'bin')})"
+        else:
+            family = f"categorical ({plural(len(categories[c]), 'value')})"
+        entry = {"column": str(c), "family": family}
+        if parents is not None:
+            entry["features"] = "parents: " + (", ".join(map(str, parents[c])) or "(root)")
+        out.append(entry)
+    return out
+
+
+def _columns_in_order(model) -> list:
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        return list(names)
+    return [*model.categories_, *model.bin_edges_]
 
 
 def inspect_model(path: str) -> dict:

@@ -29,7 +29,7 @@ from ..exceptions import DataError
 from ..io import save
 from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
-from ._models import MODELS, Settings, class_labels, inner, plan, sort_classes
+from ._models import MODELS, SEMINAIVE, Settings, class_labels, inner, plan, sort_classes
 from ._tables import ReadOptions, open_table, read_dtypes
 
 HELP = "learn a model from a table (CSV/TSV, Parquet, JSON lines) and save it"
@@ -243,8 +243,9 @@ def _train_in_chunks(
     classes: list = []
     if the_plan.is_text and not settings.hashing:
         classes = _vocabulary_pass(table, the_plan, target, dtypes)
+    surveyed = the_plan.model in SEMINAIVE and _bin_edges_pass(table, the_plan, target, dtypes)
     rows, strings = 0, False
-    desc = "training (pass 2/2)" if classes else "training"
+    desc = "training (pass 2/2)" if classes or surveyed else "training"
     for offset, chunk in table.chunks(columns, dtypes, desc=desc):
         # A CSV's labels are read as text (dtypes); other formats say what they hold.
         strings = strings or (
@@ -258,6 +259,35 @@ def _train_in_chunks(
             est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
         rows += len(chunk)
     return rows, strings
+
+
+def _bin_edges_pass(table, the_plan, target: str, dtypes: dict) -> bool:
+    """First pass for a semi-naive model with numeric columns: their bin edges from every row
+    (the survey of the estimator protocol, as ``nbayes.dask`` runs it), fixed in the
+    estimator's ``bin_edges`` so that ``partial_fit`` over the chunks equals ``fit`` on all
+    rows. Returns whether a pass was made (none without numeric columns)."""
+    from sklearn.base import clone
+
+    est = the_plan.estimator
+    empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in the_plan.features})
+    meta = the_plan.inputs(empty, 0, table.path)  # the columns and types, no rows
+    step = est.survey_step(meta)
+    if step is None or not step.labels:
+        return False
+    summary = None
+    columns = [*the_plan.features, target]
+    for offset, chunk in table.chunks(columns, dtypes, desc="bin edges (pass 1/2)"):
+        y = class_labels(chunk[target], offset, table.path, target)
+        X = the_plan.inputs(chunk, offset, table.path)
+        with rows_from(offset):
+            part = step.summarize(X[step.columns], y, None)
+        summary = part if summary is None else step.combine(summary, part)
+    if summary is None:
+        return False
+    probe = clone(est)
+    probe.setup(meta, step.finish(None, summary))
+    est.set_params(bin_edges={c: e.tolist() for c, e in probe.bin_edges_.items()})
+    return True
 
 
 def _values_further_down(table, columns: list[str]) -> dict[str, pd.Series]:
@@ -411,6 +441,31 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     text.add_argument(
         "--no-lowercase", dest="lowercase", action="store_false", help="keep upper case distinct"
     )
+    semi = p.add_argument_group("options of --model aode / tan / kdb / joint")
+    semi.add_argument(
+        "--parents",
+        type=int,
+        choices=(1, 2),
+        help="AODE's super-parents per estimator: 1 (AODE, default) or 2 (A2DE)",
+    )
+    semi.add_argument(
+        "--k",
+        type=_whole_number,
+        metavar="K",
+        help="KDB's feature parents per feature (default 2; 0 is naive Bayes)",
+    )
+    semi.add_argument(
+        "--binning",
+        choices=("mdl", "quantile"),
+        help="how numeric columns are cut: supervised MDL cuts (default) or --n-bins "
+        "equal-frequency bins; the edges come from every row (a first pass over DATA)",
+    )
+    semi.add_argument(
+        "--n-bins",
+        type=_at_least_one("bins"),
+        metavar="N",
+        help="equal-frequency bins per numeric column with --binning quantile (default 5)",
+    )
     from .predict import add_threshold_options
 
     add_threshold_options(p, "kept in the model file for predict and evaluate")
@@ -442,6 +497,10 @@ def run(args) -> int:
         max_features=args.max_features,
         ngrams=args.ngrams,
         lowercase=args.lowercase,
+        parents=args.parents,
+        k=args.k,
+        binning=args.binning,
+        n_bins=args.n_bins,
     )
     result = train(
         args.data,
