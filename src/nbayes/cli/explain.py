@@ -73,12 +73,13 @@ def explain(
         read = remembered_reading(the_plan, data, read)
     est = the_plan.estimator
     classes = [c for c in np.asarray(est.classes_).tolist()]
-    top: dict | None = {}
+    top: dict = {}
+    linear = True
     for c in classes:  # one table per class: bounded by K
         try:
             frame = est.top_features(c, k=k, by=by)
         except NotImplementedError:  # AODE, TAN, ...: no weight per feature value alone
-            top = None
+            linear = False
             break
         top[str(c)] = [
             {key: _jsonable(v) for key, v in rec.items()} for rec in frame.to_dict(orient="records")
@@ -86,7 +87,7 @@ def explain(
     report: dict[str, Any] = {
         "model": str(model),
         "classes": [str(c) for c in classes],
-        "top_features": top,
+        "top_features": top if linear else None,
         "rows": [],
     }
     if data is None:
