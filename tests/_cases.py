@@ -85,8 +85,7 @@ class Case:
     #: semi-naive models): fit, a survey pass (Dask, the CLI) and partial_fit with the
     #: fitted edges must agree (conformance.check_numeric_columns_bin_alike).
     numeric: bool = False
-    #: Whether scores split into per-feature terms (explain); AODE and JointBayes average or
-    #: look up whole estimators and refuse explain (tests/test_seminaive.py).
+    #: Whether scores split into per-feature terms (explain).
     explains: bool = True
 
     def make(self, n=60, d=5, k=3, seed=0, sparse=False, density=1.0):
@@ -142,7 +141,6 @@ def own_case(estimator: str) -> Case:
         matrix,
         zero_weight_exact=estimator == "MixedNB",
         numeric=estimator != "MixedNB",
-        explains=estimator not in ("AODE", "JointBayes"),
     )
 
 

@@ -135,9 +135,10 @@ def test_inspect_shows_bins_categories_and_parents(capsys, tmp_path, messy):
     assert status == 0 and "categorical (3 values)" in out
 
 
-def test_explain_a_tan_model_per_row(capsys, tmp_path, messy):
-    out_path = tmp_path / "tan.nbayes"
-    assert run(capsys, "train", messy, "-t", "label", "-o", out_path, "-m", "tan")[0] == 0
+@pytest.mark.parametrize("kind", ["tan", "aode", "joint"])
+def test_explain_per_row_with_the_parents_of_each_term(capsys, tmp_path, messy, kind):
+    out_path = tmp_path / f"{kind}.nbayes"
+    assert run(capsys, "train", messy, "-t", "label", "-o", out_path, "-m", kind)[0] == 0
     report = explain(str(out_path), str(messy), k=10, rows=3)
     assert report["top_features"] is None  # no weight per feature value alone
     _, X, _ = as_trained(messy, out_path)
@@ -148,9 +149,14 @@ def test_explain_a_tan_model_per_row(capsys, tmp_path, messy):
         assert row["log_odds"] == pytest.approx(ex.log_odds[i])
         total = sum(f["contribution"] for f in row["features"])
         assert ex.prior_log_odds[i] + total == pytest.approx(row["log_odds"])
+        shown = {f["feature"]: f["given"] for f in row["features"]}
+        assert shown == {
+            name: ex.given[i, j] for j, name in enumerate(ex.feature_names) if name in shown
+        }
     status, out, err = run(capsys, "explain", out_path, messy, "--rows", "1")
     assert status == 0, err
     assert out.startswith("no weights per feature and class: this model's features depend")
+    assert "contribution  given" in out
 
 
 @pytest.mark.parametrize(

@@ -195,3 +195,66 @@ def test_legitimate_files_load_under_a_tight_total(gaussian, tmp_path):
     nb = nbayes.GaussianNB().fit(X, y)
     again = nbayes.load(nbayes.save(nb, tmp_path / "g.nbayes"), max_total_bytes=10_000)
     np.testing.assert_array_equal(again.predict_proba(X), nb.predict_proba(X))
+
+
+@pytest.fixture
+def joint_with_backoff(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 120
+    df = pd.DataFrame(
+        {"a": rng.choice(["x", "y", "z"], n), "b": rng.choice(["u", "v"], n), "s": rng.random(n)}
+    )
+    y = rng.choice(["p", "q"], n)
+    model = nbayes.JointBayes(backoff=nbayes.TAN()).fit(df, y)
+    return nbayes.save(model, tmp_path / "joint.nbayes")
+
+
+def test_a_joint_bayes_backoff_named_as_another_kind_is_refused(
+    joint_with_backoff, tmp_path, refused
+):
+    # The backoff's kind decides which arrays may exist: a JointBayes (which could nest
+    # without end) or a kind outside the registry is refused before any array is read.
+    for name in ("JointBayes", "TextNB"):
+
+        def rename(manifest, name=name):
+            manifest["state"]["backoff"]["estimator"] = name
+
+        forged = forge(joint_with_backoff, tmp_path / f"{name}.nbayes", edit=rename)
+        refused(forged, rf"JointBayes' backoff is '{name}'; a backoff is a registered estimator")
+
+
+def test_a_joint_bayes_backoff_of_another_kind_than_its_parameters_is_refused(
+    joint_with_backoff, tmp_path
+):
+    def rename(manifest):  # an AODE's arrays are a TAN's: the file reads, the state does not
+        manifest["state"]["backoff"]["estimator"] = "AODE"
+
+    forged = forge(joint_with_backoff, tmp_path / "aode.nbayes", edit=rename)
+    with pytest.raises(ModelFormatError, match="the stored backoff model is a AODE, but the"):
+        nbayes.load(forged)
+
+
+def test_a_joint_bayes_backoff_array_outside_its_layout_is_refused(
+    joint_with_backoff, tmp_path, refused
+):
+    # The backoff's tables have one row per class, as the backoff's own classes say.
+    bomb = forge(
+        joint_with_backoff, tmp_path / "bomb.nbayes", [("backoff/stats/n2", (5, 10**7), "<f8")]
+    )
+    refused(bomb, r"'backoff/stats/n2' with shape \(5, 10000000\).* needs shape \(2, any\)")
+
+
+def test_a_joint_bayes_backoff_with_other_classes_is_refused(joint_with_backoff, tmp_path):
+    with zipfile.ZipFile(joint_with_backoff) as zf:
+        classes = np.load(io.BytesIO(zf.read("arrays/backoff/classes.npy")))
+    forged = tmp_path / "classes.nbayes"
+    with zipfile.ZipFile(joint_with_backoff) as src, zipfile.ZipFile(forged, "w") as dst:
+        for item in src.namelist():
+            data = src.read(item)
+            if item == "arrays/backoff/classes.npy":
+                buf = io.BytesIO()
+                np.save(buf, np.asarray(["p", "r"], dtype=classes.dtype), allow_pickle=False)
+                data = buf.getvalue()
+            dst.writestr(item, data)
+    with pytest.raises(ModelFormatError, match="the backoff model has other classes or columns"):
+        nbayes.load(forged)

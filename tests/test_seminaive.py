@@ -194,7 +194,7 @@ def test_bin_edges():
     assert mdl_edges(x, rng.integers(0, 2, 1000), 2).size == 0  # noise: no cut
 
 
-def test_tan_and_kdb_explain_with_missing_values_aode_refuses():
+def test_tan_and_kdb_explain_with_missing_values():
     df, y = table()
     rows = df.iloc[:20]
     for model in (nbayes.TAN(), nbayes.KDB(k=2)):
@@ -208,5 +208,130 @@ def test_tan_and_kdb_explain_with_missing_values_aode_refuses():
         complete = ~missing.any(axis=1)
         assert np.all(ex.terms[complete] < 0)
         assert ex.feature_names.tolist() == list(df.columns)
-    with pytest.raises(NotImplementedError, match="explain is not available for AODE"):
-        nbayes.AODE().fit(df, y).explain(rows)
+        # ``given`` names each term's feature parents: the structure.
+        for j, column in enumerate(df.columns):
+            assert set(ex.given[0, j].split(", ")) - {""} == set(model.structure_[column])
+
+
+def two_columns():
+    """A small table whose AODE / JointBayes terms are worked out by hand below."""
+    df = pd.DataFrame(
+        {
+            "a": ["x", "x", "y", "y", "x", "y", "x", "x"],
+            "b": ["u", "v", "u", "v", "u", "u", "v", "u"],
+        }
+    )
+    y = np.array([0, 1, 1, 0, 0, 1, 1, 0])
+    return df, y
+
+
+def count(df, y, cls, **values):
+    rows = y == cls
+    for column, value in values.items():
+        rows &= (df[column] == value).to_numpy()
+    return rows.sum()
+
+
+def test_aode_explain_averages_each_features_factors_over_the_super_parents():
+    df, y = two_columns()
+    model = nbayes.AODE().fit(df, y)  # alpha=1; every value seen: both parents qualify
+    row = pd.DataFrame({"a": ["x"], "b": ["v"]})
+    ex = model.explain(row)
+    jll = model.predict_joint_log_proba(row)
+    np.testing.assert_allclose(ex.joint_log_proba, jll, rtol=1e-12)
+    for c in (0, 1):
+        n_c = (y == c).sum()
+        # Parent a: P(a=x | c) P(b=v | c, a=x); parent b: P(b=v | c) P(a=x | c, b=v).
+        pa = np.log((count(df, y, c, a="x") + 1) / (n_c + 2))
+        pb_a = np.log((count(df, y, c, a="x", b="v") + 1) / (count(df, y, c, a="x") + 2))
+        pb = np.log((count(df, y, c, b="v") + 1) / (n_c + 2))
+        pa_b = np.log((count(df, y, c, a="x", b="v") + 1) / (count(df, y, c, b="v") + 2))
+        s = np.array([pa + pb_a, pb + pa_b])
+        w = np.exp(s - np.logaddexp(*s))
+        rest = np.log(np.exp(s).mean()) - w @ s  # H(w) - log 2: the averaging term
+        want = [w[0] * pa + w[1] * pa_b + rest / 2, w[0] * pb_a + w[1] * pb + rest / 2]
+        np.testing.assert_allclose(ex.terms[0, c], want, rtol=1e-12)
+        np.testing.assert_allclose(
+            ex.terms[0, c].sum(), jll[0, c] - model.class_log_prior_[c], rtol=1e-12
+        )
+    assert ex.given[0].tolist() == ["b", "a"]  # each feature given the other super-parent
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_aode_explain_adds_up_with_missing_values_and_names_the_parents_used(n):
+    df, y = table()
+    rows = df.iloc[:30]
+    model = nbayes.AODE(n=n).fit(df, y)
+    ex = model.explain(rows)
+    jll = model.predict_joint_log_proba(rows)
+    np.testing.assert_allclose(ex.joint_log_proba, jll, rtol=1e-10)
+    r = np.arange(len(rows))
+    np.testing.assert_allclose(
+        ex.prior_log_odds + ex.contributions.sum(axis=1),
+        jll[r, ex.predicted] - jll[r, ex.runner_up],
+        rtol=1e-10,
+    )
+    missing = rows.isna().to_numpy()
+    i, j = np.argwhere(missing)[0]
+    column = df.columns[j]
+    # A missing cell is never a parent of the other features' terms.
+    assert all(column not in g.split(", ") for g in ex.given[i])
+    other = next(p for p in range(df.shape[1]) if p != j and not missing[i, p])
+    assert ex.given[i, j] != "" and df.columns[other] in ex.given[i, j].split(", ")
+
+
+def test_joint_bayes_explain_is_the_chain_rule_or_the_backoffs_terms():
+    df, y = two_columns()
+    model = nbayes.JointBayes().fit(df, y)
+    rows = pd.DataFrame({"a": ["x", "y"], "b": ["v", "w"]})  # a stored vector; an unseen one
+    ex = model.explain(rows)
+    jll = model.predict_joint_log_proba(rows)
+    np.testing.assert_allclose(ex.joint_log_proba, jll, rtol=1e-12)
+    n, prior = len(y), model.class_log_prior_
+    n_x = (df["a"] == "x").sum()
+    for c in (0, 1):
+        # Row 0: a's step is log P(y, a=x) - log P(y), the model's smoothed estimates.
+        p_ya = np.log(n_x / n) + np.log((count(df, y, c, a="x") + 1) / (n_x + 2))
+        p_y = np.log(((y == c).sum() + 1) / (n + 2))
+        np.testing.assert_allclose(ex.terms[0, c, 0], p_ya - p_y, rtol=1e-12)
+        np.testing.assert_allclose(ex.terms[0, c, 1], jll[0, c] - prior[c] - (p_ya - p_y))
+        # Row 1 (b=w never seen): naive Bayes terms, log P(x_j | y); the unseen value gets
+        # the mass of an unobserved one, alpha / (n + K alpha).
+        n_c = (y == c).sum()
+        want = [np.log((count(df, y, c, a="y") + 1) / (n_c + 2)), np.log(1 / (n_c + 2))]
+        np.testing.assert_allclose(ex.terms[1, c], want, rtol=1e-12)
+    assert ex.given.tolist() == [["", "a"], ["", ""]]
+
+
+def test_joint_bayes_explain_takes_a_backoff_estimators_terms():
+    df, y = table()
+    rows = df.iloc[:20]
+    model = nbayes.JointBayes(backoff=nbayes.TAN()).fit(df, y)
+    ex = model.explain(rows)
+    np.testing.assert_allclose(ex.joint_log_proba, model.predict_joint_log_proba(rows), rtol=1e-10)
+    tan = nbayes.TAN().fit(df, y).explain(rows)
+    backed = ex.given[:, 0] == tan.given[:, 0]  # rows on the backoff (vectors here are rare)
+    assert backed.any()
+    np.testing.assert_allclose(ex.terms[backed], tan.terms[backed], rtol=1e-10)
+
+
+@pytest.mark.parametrize("backoff", [nbayes.TAN(), nbayes.AODE(n=2), nbayes.MixedNB()])
+def test_joint_bayes_with_a_backoff_round_trips_through_a_model_file(tmp_path, backoff):
+    df, y = table()
+    half = len(y) // 2
+    model = nbayes.JointBayes(min_count=2, backoff=backoff).fit(df.iloc[:half], y[:half])
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "joint.nbayes"))
+    assert type(loaded.backoff_) is type(backoff)
+    np.testing.assert_array_equal(loaded.predict_proba(df), model.predict_proba(df))
+    # The backoff's statistics are stored too: learning on equals one fit on all rows.
+    loaded.partial_fit(df.iloc[half:], y[half:])
+    model.partial_fit(df.iloc[half:], y[half:])
+    np.testing.assert_allclose(loaded.predict_proba(df), model.predict_proba(df), rtol=1e-12)
+
+
+def test_joint_bayes_with_a_nested_backoff_chain_is_refused_at_save(tmp_path):
+    df, y = table()
+    inner = nbayes.JointBayes(backoff=nbayes.TAN())
+    model = nbayes.JointBayes(backoff=inner).fit(df, y)
+    with pytest.raises(ParameterError, match="JointBayes whose backoff is a JointBayes with"):
+        nbayes.save(model, tmp_path / "nested.nbayes")

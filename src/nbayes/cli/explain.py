@@ -146,13 +146,17 @@ def format_explanation(report: dict, by: str = "weight") -> str:
             f"(log-odds {r['log_odds']:+.3f}); features that pushed it most:",
         ]
         if r["features"]:
+            # Models beyond the naive assumption name what each term is conditioned on.
+            given = any("given" in f for f in r["features"])
             lines.append(
                 format_table(
                     [
                         [f["feature"], _value(f["value"]), f"{f['contribution']:+.3f}"]
+                        + ([f.get("given") or "(class only)"] if given else [])
                         for f in r["features"]
                     ],
-                    ["feature", "value", "contribution"],
+                    ["feature", "value", "contribution"] + (["given"] if given else []),
+                    "lrr" + ("l" if given else ""),
                 )
             )
         else:

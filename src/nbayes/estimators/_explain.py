@@ -57,6 +57,9 @@ class Explanation:
     values: np.ndarray
     predicted: np.ndarray
     runner_up: np.ndarray
+    #: (n_samples, n_features) text: the features each term conditions on besides the class
+    #: (TAN, KDB, AODE, JointBayes); None under the naive assumption (the class alone).
+    given: np.ndarray | None = None
 
     @property
     def joint_log_proba(self) -> np.ndarray:
@@ -102,19 +105,21 @@ class Explanation:
 
         Returns
         -------
-        DataFrame with columns ``feature``, ``value`` and ``contribution``.
+        DataFrame with columns ``feature``, ``value`` and ``contribution``, and ``given``
+        (the features each term conditions on) for models beyond the naive assumption.
         """
         contrib = self.contributions[row]
         order = np.argsort(-np.abs(np.nan_to_num(contrib, nan=0.0)), kind="stable")
         if k is not None:
             order = order[:k]
-        return pd.DataFrame(
-            {
-                "feature": self.feature_names[order],
-                "value": self.values[row, order],
-                "contribution": contrib[order],
-            }
-        )
+        table = {
+            "feature": self.feature_names[order],
+            "value": self.values[row, order],
+            "contribution": contrib[order],
+        }
+        if self.given is not None:
+            table["given"] = self.given[row, order]
+        return pd.DataFrame(table)
 
 
 def explain(

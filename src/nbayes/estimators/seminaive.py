@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import show
 from ..distributions._base import Labels, check_alpha, pseudo_count
 from ..exceptions import DataError, NotFittedError, ParameterError
-from ..seminaive import _counts, aode, joint, network
+from ..seminaive import _counts, _explain, aode, joint, network
 from ._base import BaseNB, Derived, check_sample_weight, fit_classes, label_codes
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
@@ -468,7 +468,7 @@ class _SemiNaiveNB(BaseNB):
         -------
         self
         """
-        for attr in ("classes_", "stats_"):
+        for attr in ("classes_", "stats_", "backoff_"):  # a refit starts afresh
             self.__dict__.pop(attr, None)
         df = self._validate_X(X, reset=True)
         y = self._check_y(y, df)
@@ -639,13 +639,50 @@ class _SemiNaiveNB(BaseNB):
         return out if log else np.exp(out)
 
     def explain(self, X, feature_names=None):
-        """Not available for averaged or whole-vector models: their scores do not split
-        into one term per feature (TAN and KDB have :meth:`explain`)."""
-        raise NotImplementedError(
-            f"explain is not available for {type(self).__name__}: its scores average (or "
-            "look up) whole estimators and do not split into one term per feature. TAN and "
-            "KDB explain their predictions."
+        """Per-row, per-feature terms of log P(x | y) and the contributions to the predicted
+        class's log-odds over the runner-up (see :meth:`BaseNB.explain`), with ``given``:
+        the features each term conditions on besides the class.
+
+        The terms add up, with the class log prior, to :meth:`predict_joint_log_proba`
+        exactly. How each model's score is split (the parents used) is in its
+        :meth:`_terms`: TAN and KDB log P(x_j | y, parents of j); AODE each feature's
+        factors averaged over the qualifying super-parents with their share of the average;
+        JointBayes the chain rule over the columns in order.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> ex = TAN().fit(df, [0, 1, 1, 0]).explain(df.iloc[:1])
+        >>> ex.to_frame(0)[["feature", "given"]].values.tolist()
+        [['b', 'a'], ['a', '']]
+        """
+        predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
+        df = self._validate_X(X, reset=False)
+        names = np.asarray(
+            self._column_labels() if feature_names is None else feature_names, dtype=str
         )
+        jll, terms, given = self._terms(df, self._codes(df, "score"), names)
+        scores = jll.copy()
+        rows = np.arange(len(predicted))
+        scores[rows, predicted] = -np.inf
+        runner_up = predicted if len(self.classes_) == 1 else np.argmax(scores, axis=1)
+        return Explanation(
+            classes=self.classes_,
+            feature_names=names,
+            log_prior=self.class_log_prior_,
+            terms=terms,
+            values=df.to_numpy(dtype=object),
+            predicted=predicted,
+            runner_up=runner_up,
+            given=given,
+        )
+
+    def _terms(self, df: pd.DataFrame, codes: np.ndarray, names: np.ndarray) -> tuple:
+        """(log P(y, x) (rows, C), terms (rows, C, d) adding up to it less the log prior,
+        given (rows, d) text) of rows of codes."""
+        raise NotImplementedError
 
     def top_features(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} is not linear: no per-feature weights.")
@@ -909,6 +946,14 @@ class AODE(_SemiNaiveNB):
     def _score(self, codes):
         return aode.log_joint(codes, self.tables_["levels"], self.class_log_prior_)
 
+    def _terms(self, df, codes, names):
+        # Each feature's factors averaged over the qualifying super-parents with their
+        # share of the average (see nbayes.seminaive._explain); ``given`` lists the
+        # super-parents used in the row.
+        prior = self.class_log_prior_
+        terms, parents = _explain.aode_terms(codes, self.tables_["levels"], prior)
+        return prior + terms.sum(axis=2), terms, _explain.given_text(parents, names)
+
 
 class _Network(_SemiNaiveNB):
     """TAN and KDB: a Bayesian network whose structure is chosen at finalize."""
@@ -932,46 +977,19 @@ class _Network(_SemiNaiveNB):
     def _score(self, codes):
         return network.log_joint(codes, self.tables_["network"], self.class_log_prior_)
 
-    def explain(self, X, feature_names=None):
-        """Per-row, per-feature terms log P(x_j | y, parents of j) and the contributions to
-        the predicted class's log-odds over the runner-up (see :meth:`BaseNB.explain`).
-
-        The terms add up, with the class log prior, to :meth:`predict_joint_log_proba`. In a
-        row with missing cells the tables that involve them are summed out together: their
-        joint log value is shared equally among the missing columns. ``structure_`` names
-        the parents each term conditions on.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from nbayes import TAN
-        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
-        >>> ex = TAN().fit(df, [0, 1, 1, 0]).explain(df.iloc[:1])
-        >>> ex.to_frame(0)["feature"].tolist()
-        ['b', 'a']
-        """
-        predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
-        df = self._validate_X(X, reset=False)
-        codes = self._codes(df, "score")
+    def _terms(self, df, codes, names):
+        # log P(x_j | y, parents of j); in a row with missing cells the tables that involve
+        # them are summed out together and their joint log value is shared equally among
+        # the missing columns.
         net = self.tables_["network"]
         jll = network.log_joint(codes, net, self.class_log_prior_)
         terms = network.feature_terms(codes, net, jll - self.class_log_prior_)
-        rows = np.arange(len(predicted))
-        scores = jll.copy()
-        scores[rows, predicted] = -np.inf
-        runner_up = predicted if len(self.classes_) == 1 else np.argmax(scores, axis=1)
-        names = np.asarray(
-            self._column_labels() if feature_names is None else feature_names, dtype=str
-        )
-        return Explanation(
-            classes=self.classes_,
-            feature_names=names,
-            log_prior=self.class_log_prior_,
-            terms=terms,
-            values=df.to_numpy(dtype=object),
-            predicted=predicted,
-            runner_up=runner_up,
-        )
+        d = codes.shape[1]
+        parents = np.zeros((1, d, d), dtype=bool)
+        for j, pa in enumerate(net["parents"]):  # bounded by the features
+            parents[0, j, list(pa)] = True
+        given = _explain.given_text(parents, names)
+        return jll, terms, np.broadcast_to(given, codes.shape)
 
 
 class TAN(_Network):
@@ -1216,6 +1234,11 @@ class JointBayes(_SemiNaiveNB):
         if self.backoff is not None:
             if not hasattr(self, "backoff_"):
                 self.backoff_ = clone(self.backoff)
+                if "bin_edges" in self.backoff_.get_params() and self._edges:
+                    # A semi-naive backoff learns batch by batch too, so it cuts numeric
+                    # columns at this model's edges (those it was not given itself).
+                    own = self.backoff_.get_params()["bin_edges"] or {}
+                    self.backoff_.set_params(bin_edges={**self._edges, **own})
             self.backoff_.partial_fit(df, y, classes=self.classes_, sample_weight=sample_weight)
         return self
 
@@ -1233,13 +1256,78 @@ class JointBayes(_SemiNaiveNB):
 
         return joint.log_joint(codes, self.stats_, self.tables_["joint"], fallback)
 
+    def _terms(self, df, codes, names):
+        # Rows scored by their own vector: the chain rule over the columns in order, each
+        # step the model's smoothed estimate of one more column given the earlier ones.
+        # Other rows: the backoff model's terms (its class prior's difference from this
+        # model's, zero when both are fitted on the same rows, shared equally).
+        prior = self.class_log_prior_
+        jll = self._jll(df, normalised=False)
+        where = joint.find(self.stats_, codes)
+        own = where >= 0
+        own[own] = self.tables_["joint"]["usable"][where[own]]
+        d = codes.shape[1]
+        terms = np.zeros((len(codes), prior.size, d))
+        given = np.empty(codes.shape, dtype=object)
+        a = pseudo_count(check_alpha(self.alpha, d, self.estimate), self.estimate)
+        terms[own] = _explain.joint_terms(
+            codes[own], self.stats_, float(np.mean(a)) if a.size else 1.0, prior, jll[own]
+        )
+        earlier = np.tril(np.ones((d, d), dtype=bool), -1)[None]
+        given[own] = _explain.given_text(earlier, names)
+        rest = np.flatnonzero(~own)
+        if rest.size and self.backoff is None:
+            naive, _ = _explain.aode_terms(codes[rest], [self.tables_["naive"]], prior)
+            terms[rest], given[rest] = naive, ""
+        elif rest.size:
+            ex = self.backoff_.explain(df.iloc[rest], feature_names=names)
+            order = pd.Index(self.backoff_.classes_).get_indexer(self.classes_)
+            shift = (ex.log_prior[order] - prior) / d
+            terms[rest] = ex.terms[:, order, :] + shift[None, :, None]
+            given[rest] = "" if ex.given is None else ex.given
+        return jll, terms, given
+
     def get_state(self) -> dict:
+        """The fitted state (see :meth:`BaseNB.get_state`); with a ``backoff`` estimator,
+        ``backoff`` holds the fitted backoff model's own state."""
+        state = super().get_state()
         if self.backoff is not None:
-            raise ParameterError(
-                "JointBayes with a backoff estimator cannot be saved yet; save the default "
-                "(naive Bayes backoff) or the backoff model on its own."
+            if isinstance(self.backoff, JointBayes) and self.backoff.backoff is not None:
+                raise ParameterError(
+                    "A JointBayes whose backoff is a JointBayes with a backoff of its own "
+                    "cannot be saved; give the inner JointBayes no backoff."
+                )
+            state["backoff"] = self.backoff_.get_state()
+        return state
+
+    def set_state(self, state: dict):
+        """Become the fitted model of :meth:`get_state` output, the backoff model included;
+        ValueError if the parts do not fit together."""
+        inner = state.get("backoff")
+        if (inner is None) != (self.backoff is None):
+            raise ValueError(
+                "the backoff model's state is missing"
+                if inner is None
+                else "a backoff model's state is stored, but the parameters name no backoff."
             )
-        return super().get_state()
+        if (
+            inner is not None
+            and inner.get("estimator", type(self.backoff).__name__) != type(self.backoff).__name__
+        ):
+            raise ValueError(
+                f"the stored backoff model is a {inner['estimator']}, but the parameters name "
+                f"a {type(self.backoff).__name__}."
+            )
+        super().set_state(state)
+        self.__dict__.pop("backoff_", None)
+        if inner is not None:
+            backoff = clone(self.backoff).set_state(inner)
+            if backoff.n_features_in_ != self.n_features_in_ or sorted(
+                np.asarray(backoff.classes_).tolist()
+            ) != sorted(np.asarray(self.classes_).tolist()):
+                raise ValueError("the backoff model has other classes or columns than JointBayes.")
+            self.backoff_ = backoff
+        return self
 
     def _check_extra_stats(self, stats: dict) -> None:
         vectors, counts = stats.get("vectors"), stats.get("n_vectors")

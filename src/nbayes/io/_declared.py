@@ -200,6 +200,15 @@ def _expect_seminaive(meta, arrays, expected, prefix) -> None:
     for i in range(n_edges):  # bounded by the features
         expected[f"{prefix}edges/{i}"] = ((None,), "f")
     _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/")
+    backoff = meta.get("backoff")
+    if backoff is not None:  # JointBayes' backoff model, one level deep
+        name = backoff.get("estimator") if isinstance(backoff, dict) else None
+        if not isinstance(name, str) or name in ("JointBayes", "TextNB"):
+            raise ModelFormatError(
+                f"Model file: JointBayes' backoff is {name!r}; a backoff is a registered "
+                "estimator other than JointBayes and TextNB."
+            )
+        _expect_kind(name, backoff.get("state"), arrays, expected, f"{prefix}backoff/")
 
 
 def _expect_vocabulary(arrays, expected, prefix) -> None:

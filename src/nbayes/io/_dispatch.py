@@ -111,6 +111,9 @@ def _install(model, state: dict) -> None:
         ) from None
     inner = getattr(model, "classifier_", model)
     plain.check_params(inner.params_, type(inner).__name__)
+    backoff = getattr(model, "backoff_", None)  # JointBayes' fitted backoff model
+    if backoff is not None:
+        plain.check_params(backoff.params_, type(backoff).__name__)
 
 
 def _dump_vocabulary(spec: dict, prefix: str) -> tuple[dict, dict]:
@@ -336,7 +339,27 @@ def dump_seminaive(state: dict) -> tuple[dict, dict]:
             "order": max(int(k[1:]) for k in state["statistics"] if k[1:].isdigit()),
         },
     }
+    if state.get("backoff") is not None:  # JointBayes' fitted backoff model, under backoff/
+        name = type(state["params"]["backoff"]).__name__
+        inner_meta, inner_arrays = KINDS[name][0](state["backoff"])
+        meta["backoff"] = {"estimator": name, "state": inner_meta}
+        arrays.update({f"backoff/{k}": v for k, v in inner_arrays.items()})
     return meta, arrays
+
+
+def _load_backoff(meta: dict, arrays: dict) -> dict | None:
+    """The plain state of JointBayes' backoff model (``meta["backoff"]``), or None."""
+    spec = meta.get("backoff")
+    if spec is None:
+        return None
+    name = spec.get("estimator") if isinstance(spec, dict) else None
+    if name not in KINDS or name in ("JointBayes", "TextNB"):
+        raise ModelFormatError(
+            f"Model file: JointBayes' backoff is {name!r}; a backoff is a registered estimator "
+            "other than JointBayes and TextNB."
+        )
+    inner = {k.removeprefix("backoff/"): v for k, v in arrays.items() if k.startswith("backoff/")}
+    return {"estimator": name, **KINDS[name][1](spec.get("state"), inner)}
 
 
 def load_seminaive(meta: dict, arrays: dict) -> dict:
@@ -365,6 +388,7 @@ def load_seminaive(meta: dict, arrays: dict) -> dict:
     names = None
     if "feature_names_in" in arrays:
         names = plain.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
+    backoff = _load_backoff(meta, arrays)
     stats = {}
     for key in arrays:
         if key.startswith("stats/"):
@@ -386,6 +410,7 @@ def load_seminaive(meta: dict, arrays: dict) -> dict:
             ),
             "edges": [plain.take(arrays, f"edges/{i}", kinds="f", ndim=1) for i in range(n_edges)],
         },
+        **({} if backoff is None else {"backoff": backoff}),
     }
 
 
