@@ -359,3 +359,86 @@ def test_adult_mixed_search_equals_scikit_learn(shared_data):
     mixed = nbayes.MixedNB(max_int_categories=200)
     grid = {"alpha": [0.1, 1.0], "var_smoothing": [1e-9, 1e-3]}
     assert_same_search(*both(mixed, grid, X, y, w, scoring="neg_log_loss"), 3)
+
+
+# -- alpha="cv" and var_smoothing="cv" inside fit --------------------------------------------------
+def pooled_cv_log_loss(estimator, X, y, w):
+    """scikit-learn's way, refitting per fold: the weighted log-loss of cross_val_predict
+    over the folds alpha="cv" uses (5 stratified, shuffled with random_state=0)."""
+    from sklearn.model_selection import cross_val_predict
+
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    log_p = cross_val_predict(
+        estimator, X, y, cv=cv, method="predict_log_proba", params={"sample_weight": w}
+    )
+    codes = np.searchsorted(np.unique(y), y)
+    picked = log_p[np.arange(len(y)), codes]
+    keep = w > 0
+    return -np.dot(w[keep], picked[keep]) / w.sum()
+
+
+CV_CASES = {
+    "MultinomialNB": (nbayes.MultinomialNB(alpha="cv"), "alpha"),
+    "BernoulliNB-map": (nbayes.BernoulliNB(alpha="cv", estimate="map", binarize=1.0), "alpha"),
+    "ComplementNB": (nbayes.ComplementNB(alpha="cv"), "alpha"),
+    "GaussianNB": (nbayes.GaussianNB(var_smoothing="cv"), "var_smoothing"),
+    "MixedNB": (nbayes.MixedNB(alpha="cv", var_smoothing="cv"), "alpha"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CV_CASES))
+def test_cv_smoothing_equals_scikit_learns_refits(name):
+    counts, table, y, w = _synthetic(240, seed=4)
+    model, param = CV_CASES[name]
+    X = {"MixedNB": table, "GaussianNB": counts + 0.3 * np.arange(8)}.get(name, counts)
+    fitted = type(model)(**model.get_params()).fit(X, y, sample_weight=w)
+    assert getattr(fitted, param) == "cv"  # the parameter stays; the choice is recorded
+    found = fitted.cv_results_[param]
+    # every candidate's loss equals scikit-learn's refits over the same folds (a few: time)
+    for k in (0, 6, 12):
+        refit = type(model)(
+            **{
+                **model.get_params(),
+                **{p: 1.0 if p == "alpha" else 1e-9 for p in fitted.cv_results_},
+            }
+        )
+        refit.set_params(**{param: found["candidates"][k]})
+        assert found["log_loss"][k] == pytest.approx(pooled_cv_log_loss(refit, X, y, w), rel=1e-9)
+    best = found["candidates"][int(np.argmin(found["log_loss"]))]
+    chosen = {
+        p: fitted.cv_results_[p]["candidates"][int(np.argmin(fitted.cv_results_[p]["log_loss"]))]
+        for p in fitted.cv_results_
+    }
+    assert chosen[param] == best
+    # the fitted model is the fit on all rows at the chosen values
+    plain = type(model)(**{**model.get_params(), **chosen}).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(fitted.predict_proba(X), plain.predict_proba(X), rtol=1e-10)
+
+
+def test_cv_smoothing_on_sms_text(shared_data):
+    texts, y = _sms(shared_data)
+    counts = CountVectorizer().fit_transform(texts)
+    fitted = nbayes.MultinomialNB(alpha="cv").fit(counts, y)
+    found = fitted.cv_results_["alpha"]
+    k = int(np.argmin(found["log_loss"]))
+    assert fitted.alpha_ == found["candidates"][k]
+    ones = np.ones(len(y))
+    assert found["log_loss"][k] == pytest.approx(
+        pooled_cv_log_loss(nbayes.MultinomialNB(alpha=fitted.alpha_), counts, y, ones), rel=1e-9
+    )
+    text = nbayes.TextNB(classifier=nbayes.MultinomialNB(alpha="cv")).fit(texts, y)
+    assert text.classifier_.alpha_ == fitted.alpha_
+
+
+def test_cv_smoothing_needs_all_rows_in_fit():
+    counts, _, y, _ = _synthetic(60)
+    with pytest.raises(
+        ParameterError, match=r"alpha='cv' is chosen by cross-validation inside fit"
+    ):
+        nbayes.MultinomialNB(alpha="cv").partial_fit(counts, y, classes=["ham", "spam"])
+    with pytest.raises(DataError, match=r"at least two rows of every class; class 'b' has one"):
+        nbayes.MultinomialNB(alpha="cv").fit(counts[:5], ["a", "a", "a", "a", "b"])
+    # after fit, partial_fit keeps learning with the chosen value
+    model = nbayes.MultinomialNB(alpha="cv").fit(counts, y)
+    chosen = model.alpha_
+    assert model.partial_fit(counts[:7], y[:7]).alpha_ == chosen

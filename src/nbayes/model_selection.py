@@ -18,10 +18,8 @@ import inspect
 import time
 import warnings
 from collections.abc import Mapping
-from functools import reduce
 
 import numpy as np
-import pandas as pd
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.exceptions import FitFailedWarning
@@ -30,34 +28,9 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
-from .distributions import Labels
 from .estimators._base import check_sample_weight, fit_classes, label_codes
+from .estimators._folds import check_splits, count_folds
 from .exceptions import DataError, ParameterError
-
-
-def _meta(X):
-    """What :meth:`setup` takes: a table's columns (no rows), else the number of columns."""
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[:0]
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) == 2:
-        return int(shape[1])
-    return pd.DataFrame({"text": pd.Series([], dtype=object)})  # a 1-d sequence: texts
-
-
-def _check_split(train: np.ndarray, test: np.ndarray, n: int, i: int) -> None:
-    """The training rows of a split must be all the rows outside its test rows: only then
-    are its statistics the total's minus the test rows'."""
-    inside = np.zeros(n, dtype=bool)
-    inside[test] = True
-    if inside.sum() != len(test) or not np.array_equal(np.sort(train), np.flatnonzero(~inside)):
-        raise ParameterError(
-            f"Split {i} of cv trains on rows other than all the rows outside its test fold; "
-            "statistics-based cross-validation needs splits whose training part is the "
-            "complement of the test part (KFold, StratifiedKFold, GroupKFold, "
-            "RepeatedStratifiedKFold, LeaveOneGroupOut, ...). Use "
-            "sklearn.model_selection.GridSearchCV for other splitters."
-        )
 
 
 class FoldStatistics:
@@ -96,34 +69,10 @@ class FoldStatistics:
         self.classes = fit_classes(y)
         codes, _ = label_codes(y, self.classes)
         weights = check_sample_weight(sample_weight, n)
-        for i, (train, test) in enumerate(splits):  # bounded by the number of splits
-            _check_split(np.asarray(train), np.asarray(test), n, i)
-            absent = np.setdiff1d(np.arange(self.classes.size), codes[train])
-            if absent.size:
-                raise DataError(
-                    f"Class {self.classes.tolist()[absent[0]]!r} has no row outside test fold "
-                    f"{i}, so the model of that fold would not know it. Use StratifiedKFold "
-                    "or fewer folds."
-                )
+        check_splits(splits, codes, self.classes, n)
         model = clone(estimator)
         model.finalize_params()  # refuses models whose folds statistics cannot give
-        meta = _meta(X)
-        summary = None
-        while (step := model.survey_step(meta, summary)) is not None:
-            part = X if step.columns is None else X[step.columns]
-            summary = step.finish(summary, step.combine(step.summarize(part)))
-        model.setup(meta, summary)
-
-        def count(rows: np.ndarray) -> dict:
-            labels = Labels(codes[rows], weights[rows], self.classes.size)
-            return model.accumulate(_safe_indexing(X, rows), labels, mode="count")
-
-        self.test_stats = [count(np.asarray(test)) for _, test in splits]
-        tested = np.sort(np.concatenate([np.asarray(t) for _, t in splits]))
-        if np.array_equal(tested, np.arange(n)):  # the test folds partition the rows
-            total = reduce(model.merge_statistics, self.test_stats)
-        else:  # repeated splits: the total is one more pass
-            total = count(np.arange(n))
+        self.test_stats, total = count_folds(model, X, codes, weights, self.classes.size, splits)
         self.total = total
         self.model = model.install(self.classes, total)
         self.splits = splits

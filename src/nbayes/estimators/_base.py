@@ -27,6 +27,13 @@ from ._protocol import EstimatorProtocol, Mode, check_mode
 
 THRESHOLD_SCALES = ("log_odds", "proba")
 
+#: Candidates of ``alpha="cv"`` and ``var_smoothing="cv"`` (three per decade; the MAP estimate
+#: takes 1 + the alphas), chosen by the cross-validated log-loss of CV_FOLDS stratified folds.
+CV_CANDIDATES = {"alpha": np.logspace(-3, 1, 13), "var_smoothing": np.logspace(-12, 0, 13)}
+CV_FOLDS = 5
+#: Where the search starts from for the parameters chosen after the first.
+CV_START = {"alpha": 1.0, "var_smoothing": 1e-9}
+
 
 def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False) -> np.ndarray:
     """Return float64 weights of shape (n_samples,); reject negative or non-finite ones.
@@ -248,9 +255,99 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """
         for attr in ("classes_", "stats_"):
             self.__dict__.pop(attr, None)
+        self.__dict__.pop("_cv_chosen", None)
+        if self._cv_names():
+            return self._fit_by_cv(X, y, sample_weight)
         X = self._validate_X(X, reset=True)
         y = self._check_y(y, X)
         return self._learn(X, y, sample_weight, classes=fit_classes(y))
+
+    # -- alpha="cv", var_smoothing="cv": chosen by cross-validation inside fit ------------------
+    def _cv_names(self) -> list[str]:
+        """The parameters set to "cv", in the order they are chosen."""
+        return [
+            p
+            for p in CV_CANDIDATES
+            if isinstance(getattr(self, p, None), str) and getattr(self, p) == "cv"
+        ]
+
+    def _resolved(self, name: str):
+        """Parameter ``name``, with "cv" replaced by the value that ``fit`` chose."""
+        value = getattr(self, name)
+        if not (isinstance(value, str) and value == "cv"):
+            return value
+        chosen = self.__dict__.get("_cv_chosen", {})
+        if name not in chosen:
+            raise ParameterError(
+                f"{name}='cv' is chosen by cross-validation inside fit, which needs all the "
+                "rows at once; partial_fit, nbayes.dask.fit and set-up from statistics cannot "
+                f"choose it. Pass a number or 'auto' (evidence), or choose with "
+                "nbayes.model_selection.GridSearchCV."
+            )
+        return chosen[name]
+
+    def _fit_by_cv(self, X, y, sample_weight):
+        """Fit with every "cv" parameter chosen by K-fold cross-validated log-loss.
+
+        One counting pass gives the statistics of every fold; each candidate of each fold is
+        a finalize of (total - fold) statistics scored on the fold's rows. Parameters are
+        chosen one after the other (alpha first), each at the best value of those before.
+        """
+        from sklearn.base import clone
+        from sklearn.model_selection import StratifiedKFold
+        from sklearn.utils import _safe_indexing
+
+        from ._folds import check_splits, count_folds
+
+        names = self._cv_names()
+        start = {p: CV_START[p] for p in names}
+        if "alpha" in names and getattr(self, "estimate", None) == "map":
+            start["alpha"] = 1.0 + CV_CANDIDATES["alpha"][0]
+        base = clone(self).set_params(**start)
+        X = base._validate_X(X, reset=True)  # lists become arrays; nothing is learned here
+        y = base._check_y(y, X)
+        classes = fit_classes(y)
+        codes, _ = label_codes(y, classes)
+        weights = check_sample_weight(sample_weight, y.shape[0])
+        per_class = np.bincount(codes, minlength=classes.size)
+        smallest = int(per_class.min())
+        if smallest < 2:
+            rare = classes.tolist()[int(np.argmin(per_class))]
+            raise DataError(
+                f"{names[0]}='cv' cross-validates over {CV_FOLDS} stratified folds and needs at "
+                f"least two rows of every class; class {rare!r} has one. Pass a number or "
+                "'auto'."
+            )
+        folds = StratifiedKFold(min(CV_FOLDS, smallest), shuffle=True, random_state=0)
+        splits = list(folds.split(np.zeros(y.shape[0]), codes))
+        check_splits(splits, codes, classes, y.shape[0])
+        test_stats, total = count_folds(base, X, codes, weights, classes.size, splits)
+        base.install(classes, total)
+        trains = [base.subtract_statistics(total, t) for t in test_stats]
+        held_out = [(_safe_indexing(X, test), codes[test], weights[test]) for _, test in splits]
+        chosen: dict = {}
+        scores: dict = {}
+        for name in names:  # bounded: at most two parameters
+            grid = CV_CANDIDATES[name]
+            if name == "alpha" and getattr(self, "estimate", None) == "map":
+                grid = 1.0 + grid  # the MAP estimate needs alpha >= 1
+            losses = np.zeros(grid.size)
+            for c, value in enumerate(grid):  # bounded: the candidate set
+                for stats, (X_t, c_t, w_t) in zip(trains, held_out):  # bounded: the folds
+                    model = base.finalize_with({**chosen, name: value}, stats)
+                    log_p = model.predict_log_proba(X_t)[np.arange(c_t.size), c_t]
+                    losses[c] -= np.dot(w_t[w_t > 0], log_p[w_t > 0])
+            losses /= weights.sum()
+            chosen[name] = float(grid[int(np.argmin(losses))])
+            scores[name] = {"candidates": grid, "log_loss": losses}
+        final = base.finalize_with(chosen)
+        params = self.get_params(deep=False)
+        self.__dict__.clear()
+        self.__dict__.update(final.__dict__)
+        self.__dict__.update(params)  # "cv" stays the parameter; the choice is cv_results_
+        self._cv_chosen = chosen
+        self.cv_results_ = scores
+        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with one batch; equals ``fit`` on all batches together.

@@ -93,13 +93,15 @@ class MixedNB(BaseNB):
         small ages, ratings or hour counts are modelled exactly while ids and amounts with
         many distinct values stay Gaussian. (On UCI Adult this makes age, hours-per-week and
         the capital columns categorical: their spikes at 0, 40, 99999 are not normal.)
-    alpha : float, default=1.0
+    alpha : float or "cv", default=1.0
         Dirichlet / Beta / Gamma prior concentration of the discrete families named by string.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
         Estimate of the discrete families named by string.
-    var_smoothing : float, default=1e-9
+    var_smoothing : float or "cv", default=1e-9
         Variance floor of Gaussian groups named by string, relative to the largest variance
         in the group.
+        "cv" (either or both) chooses by 5-fold cross-validated log-loss inside fit, as in
+        the presets (alpha first, then var_smoothing at the chosen alpha).
     fit_prior : bool, default=True
         Learn the class prior; False uses a uniform prior.
     class_prior : array-like of shape (n_classes,), optional
@@ -216,7 +218,7 @@ class MixedNB(BaseNB):
                     f"Unknown family {name!r} in 'columns'; choose one of {sorted(REGISTRY)} "
                     "or 'auto', or pass a family instance."
                 )
-            params = {p: getattr(self, p) for p in REGISTRY[name].shared_params}
+            params = {p: self._resolved(p) for p in REGISTRY[name].shared_params}
         params["missing"] = self._family_missing
         if name == "categorical":
             params["unseen"] = self.unseen

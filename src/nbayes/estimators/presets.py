@@ -77,7 +77,7 @@ class _DiscreteNB(BaseNB):
     feature_log_prob_ = Derived()
 
     def _alpha(self):
-        return _effective_alpha(self.alpha, self.force_alpha)
+        return _effective_alpha(self._resolved("alpha"), self.force_alpha)
 
     def _publish(self):
         stats, params = self.stats_["groups"][0], self.params_[0]
@@ -99,7 +99,7 @@ class GaussianNB(BaseNB):
     ----------
     priors : array-like of shape (n_classes,), optional
         Fixed class prior; by default the class frequencies N_k / N (plus ``prior_alpha``).
-    var_smoothing : float or "auto", default=1e-9
+    var_smoothing : float, "auto" or "cv", default=1e-9
         Variance floor as a fraction of the largest feature variance, computed from all data
         seen (scikit-learn uses the last partial_fit batch only). "auto" (estimate="mle")
         gives every class and feature one hallucinated squared deviation epsilon, variance
@@ -107,6 +107,8 @@ class GaussianNB(BaseNB):
         training data from the statistics alone (no refitting). A feature with no spread
         within any class (e.g. a constant column) is left out of that evidence and gets one
         variance for all classes, so it carries no evidence about the class.
+        "cv" chooses it inside fit by the log-loss of 5-fold stratified cross-validation
+        among 13 values from 1e-12 to 1, one per decade (``cv_results_`` keeps the losses).
     prior_alpha : float, default=0.0
         Hallucinated observations of every class in the fitted prior.
     missing : {"error", "ignore"}, default="error"
@@ -224,7 +226,7 @@ class GaussianNB(BaseNB):
     def _make_families(self, n_features):
         return [
             Gaussian(
-                var_smoothing=self.var_smoothing,
+                var_smoothing=self._resolved("var_smoothing"),
                 missing=self.missing,
                 var_pooling=self.var_pooling,
                 estimate=self.estimate,
@@ -253,7 +255,11 @@ class BernoulliNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+    alpha : float, array-like of shape (n_features,), "auto" or "cv", default=1.0
+        "cv" chooses alpha inside fit by the log-loss of 5-fold stratified cross-validation
+        (weighted, pooled over the folds) among 13 values from 0.001 to 10, three per decade
+        (1 + those for estimate="map"), from the statistics of one pass (no refit);
+        ``cv_results_`` keeps the candidates and their losses. Needs all rows in ``fit``.
         "auto" chooses alpha at fit time by maximising the evidence (marginal likelihood of
         the training features under the Dirichlet / Beta / Gamma prior) from the counts alone.
         The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
@@ -340,7 +346,11 @@ class MultinomialNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+    alpha : float, array-like of shape (n_features,), "auto" or "cv", default=1.0
+        "cv" chooses alpha inside fit by the log-loss of 5-fold stratified cross-validation
+        (weighted, pooled over the folds) among 13 values from 0.001 to 10, three per decade
+        (1 + those for estimate="map"), from the statistics of one pass (no refit);
+        ``cv_results_`` keeps the candidates and their losses. Needs all rows in ``fit``.
         "auto" chooses alpha at fit time by maximising the evidence (marginal likelihood of
         the training features under the Dirichlet / Beta / Gamma prior) from the counts alone.
         The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
@@ -499,7 +509,11 @@ class PoissonNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+    alpha : float, array-like of shape (n_features,), "auto" or "cv", default=1.0
+        "cv" chooses alpha inside fit by the log-loss of 5-fold stratified cross-validation
+        (weighted, pooled over the folds) among 13 values from 0.001 to 10, three per decade
+        (1 + those for estimate="map"), from the statistics of one pass (no refit);
+        ``cv_results_`` keeps the candidates and their losses. Needs all rows in ``fit``.
         Gamma prior shape (hallucinated total count); "auto" maximises the Gamma-Poisson
         evidence of the training counts.
     beta : float, default=1.0
@@ -594,7 +608,11 @@ class CategoricalNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, array-like of shape (n_features,) or "auto", default=1.0
+    alpha : float, array-like of shape (n_features,), "auto" or "cv", default=1.0
+        "cv" chooses alpha inside fit by the log-loss of 5-fold stratified cross-validation
+        (weighted, pooled over the folds) among 13 values from 0.001 to 10, three per decade
+        (1 + those for estimate="map"), from the statistics of one pass (no refit);
+        ``cv_results_`` keeps the candidates and their losses. Needs all rows in ``fit``.
         "auto" chooses alpha at fit time by maximising the evidence (marginal likelihood of
         the training features under the Dirichlet / Beta / Gamma prior) from the counts alone.
         The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior

@@ -1,0 +1,76 @@
+"""Cross-validation folds counted from one pass: the statistics of every test fold, and their
+total, through the estimator protocol alone. Used by ``alpha="cv"`` inside ``fit`` and by
+:mod:`nbayes.model_selection`; the model of the rows outside fold f is then (total - fold f)
+statistics and a finalize, never a refit."""
+
+from __future__ import annotations
+
+from functools import reduce
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import _safe_indexing
+
+from ..distributions import Labels
+from ..exceptions import DataError, ParameterError
+
+
+def meta_of(X):
+    """What ``setup`` takes: a table's columns (no rows), else the number of columns (a 1-d
+    sequence of texts: one text column)."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[:0]
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return int(shape[1])
+    return pd.DataFrame({"text": pd.Series([], dtype=object)})
+
+
+def check_splits(splits, codes: np.ndarray, classes: np.ndarray, n: int) -> None:
+    """Every split trains on all the rows outside its test rows (only then are its statistics
+    the total's minus the test rows'), and leaves every class some training row."""
+    for i, (train, test) in enumerate(splits):  # bounded by the number of splits
+        inside = np.zeros(n, dtype=bool)
+        inside[test] = True
+        if inside.sum() != len(test) or not np.array_equal(np.sort(train), np.flatnonzero(~inside)):
+            raise ParameterError(
+                f"Split {i} of cv trains on rows other than all the rows outside its test fold; "
+                "statistics-based cross-validation needs splits whose training part is the "
+                "complement of the test part (KFold, StratifiedKFold, GroupKFold, "
+                "RepeatedStratifiedKFold, LeaveOneGroupOut, ...). Use "
+                "sklearn.model_selection.GridSearchCV for other splitters."
+            )
+        absent = np.setdiff1d(np.arange(classes.size), codes[train])
+        if absent.size:
+            raise DataError(
+                f"Class {classes.tolist()[absent[0]]!r} has no row outside test fold {i}, so "
+                "the model of that fold would not know it. Use StratifiedKFold or fewer folds."
+            )
+
+
+def count_folds(model, X, codes: np.ndarray, weights: np.ndarray, n_classes: int, splits):
+    """Set ``model`` up from X (survey passes where it needs them) and count every test fold.
+
+    Returns ``(test_stats, total)``: one statistics dict per split, and the statistics of all
+    rows (the merged folds when they partition the rows, else one more pass).
+    """
+    meta = meta_of(X)
+    summary = None
+    while (step := model.survey_step(meta, summary)) is not None:
+        part = X if step.columns is None else X[step.columns]
+        summary = step.finish(summary, step.combine(step.summarize(part)))
+    model.setup(meta, summary)
+
+    def count(rows: np.ndarray) -> dict:
+        labels = Labels(codes[rows], weights[rows], n_classes)
+        return model.accumulate(_safe_indexing(X, rows), labels, mode="count")
+
+    test_stats = [count(np.asarray(test)) for _, test in splits]
+    n = codes.size
+    tested = np.sort(np.concatenate([np.asarray(t) for _, t in splits]))
+    if np.array_equal(tested, np.arange(n)):  # the test folds partition the rows
+        return test_stats, reduce(model.merge_statistics, test_stats)
+    return test_stats, count(np.arange(n))  # repeated splits: the total is one more pass
+
+
+__all__ = ["check_splits", "count_folds", "meta_of"]
