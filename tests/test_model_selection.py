@@ -442,3 +442,101 @@ def test_cv_smoothing_needs_all_rows_in_fit():
     model = nbayes.MultinomialNB(alpha="cv").fit(counts, y)
     chosen = model.alpha_
     assert model.partial_fit(counts[:7], y[:7]).alpha_ == chosen
+
+
+# -- greedy feature selection from statistics ------------------------------------------------
+def refit_cv_score(estimator, X, y, cv, columns, w=None, scoring="neg_log_loss"):
+    """scikit-learn's way: refit on the columns for every fold, mean of the fold scores."""
+    from sklearn.base import clone
+    from sklearn.metrics import accuracy_score, log_loss
+
+    Xs = X.iloc[:, columns] if isinstance(X, pd.DataFrame) else X[:, columns]
+    out = []
+    for train, test in cv.split(Xs, y):
+        fit_w = None if w is None else w[train]
+        model = clone(estimator).fit(
+            Xs.iloc[train] if hasattr(Xs, "iloc") else Xs[train], y[train], sample_weight=fit_w
+        )
+        X_test = Xs.iloc[test] if hasattr(Xs, "iloc") else Xs[test]
+        score_w = None if w is None else w[test]
+        if scoring == "accuracy":
+            out.append(accuracy_score(y[test], model.predict(X_test), sample_weight=score_w))
+        else:
+            proba = model.predict_proba(X_test)
+            out.append(-log_loss(y[test], proba, sample_weight=score_w, labels=model.classes_))
+    return float(np.mean(out))
+
+
+@pytest.mark.parametrize(
+    ("direction", "scoring"), [("forward", "neg_log_loss"), ("backward", "accuracy")]
+)
+def test_feature_selection_scores_equal_refits_on_the_columns(direction, scoring):
+    _, table, y, w = _synthetic(300, seed=5)
+    rng = np.random.default_rng(5)
+    X = table.assign(noise=rng.normal(size=300), flag=rng.random(300) < 0.5)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    search = nbayes.model_selection.FeatureSelectionCV(
+        nbayes.MixedNB(max_int_categories=20), direction=direction, scoring=scoring, cv=cv
+    ).fit(X, y, sample_weight=w)
+    # every subset on the path scores as refits on its columns do
+    names = list(X.columns)
+    current = set() if direction == "forward" else set(names)
+    for step in search.path_:
+        if step["action"] == "add":
+            current.add(step["feature"])
+        elif step["action"] == "remove":
+            current.discard(step["feature"])
+        if not current:
+            continue
+        columns = [names.index(c) for c in sorted(current, key=names.index)]
+        expected = refit_cv_score(
+            nbayes.MixedNB(max_int_categories=20), X, y, cv, columns, w, scoring
+        )
+        assert step["score"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert sorted(current, key=names.index) == list(np.asarray(names)[search.support_])
+    assert search.score_ == search.path_[-1]["score"]
+    selected = search.transform(X)
+    assert list(selected.columns) == list(np.asarray(names)[search.support_])
+    np.testing.assert_allclose(
+        search.predict_proba(X),
+        nbayes.MixedNB(max_int_categories=20)
+        .fit(selected, y, sample_weight=w)
+        .predict_proba(selected),
+    )
+
+
+def test_feature_selection_picks_what_scikit_learns_sequential_selector_picks(shared_data):
+    from sklearn.feature_selection import SequentialFeatureSelector
+    from sklearn.preprocessing import OrdinalEncoder
+
+    df = pd.read_csv(shared_data / "mushroom" / "agaricus-lepiota.data", header=None)
+    df = df.sample(2000, random_state=0)  # and 6 of the 22 columns: time
+    X = OrdinalEncoder(dtype=np.int64).fit_transform(df.loc[:, [1, 2, 3, 5, 9, 20]])
+    y = df[0].to_numpy()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    codes = nbayes.CategoricalNB(unseen="smooth")
+    ours = nbayes.model_selection.FeatureSelectionCV(codes, n_features_to_select=2, cv=cv).fit(X, y)
+    theirs = SequentialFeatureSelector(
+        codes, n_features_to_select=2, scoring="neg_log_loss", cv=cv
+    ).fit(X, y)
+    assert ours.support_.tolist() == theirs.get_support().tolist()
+    columns = np.flatnonzero(ours.support_)
+    assert ours.score_ == pytest.approx(
+        refit_cv_score(nbayes.MixedNB(), X, y, cv, columns), rel=1e-9
+    )
+
+
+def test_feature_selection_refuses_normalised_families_and_unknown_metrics():
+    counts, table, y, _ = _synthetic(60)
+    select = nbayes.model_selection.FeatureSelectionCV
+    with pytest.raises(ParameterError, match="normalises its per-word parameters"):
+        select(nbayes.MultinomialNB()).fit(counts, y)
+    with pytest.raises(ParameterError, match=r"scoring must be one of.*SequentialFeatureSelector"):
+        select(nbayes.BernoulliNB(), scoring="roc_auc").fit(counts, y)
+    with pytest.raises(ParameterError, match="direction must be"):
+        select(nbayes.BernoulliNB(), direction="sideways").fit(counts, y)
+    mixed = nbayes.MixedNB(
+        columns=[("poisson", ["rooms"]), ("multinomial", ["area"])], remainder="drop"
+    )
+    with pytest.raises(ParameterError, match=r"\['multinomial'\] families normalise"):
+        select(mixed, cv=2).fit(table.assign(area=table["area"].round().clip(0)), y)

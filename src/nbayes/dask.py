@@ -64,7 +64,15 @@ from .estimators._base import check_sample_weight, label_codes
 from .estimators._protocol import EstimatorProtocol, SurveyStep
 from .exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
 
-__all__ = ["fit", "predict", "predict_joint_log_proba", "predict_log_proba", "predict_proba"]
+__all__ = [
+    "fit",
+    "fold_statistics",
+    "hash_folds",
+    "predict",
+    "predict_joint_log_proba",
+    "predict_log_proba",
+    "predict_proba",
+]
 
 
 # -- partitions ------------------------------------------------------------------------------
@@ -448,6 +456,213 @@ def _statistics(shell, parts, classes, split_every: int):
             "Give at least one row a positive weight."
         )
     return found, stats
+
+
+# -- cross-validation folds in one distributed pass ------------------------------------------------
+#: Column that carries each row's fold next to the features inside each partition.
+_F = "__nbayes_fold__"
+
+
+def hash_folds(keys, n_folds: int) -> np.ndarray:
+    """Fold of each row from a hash of its key (row number or index value): stable across
+    partitionings and runs, about ``1 / n_folds`` of the rows each.
+
+    Examples
+    --------
+    >>> hash_folds(np.arange(6), 3).tolist()
+    [0, 1, 1, 2, 2, 0]
+    """
+    hashed = pd.util.hash_array(np.asarray(keys), categorize=False)
+    return (hashed % np.uint64(n_folds)).astype(np.intp)
+
+
+def _fold_ids(f, n: int, n_folds: int, keys) -> np.ndarray:
+    """Validated fold ids of one partition: given (``f``) or hashed from ``keys``."""
+    if f is None:
+        return hash_folds(keys, n_folds)
+    ids = np.asarray(f).ravel()
+    if ids.shape[0] != n:
+        raise DataError(f"X has {n} rows but folds has {ids.shape[0]} values.")
+    whole = ids.astype(np.intp) if ids.dtype.kind in "iub" else None
+    bad = np.ones(n, dtype=bool) if whole is None else (whole < 0) | (whole >= n_folds)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"folds must hold integers 0..{n_folds - 1} (n_folds={n_folds}); got "
+            f"{ids[row : row + 1].tolist()[0]!r} at row {row}."
+        )
+    return whole
+
+
+def _partition_fold_stats(shell, X, y, w, f, classes, n_folds: int, index: int, offset):
+    """Per fold, :func:`_partition_stats` of this partition's rows of that fold."""
+    frame = y is None
+    n = X.shape[0]
+    if frame:
+        keys = X.index.to_numpy()
+        if _F in X.columns:
+            f = X[_F].to_numpy()
+            X = X.drop(columns=[_F])
+    else:
+        keys = np.arange(n, dtype=np.int64) + (offset or 0)
+        y = np.asarray(y).ravel()
+        w = None if w is None else np.asarray(w).ravel()
+    try:
+        folds = _fold_ids(f, n, n_folds, keys)
+    except NBayesError as exc:
+        raise type(exc)(f"In partition {index}: {exc}") from exc
+    out = []
+    for k in range(n_folds):  # bounded by the number of folds
+        rows = np.flatnonzero(folds == k)
+        if frame:
+            out.append(_partition_stats(shell, X.iloc[rows], None, None, classes, index, offset))
+        else:
+            part_w = None if w is None else w[rows]
+            out.append(_partition_stats(shell, X[rows], y[rows], part_w, classes, index, offset))
+    return out
+
+
+def _frame_fold_stats(part, shell, classes, n_folds, partition_info=None) -> pd.Series:
+    index = (partition_info or {}).get("number", 0)
+    out = _partition_fold_stats(shell, part, None, None, None, classes, n_folds, index, None)
+    return pd.Series([out], dtype=object)
+
+
+def _merge_fold_partials(shell, *parts):
+    """Merge per-fold lists of (classes, statistics) fold by fold."""
+    parts = [_unbox(p) for p in parts]
+    return [_merge_partials(shell, *fold) for fold in zip(*parts)]
+
+
+def fold_statistics(
+    estimator: EstimatorProtocol,
+    X,
+    y,
+    folds=None,
+    sample_weight=None,
+    *,
+    n_folds: int = 5,
+    classes=None,
+    split_every: int = 8,
+):
+    """Statistics of every cross-validation fold in one distributed pass.
+
+    Each partition counts its rows fold by fold; the per-fold statistics are merged in a
+    tree, as :func:`fit` merges its statistics. The result is the
+    :class:`nbayes.model_selection.FoldStatistics` of the same folds in memory (its
+    ``train_model(i, params)`` is the model of the rows outside fold i, made from
+    statistics), to floating-point rounding.
+
+    Parameters
+    ----------
+    estimator, X, y, sample_weight, classes, split_every
+        As :func:`fit`.
+    folds : column name, dask Series, dask or in-memory array, optional
+        The fold (0 .. n_folds - 1) of each row. By default a hash of each row's key:
+        its position for a dask array (:func:`hash_folds` of ``0 .. n - 1``), its index
+        value for a dask DataFrame (``hash_folds(df.index, n_folds)``).
+    n_folds : int, default=5
+
+    Returns
+    -------
+    nbayes.model_selection.FoldStatistics
+        ``model`` is the estimator fitted on all rows; ``splits`` is None (the rows stay on
+        the cluster).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes import dask as nbdask
+    >>> counts = np.random.default_rng(0).poisson(1.0, size=(600, 20))
+    >>> X = da.from_array(counts, chunks=(200, 20))
+    >>> y = np.repeat(["ham", "spam"], 300)
+    >>> folds = nbdask.fold_statistics(MultinomialNB(), X, y, n_folds=3)
+    >>> folds.train_model(0, {"alpha": 0.5}).classes_.tolist()
+    ['ham', 'spam']
+    """
+    from .model_selection import FoldStatistics
+
+    if int(n_folds) < 2:
+        raise ParameterError(f"n_folds must be an integer >= 2; got {n_folds!r}.")
+    n_folds = int(n_folds)
+    if int(split_every) < 2:
+        raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
+    if classes is not None:
+        classes = np.unique(np.asarray(classes))
+    if isinstance(X, dd.Series):  # texts
+        X = X.to_frame(name=_TEXT)
+    if isinstance(X, dd.DataFrame):
+        if folds is not None:
+            if isinstance(folds, str):
+                if folds not in X.columns:
+                    raise DataError(f"folds={folds!r} is not a column of X.")
+                fold_col = X[folds]
+                X = X.drop(columns=[folds])
+            elif isinstance(folds, dd.Series):
+                fold_col = folds
+            else:
+                raise DataError(
+                    "With a dask DataFrame X, folds must be a column name of X or a dask "
+                    f"Series; got {type(folds).__name__}."
+                )
+        X, parts = _frame_partitions(X, y, sample_weight)
+        if folds is not None:
+            parts = parts.assign(**{_F: fold_col})
+        meta = X._meta
+        labelled = parts.drop(columns=[_F]) if folds is not None else parts
+        shell, _ = _set_up(estimator, X, meta, int(split_every), labelled)
+        boxed = parts.map_partitions(
+            _frame_fold_stats,
+            dask.delayed(shell),
+            classes,
+            n_folds,
+            meta=pd.Series(dtype=object),
+            enforce_metadata=False,
+        )
+        tasks = list(boxed.to_delayed())
+    else:
+        X_parts, offsets = _row_partitions(X)
+        if folds is None and offsets is None:
+            raise DataError(
+                "X's row chunks are of unknown size, so rows have no positions to hash; "
+                "pass folds, or compute the chunk sizes (X.compute_chunk_sizes())."
+            )
+        y_parts = _vector_partitions(y, X, "y")
+        w_parts = (
+            [None] * len(X_parts)
+            if sample_weight is None
+            else _vector_partitions(sample_weight, X, "sample_weight")
+        )
+        f_parts = [None] * len(X_parts) if folds is None else _vector_partitions(folds, X, "folds")
+        firsts = list(offsets) if offsets else [None] * len(X_parts)
+        shell, _ = _set_up(estimator, X, int(X.shape[1]), int(split_every))
+        shell_key = dask.delayed(shell)
+        count = dask.delayed(_partition_fold_stats, pure=True)
+        tasks = [
+            count(shell_key, xb, yb, wb, fb, classes, n_folds, i, off)
+            for i, (xb, yb, wb, fb, off) in enumerate(
+                zip(X_parts, y_parts, w_parts, f_parts, firsts)
+            )
+        ]
+    merge = dask.delayed(_merge_fold_partials, pure=True)
+    while len(tasks) > 1:
+        tasks = [
+            merge(shell, *tasks[i : i + int(split_every)])
+            for i in range(0, len(tasks), int(split_every))
+        ]
+    (per_fold,) = dask.compute(tasks[0])
+    per_fold = _unbox(per_fold)
+    empty = [k for k, part in enumerate(per_fold) if part is None]
+    if empty:
+        raise DataError(f"Fold {empty[0]} has no rows; use fewer folds.")
+    found = reduce(np.union1d, [c for c, _ in per_fold]) if classes is None else classes
+    if classes is None:
+        check_classification_targets(found)
+    index = pd.Index(found)
+    test_stats = [shell.align_statistics(s, index.get_indexer(c), len(found)) for c, s in per_fold]
+    return FoldStatistics.from_statistics(shell, found, test_stats)
 
 
 #: Name of the column that holds texts given as a dask Series.

@@ -1,0 +1,136 @@
+"""Grid search from fold statistics against scikit-learn's GridSearchCV (issue 19, point 6).
+
+    python -m benchmarks.model_selection [--rows 200000] [--features 100000] [--repeat 1]
+
+Both searches run in this process, side by side, on the same data, folds and candidates: 10
+alphas (0.001 .. 10) x 5 stratified folds of MultinomialNB, scored by accuracy (scikit-learn's
+default) and by log-loss. scikit-learn's ``GridSearchCV(n_jobs=1)`` refits the nbayes
+estimator on every (alpha, fold); ``nbayes.model_selection.GridSearchCV`` counts every fold
+once and finalizes (total - fold) statistics per candidate. The fold scores of the two are
+checked equal in the run (max abs difference printed). Cases:
+
+* Enron-spam enron1 (5,172 e-mails, CountVectorizer word counts), from ../shared/data;
+* a synthetic text case: ``rows`` documents over a ``features``-word Zipf vocabulary, about 60
+  words each, two classes with different word frequencies (CSR counts, fixed seed).
+
+Times are the best of ``repeat`` runs. Timings are not tests: run this on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tarfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.model_selection import GridSearchCV as SklearnSearch
+from sklearn.model_selection import StratifiedKFold
+
+import nbayes
+from nbayes.model_selection import GridSearchCV
+
+ALPHAS = np.logspace(-3, 1, 10)
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def enron(folder: Path = DATA):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    texts, labels = [], []
+    with tarfile.open(folder / "enron_spam_enron1" / "enron1.tar.gz") as tar:
+        for member in tar:
+            parts = member.name.split("/")
+            if member.isfile() and len(parts) == 3 and parts[1] in ("ham", "spam"):
+                texts.append(tar.extractfile(member).read().decode("latin-1"))
+                labels.append(parts[1])
+    return CountVectorizer().fit_transform(texts).tocsr(), np.array(labels)
+
+
+def synthetic_text(rows: int, features: int, words: int = 60, seed: int = 0):
+    """Zipf word counts: class 1 draws from a vocabulary whose ranks are shuffled in part."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(rows) < 0.3).astype(np.int64)
+    p = 1.0 / np.arange(1, features + 1)
+    p /= p.sum()
+    lengths = rng.poisson(words, rows)
+    doc = np.repeat(np.arange(rows), lengths)
+    rank = rng.choice(features, size=doc.size, p=p)
+    other = np.arange(features)
+    moved = rng.permutation(features // 10)
+    other[: features // 10] = moved  # class 1 favours other frequent words
+    word = np.where(y[doc] == 1, other[rank], rank)
+    X = sp.csr_matrix((np.ones(doc.size), (doc, word)), shape=(rows, features), dtype=np.float64)
+    X.sum_duplicates()
+    return X, y
+
+
+def best(f, repeat: int):
+    times, out = [], None
+    for _ in range(repeat):  # bounded: a few repeats
+        start = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def compare(name: str, X, y, scoring: str, repeat: int) -> dict:
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    grid = {"alpha": ALPHAS.tolist()}
+    est = nbayes.MultinomialNB()
+    t_sk, sk = best(
+        lambda: SklearnSearch(est, grid, cv=cv, scoring=scoring, n_jobs=1).fit(X, y), repeat
+    )
+    t_nb, nb = best(lambda: GridSearchCV(est, grid, cv=cv, scoring=scoring).fit(X, y), repeat)
+    diff = max(
+        float(
+            np.abs(
+                nb.cv_results_[f"split{i}_test_score"] - sk.cv_results_[f"split{i}_test_score"]
+            ).max()
+        )
+        for i in range(5)
+    )
+    return {
+        "case": name,
+        "scoring": scoring,
+        "sklearn_s": t_sk,
+        "nbayes_s": t_nb,
+        "count_s": nb.count_time_,
+        "speedup": t_sk / t_nb,
+        "max_abs_score_diff": diff,
+        "same_best": nb.best_params_ == sk.best_params_,
+    }
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--features", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--no-real", action="store_true", help="skip Enron")
+    args = parser.parse_args(argv)
+    cases = []
+    if not args.no_real:
+        cases.append(("Enron enron1", *enron()))
+    X, y = synthetic_text(args.rows, args.features)
+    cases.append((f"text {args.rows:,} x {args.features:,}", X, y))
+    print("10 alphas x 5 folds, MultinomialNB; sklearn GridSearchCV(n_jobs=1) refits it\n")
+    print(
+        "| case | shape (nnz) | scoring | sklearn s | nbayes s | of which counting | speed-up"
+        " | max fold-score diff | same best |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    for name, X, y in cases:  # bounded: two cases
+        for scoring in ("accuracy", "neg_log_loss"):
+            r = compare(name, X, y, scoring, args.repeat)
+            print(
+                f"| {name} | {X.shape[0]:,} x {X.shape[1]:,} ({X.nnz:,}) | {scoring} | "
+                f"{r['sklearn_s']:.2f} | {r['nbayes_s']:.2f} | {r['count_s']:.2f} | "
+                f"{r['speedup']:.1f}x | {r['max_abs_score_diff']:.1e} | {r['same_best']} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
