@@ -483,8 +483,8 @@ def _fold_ids(f, n: int, n_folds: int, keys) -> np.ndarray:
     ids = np.asarray(f).ravel()
     if ids.shape[0] != n:
         raise DataError(f"X has {n} rows but folds has {ids.shape[0]} values.")
-    whole = ids.astype(np.intp) if ids.dtype.kind in "iub" else None
-    bad = np.ones(n, dtype=bool) if whole is None else (whole < 0) | (whole >= n_folds)
+    whole = ids.astype(np.intp) if ids.dtype.kind in "iub" else np.full(n, -1, dtype=np.intp)
+    bad = (whole < 0) | (whole >= n_folds)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         raise DataError(
