@@ -19,6 +19,7 @@ Times are the best of ``repeat`` runs. Timings are not tests: run this on a quie
 from __future__ import annotations
 
 import argparse
+import os
 import tarfile
 import time
 from pathlib import Path
@@ -32,7 +33,20 @@ import nbayes
 from nbayes.model_selection import GridSearchCV
 
 ALPHAS = np.logspace(-3, 1, 10)
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _data_dir() -> Path:
+    """``$NBAYES_DATA_DIR``, else ``shared/data`` beside the checkout or one of its parents
+    (as tests/conftest.py finds it)."""
+    if os.environ.get("NBAYES_DATA_DIR"):
+        return Path(os.environ["NBAYES_DATA_DIR"])
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+DATA = _data_dir()
 
 
 def enron(folder: Path = DATA):
