@@ -78,8 +78,8 @@ class Case:
     sparse: bool  # accepts scipy sparse X (and keeps the results)
     matrix: bool  # X is a numeric matrix (float32 copies, column slices)
     family: str | None = None  # the one family the case models, if any
-    #: Whether a row of weight zero leaves no trace. Not yet for the semi-naive models: a
-    #: value seen only in such rows still gets a category code there.
+    #: Whether a row of weight zero leaves no trace (every estimator now: the semi-naive
+    #: models learn category values through the shared column layout, which skips them).
     zero_weight_exact: bool = True
     #: Whether the model cuts numeric columns into bins whose edges the data decide (the
     #: semi-naive models): fit, a survey pass (Dask, the CLI) and partial_fit with the
@@ -139,7 +139,6 @@ def own_case(estimator: str) -> Case:
         maker,
         False,
         matrix,
-        zero_weight_exact=estimator == "MixedNB",
         numeric=estimator != "MixedNB",
     )
 

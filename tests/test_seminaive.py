@@ -335,3 +335,34 @@ def test_joint_bayes_with_a_nested_backoff_chain_is_refused_at_save(tmp_path):
     model = nbayes.JointBayes(backoff=inner).fit(df, y)
     with pytest.raises(ParameterError, match="JointBayes whose backoff is a JointBayes with"):
         nbayes.save(model, tmp_path / "nested.nbayes")
+
+
+def test_joint_bayes_with_a_backoff_unlearns_both_and_refuses_merge_and_protocol_fits():
+    df, y = table()
+    model = nbayes.JointBayes(backoff=nbayes.TAN()).fit(df, y)
+    keep = np.arange(len(y)) >= 40
+    model.unlearn(df.iloc[:40], y[:40])
+    fresh = nbayes.JointBayes(backoff=nbayes.TAN()).fit(df[keep], y[keep])
+    np.testing.assert_allclose(model.predict_proba(df), fresh.predict_proba(df), rtol=1e-10)
+    np.testing.assert_allclose(
+        model.backoff_.predict_proba(df), fresh.backoff_.predict_proba(df), rtol=1e-10
+    )
+    with pytest.raises(ParameterError, match=r"cannot be merged \(nbayes.merge\) yet"):
+        nbayes.merge(model, model)  # same parameters (the same backoff object)
+    with pytest.raises(ParameterError, match="cannot be fitted through the estimator protocol"):
+        nbayes.JointBayes(backoff=nbayes.TAN()).survey_step(df.iloc[:0])
+
+
+@pytest.mark.parametrize("cls", [nbayes.AODE, nbayes.TAN, nbayes.KDB, nbayes.JointBayes])
+def test_a_value_seen_only_with_weight_zero_gets_no_code(cls):
+    # The shared column layout learns values from rows of non-zero weight only, as if the
+    # others were dropped: "z" would otherwise count in K_j and change the smoothing.
+    df = pd.DataFrame({"a": ["x", "z", "y", "x", "y", "x"], "b": ["u", "v", "u", "v", "v", "u"]})
+    y = np.array([0, 1, 1, 0, 1, 0])
+    w = np.array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    weighted = cls().fit(df, y, sample_weight=w)
+    dropped = cls().fit(df[w > 0], y[w > 0])
+    assert weighted.categories_["a"].tolist() == ["x", "y"]
+    np.testing.assert_allclose(
+        weighted.predict_joint_log_proba(df), dropped.predict_joint_log_proba(df), rtol=1e-12
+    )

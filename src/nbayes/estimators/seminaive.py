@@ -1,7 +1,8 @@
 """Beyond the naive assumption: AODE / A2DE, TAN, KDB and the full-joint Bayes classifier.
 
 The estimators here are thin: they turn a table into integer codes (categories through the
-library's :class:`~._encoding.Vocabulary`, numbers through quantile bins) and hand the codes to
+shared column layout :class:`~._columns.ColumnLayout`, as CategoricalNB and MixedNB do, so a
+value seen only in rows of weight zero gets no code; numbers through bins) and hand the codes to
 the pure core in :mod:`nbayes.seminaive`, which counts (class, value, parent value) tuples,
 merges them by addition and chooses the structure at finalize. So ``fit``, ``partial_fit``
 over any chunking, :func:`nbayes.merge` of shards, ``unlearn`` and model files agree for these
@@ -23,6 +24,7 @@ fits disagree with ``fit``.
 
 from __future__ import annotations
 
+import copy
 from functools import partial
 
 import numpy as np
@@ -36,9 +38,10 @@ from ..distributions._base import Labels, check_alpha, pseudo_count
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts, _explain, aode, joint, network
 from ._base import BaseNB, Derived, check_sample_weight, fit_classes, label_codes
+from ._columns import ColumnLayout
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
-from ._protocol import SurveyStep
+from ._protocol import Mode, SurveyStep
 
 STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency.
@@ -337,8 +340,20 @@ class _SemiNaiveNB(BaseNB):
                     "cannot model; convert it to numbers or categories."
                 )
         self._numeric = np.asarray(numeric, dtype=bool)
-        self._vocab = Vocabulary(int((~self._numeric).sum()), int(self.missing == "category"))
+        self._layout = self._new_layout()
         self._edges: dict = {}
+
+    def _new_layout(self) -> ColumnLayout:
+        """The shared column layout (:mod:`._columns`): the categorical columns as one group
+        with a vocabulary, the numeric ones (binned here) as another; the codes' "unseen"
+        slot is the models' smoothing of a category never learned."""
+        return ColumnLayout(
+            [np.flatnonzero(~self._numeric), np.flatnonzero(self._numeric)],
+            [True, False],
+            self._columns,
+            self.missing,
+            "smooth",
+        )
 
     def _align(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
         if from_table and self._from_table:
@@ -399,37 +414,27 @@ class _SemiNaiveNB(BaseNB):
     def _n_categories(self) -> np.ndarray:
         """K_j of every column: vocabulary size, or number of bins."""
         k = np.empty(self.n_features_in_, dtype=np.int64)
-        k[~self._numeric] = self._vocab.n_categories()
+        k[~self._numeric] = self._vocabulary().n_categories()
         k[self._numeric] = [
             self._edges[self._columns[p]].size + 1 + (self.missing == "category")
             for p in np.flatnonzero(self._numeric)
         ]
         return np.maximum(k, 1)
 
-    def _codes(self, df: pd.DataFrame, mode: str) -> np.ndarray:
-        """Integer codes of a table: -1 missing, UNSEEN_CODE for a category never learned."""
+    def _vocabulary(self) -> Vocabulary:
+        """The categorical columns' vocabulary (group 0 of the column layout)."""
+        vocab = self._layout.vocabularies[0]
+        assert vocab is not None  # group 0 is categorical by construction
+        return vocab
+
+    def _codes(self, df: pd.DataFrame, mode: Mode, counted=None) -> np.ndarray:
+        """Integer codes of a table: -1 missing, UNSEEN_CODE for a category never learned.
+        ``counted`` (learning): the rows of non-zero weight, the only ones that teach the
+        vocabulary a value (see :meth:`ColumnLayout.encode`)."""
         codes = np.empty(df.shape, dtype=np.int64)
         cat = np.flatnonzero(~self._numeric)
         if cat.size:
-            part = df.iloc[:, cat]
-            cat_codes, unseen = self._vocab.encode(
-                part, mode == "learn", self.missing == "category"
-            )
-            if unseen is not None and mode == "unlearn":
-                row, j = divmod(unseen, cat.size)
-                raise DataError(
-                    f"Column {self._columns[cat[j]]!r} has the category "
-                    f"{show(part.iat[row, j])} at row {row}, which no training batch "
-                    "contained, so these rows cannot have been learned and cannot be unlearned."
-                )
-            if unseen is not None and mode == "count":
-                row, j = divmod(unseen, cat.size)
-                raise DataError(
-                    f"Column {self._columns[cat[j]]!r} has the category "
-                    f"{show(part.iat[row, j])} at row {row}, outside the vocabulary set up for "
-                    "counting."
-                )
-            codes[:, cat] = cat_codes
+            codes[:, cat] = self._layout.encode(df.iloc[:, cat], 0, mode, counted)
         for p in np.flatnonzero(self._numeric).tolist():  # bounded by the columns
             x = self._numeric_values(df, p)
             code = np.searchsorted(self._edges[self._columns[p]], x, side="left")
@@ -445,11 +450,11 @@ class _SemiNaiveNB(BaseNB):
         return codes
 
     def _vocabulary_snapshot(self):
-        return getattr(self, "_vocab", None) and self._vocab.copy()
+        return getattr(self, "_layout", None) and self._layout.copy()
 
     def _restore_vocabulary(self, snapshot) -> None:
         if snapshot is not None:
-            self._vocab = snapshot
+            self._layout = snapshot
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -506,8 +511,11 @@ class _SemiNaiveNB(BaseNB):
             self._defer_finalize()
         return self
 
-    def _accumulate(self, df, labels: Labels, mode: str, check: bool = True) -> dict:
-        codes = self._codes(df, mode)
+    def _accumulate(self, df, labels: Labels, mode: Mode, check: bool = True) -> dict:
+        counted = None
+        if mode == "learn" and not labels.weights.all():
+            counted = labels.weights != 0  # zero weight is a dropped row, for values too
+        codes = self._codes(df, mode, counted)
         stats = _counts.accumulate(
             codes,
             labels,
@@ -556,15 +564,11 @@ class _SemiNaiveNB(BaseNB):
         self._forget()
         self._set_columns(_meta_frame(meta), isinstance(meta, pd.DataFrame))
         self._set_edges(None if summary is None else summary["bins"])
-        cat = [self._columns[p] for p in np.flatnonzero(~self._numeric)]
+        cat = np.flatnonzero(~self._numeric).tolist()
         if summary and cat:
-            # One learning batch holding every value: codes follow the values' order, as in
-            # a fit on all rows (padding cells are missing, which learning skips).
-            values = [np.asarray(summary["values"].get(c, []), dtype=object) for c in cat]
-            grid = np.full((max(1, *(v.size for v in values)), len(cat)), None, dtype=object)
-            for j, v in enumerate(values):  # bounded by the columns
-                grid[: v.size, j] = v
-            self._vocab.encode(grid, True, self.missing == "category")
+            # Codes follow the values' order of first appearance, as in a fit on all rows.
+            found = summary["values"]
+            self._layout.learn_values({p: found.get(self._columns[p], []) for p in cat})
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
         return self._merge_stats(a, b)
@@ -618,8 +622,7 @@ class _SemiNaiveNB(BaseNB):
     def categories_(self) -> dict:
         """Categories of each categorical column, in code order (column label -> array)."""
         check_is_fitted(self, "stats_")
-        cat = np.flatnonzero(~self._numeric)
-        return {self._columns[p]: v for p, v in zip(cat.tolist(), self._vocab.by_column())}
+        return {self._columns[p]: v for p, v in self._layout.categories().items()}
 
     def table_bytes(self) -> int:
         """Bytes of the count tables held in ``stats_`` (the pair and triple tables)."""
@@ -717,7 +720,7 @@ class _SemiNaiveNB(BaseNB):
             "columns": list(self._columns),
             "from_table": bool(self._from_table),
             "numeric": self._numeric.copy(),
-            "vocabulary": {"first_code": int(self._vocab.first_code), **self._vocab.to_arrays()},
+            "vocabulary": self._layout.vocabulary_state()[0],
             "edges": [self._edges[self._columns[p]] for p in np.flatnonzero(self._numeric)],
         }
 
@@ -739,14 +742,10 @@ class _SemiNaiveNB(BaseNB):
             e.ndim != 1 or np.any(np.diff(e) <= 0) for e in edges
         ):
             raise ValueError("the numeric columns' bin edges are inconsistent.")
-        spec = layout["vocabulary"]
-        vocab = Vocabulary.from_arrays(
-            int((~numeric).sum()),
-            int(spec["first_code"]),
-            {k: v for k, v in spec.items() if k != "first_code"},
-        )
         self._columns, self._from_table = columns, bool(layout["from_table"])
-        self._numeric, self._vocab = numeric, vocab
+        self._numeric = numeric
+        self._layout = self._new_layout()
+        self._layout.set_vocabulary_state([layout["vocabulary"], None])
         self._edges = {columns[p]: e for p, e in zip(np.flatnonzero(numeric).tolist(), edges)}
         self.__dict__.pop("feature_names_in_", None)
         self.n_features_in_ = n_features
@@ -782,13 +781,14 @@ class _SemiNaiveNB(BaseNB):
                 "Cannot merge: the models cut numeric columns at different bin edges. Fit "
                 "the shards with the same bin_edges (e.g. one model's bin_edges_)."
             )
-        new_code = self._vocab.absorb(other._vocab)
+        theirs = other._vocabulary()
+        new_code = self._vocabulary().absorb(theirs)
         maps = [None] * self.n_features_in_
         cat = np.flatnonzero(~self._numeric)
         for j, p in enumerate(cat.tolist()):  # bounded by the columns
-            mine = other._vocab.column == j
-            mp = np.zeros(int(other._vocab.n_categories()[j]), dtype=np.int64)
-            mp[other._vocab.code[mine]] = new_code[mine]
+            mine = theirs.column == j
+            mp = np.zeros(int(theirs.n_categories()[j]), dtype=np.int64)
+            mp[theirs.code[mine]] = new_code[mine]
             maps[p] = mp
         return self._relayout_stats(other.stats_, self._n_categories(), maps)
 
@@ -1286,6 +1286,38 @@ class JointBayes(_SemiNaiveNB):
             terms[rest] = ex.terms[:, order, :] + shift[None, :, None]
             given[rest] = "" if ex.given is None else ex.given
         return jll, terms, given
+
+    # -- with a backoff estimator: what follows it and what does not ---------------------------
+    def _refuse_backoff(self, what: str) -> None:
+        if self.backoff is not None:
+            raise ParameterError(
+                f"JointBayes with a backoff estimator cannot be {what} yet: the protocol "
+                "carries JointBayes' statistics only, so the backoff model would not follow. "
+                "Use the default naive Bayes backoff (backoff=None), or fit on one machine."
+            )
+
+    def survey_step(self, meta, summary=None):
+        self._refuse_backoff("fitted through the estimator protocol (nbayes.dask.fit)")
+        return super().survey_step(meta, summary)
+
+    def setup(self, meta, summary=None) -> None:
+        self._refuse_backoff("fitted through the estimator protocol (nbayes.dask.fit)")
+        super().setup(meta, summary)
+
+    def recode_statistics(self, other) -> dict:
+        self._refuse_backoff("merged (nbayes.merge)")
+        return super().recode_statistics(other)
+
+    def unlearn(self, X, y, sample_weight=None):
+        """Remove rows learned earlier, exactly (see :meth:`BaseNB.unlearn`); a backoff
+        estimator unlearns them too (both or neither: a failure leaves the model as it was)."""
+        if self.backoff is None:
+            return super().unlearn(X, y, sample_weight)
+        backoff = copy.deepcopy(self.backoff_)
+        backoff.unlearn(X, y, sample_weight)
+        super().unlearn(X, y, sample_weight)
+        self.backoff_ = backoff
+        return self
 
     def get_state(self) -> dict:
         """The fitted state (see :meth:`BaseNB.get_state`); with a ``backoff`` estimator,
