@@ -6,6 +6,7 @@ Each family is one module; adding a family means one module plus one entry in ``
 from ._base import Family, Labels, Params, Stats
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .density import Binned, Density, Kernel
 from .gaussian import Gaussian
 from .multinomial import Complement, Multinomial
 from .poisson import Poisson
@@ -14,7 +15,18 @@ from .text import Text
 #: Family name -> class. Model files and MixedNB build families only from this table.
 REGISTRY: dict[str, type[Family]] = {
     cls.name: cls
-    for cls in (Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson, Text)
+    for cls in (
+        Bernoulli,
+        Binned,
+        Categorical,
+        Complement,
+        Density,
+        Gaussian,
+        Kernel,
+        Multinomial,
+        Poisson,
+        Text,
+    )
 }
 
 
@@ -34,10 +46,13 @@ def make_family(name: str, **params) -> Family:
 __all__ = [
     "REGISTRY",
     "Bernoulli",
+    "Binned",
     "Categorical",
     "Complement",
+    "Density",
     "Family",
     "Gaussian",
+    "Kernel",
     "Labels",
     "Multinomial",
     "Params",

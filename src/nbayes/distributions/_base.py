@@ -382,6 +382,12 @@ class Family(abc.ABC):
         does not keep it (the default)."""
         return np.full(next(iter(stats.values())).shape[-1], np.nan)
 
+    def column_readings(self, params: Params) -> list[str] | None:
+        """How the family reads each column when it chooses per column (the grid family's
+        ``reading="auto"``), for ``MixedNB.summary()``; None for families that read every
+        column alike (the default)."""
+        return None
+
     # -- parameters --------------------------------------------------------------------------
     @abc.abstractmethod
     def finalize(self, stats: Stats) -> Params:

@@ -654,7 +654,8 @@ class MixedNB(BaseNB):
 
         Returns
         -------
-        DataFrame indexed by column label with columns ``family``, ``group``,
+        DataFrame indexed by column label with columns ``family`` (with the reading chosen
+        per column by a ``"density"`` group, e.g. ``"density (kde)"``), ``group``,
         ``n_categories`` (categorical columns; excludes the reserved missing code) and
         ``missing`` (share of the training weight where the value was missing; NaN for
         families that do not track it).
@@ -673,14 +674,17 @@ class MixedNB(BaseNB):
             raise NotFittedError("This MixedNB instance is not fitted yet; call 'fit' first.")
         total = float(self.class_count_.sum())
         frames = []
-        for g, (fam, pos, stats, vocab) in enumerate(
+        for g, (fam, pos, stats, vocab, params) in enumerate(
             zip(
                 self.families_,
                 self._layout.positions,
                 self.stats_["groups"],
                 self._layout.vocabularies,
+                self.params_,
             )
         ):
+            readings = fam.column_readings(params)
+            family = fam.name if readings is None else [f"{fam.name} ({r})" for r in readings]
             observed = fam.observed_weight(stats)
             if observed.shape[0] != len(pos):  # a text column's words: not told apart
                 observed = np.full(len(pos), np.nan)
@@ -694,7 +698,7 @@ class MixedNB(BaseNB):
             frames.append(
                 pd.DataFrame(
                     {
-                        "family": fam.name,
+                        "family": family,
                         "group": g,
                         "n_categories": n_cat,
                         "missing": np.round(missing, 12),

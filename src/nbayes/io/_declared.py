@@ -149,15 +149,17 @@ def _expect_base(meta, arrays, expected, prefix, widths) -> None:
     for i, (spec, width) in enumerate(zip(specs, widths)):  # bounded by the groups
         family = plain.make_family(spec, f"family {i}")
         width = family.block_width(width)  # the text family: n_buckets per column
-        for key, zero in family.zeros(1, 1).items():  # the keys and their kinds, no data
+        # The keys, kinds and per-class shapes from the family's identity for one class
+        # (its second axis may be a multiple of the width: a grid of bins per feature).
+        for key, zero in family.zeros(1, width).items():
             kinds = "iu" if zero.dtype.kind in "iu" else "f"
             shape: tuple[int | None, ...]
             if key not in family.class_keys:
-                shape = (width,)
+                shape = zero.shape
             elif (family.name, key) in _FLAT:
                 shape = (k, None)  # the categories per feature are read from the file
             else:
-                shape = (k, width)
+                shape = (k, *zero.shape[1:])
             expected[f"{prefix}stats/{i}/{key}"] = (shape, kinds)
 
 
