@@ -27,6 +27,7 @@ PRESETS: dict[str, tuple[str, Callable]] = {
     "ComplementNB": ("complement", lambda: nbayes.ComplementNB(alpha=0.7)),
     "CategoricalNB": ("categorical", lambda: nbayes.CategoricalNB(alpha=2.0)),
     "PoissonNB": ("poisson", lambda: nbayes.PoissonNB()),
+    "DensityNB": ("density", lambda: nbayes.DensityNB()),
 }
 
 

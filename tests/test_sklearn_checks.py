@@ -81,6 +81,7 @@ ESTIMATORS = [
     nbayes.GaussianNB(estimate="posterior_predictive"),
     nbayes.GaussianNB(var_smoothing="auto"),
     nbayes.MultinomialNB(alpha="auto"),
+    nbayes.DensityNB(),
 ]
 
 

@@ -21,6 +21,7 @@ from ..estimators import (
     TAN,
     BernoulliNB,
     ComplementNB,
+    DensityNB,
     GaussianNB,
     JointBayes,
     MultinomialNB,
@@ -40,12 +41,16 @@ MODELS = (
     "complement",
     "categorical",
     "poisson",
+    "density",
     "mixed",
     "aode",
     "tan",
     "kdb",
     "joint",
 )
+#: --continuous choices: how the numeric columns of the mixed model (--model auto / mixed)
+#: are read (a family of MixedNB), and the reading of --model density.
+CONTINUOUS = ("gaussian", "kde", "binned", "density")
 #: --model choices for a numeric table, each one preset over every feature column.
 PRESETS = {
     "gaussian": GaussianNB,
@@ -53,6 +58,7 @@ PRESETS = {
     "multinomial": MultinomialNB,
     "complement": ComplementNB,
     "poisson": PoissonNB,
+    "density": DensityNB,
 }
 #: --model choices beyond the naive assumption: categories as they are, numbers cut into bins.
 SEMINAIVE = {"aode": AODE, "tan": TAN, "kdb": KDB, "joint": JointBayes}
@@ -83,6 +89,8 @@ class Settings:
     alpha: float | str | None = None
     estimate: str | None = None
     var_smoothing: float | str | None = None
+    #: Family of the numeric columns in the mixed model, or the reading of --model density.
+    continuous: str | None = None
     hashing: int | None = None
     min_df: float = 1
     max_features: int | None = None
@@ -524,6 +532,8 @@ def plan(
         )
     cls = mixed_nb()
     groups: dict[str, list[str]] = {}
+    if model == "categorical" and settings.continuous is not None:
+        raise UsageError("--continuous does not apply to --model categorical (no numeric columns).")
     if model == "categorical":
         groups["categorical"] = list(candidates)
     else:
@@ -540,8 +550,21 @@ def plan(
                     if auto and c != text_column
                     else f"reading column {c!r} as words, modelled with the other columns"
                 )
+        if settings.continuous not in (None, "gaussian"):
+            # The columns MixedNB would model as normal densities get the chosen family.
+            numeric = [
+                c
+                for c in candidates
+                if c not in words and _family_of(schema[c], sample[c]) == "gaussian"
+            ]
+            if numeric:
+                groups[settings.continuous] = numeric
+                notes.append(
+                    f"reading numeric column(s) {names(numeric)} with the "
+                    f"{settings.continuous!r} family (--continuous)"
+                )
         for c in candidates:
-            if c in later and c not in words:
+            if c in later and c not in words and c not in groups.get(settings.continuous or "", []):
                 # Empty in the first chunk: its family comes from the rows that have values
                 # (MixedNB would infer it from the empty first batch).
                 groups.setdefault(_family_of(schema[c], later[c]), []).append(c)
@@ -679,7 +702,21 @@ def seminaive_estimator(name: str, settings: Settings):
 
 def preset_estimator(name: str, settings: Settings):
     cls = PRESETS[name]
-    params = {}
+    params: dict = {}
+    if name == "density":
+        if settings.estimate is not None:
+            raise UsageError("--estimate does not apply to --model density.")
+        if settings.continuous is not None:
+            params["density"] = "auto" if settings.continuous == "density" else settings.continuous
+        for key in ("alpha", "var_smoothing"):
+            if getattr(settings, key) is not None:
+                params[key] = getattr(settings, key)
+        return cls(**params)
+    if settings.continuous is not None:
+        raise UsageError(
+            f"--continuous applies to --model density, mixed or auto; --model {name} reads "
+            "every column one way."
+        )
     if name == "gaussian":
         if settings.var_smoothing is not None:
             params["var_smoothing"] = settings.var_smoothing

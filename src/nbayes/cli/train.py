@@ -29,7 +29,16 @@ from ..exceptions import DataError
 from ..io import save
 from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
-from ._models import MODELS, SEMINAIVE, Settings, class_labels, inner, plan, sort_classes
+from ._models import (
+    CONTINUOUS,
+    MODELS,
+    SEMINAIVE,
+    Settings,
+    class_labels,
+    inner,
+    plan,
+    sort_classes,
+)
 from ._tables import ReadOptions, open_table, read_dtypes
 
 HELP = "learn a model from a table (CSV/TSV, Parquet, JSON lines) and save it"
@@ -405,6 +414,13 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         help="estimate of discrete parameters (default posterior_mean)",
     )
     p.add_argument(
+        "--continuous",
+        choices=CONTINUOUS,
+        help="how numeric columns are read: gaussian (the default: a normal density per "
+        "class), kde (kernel density), binned (supervised MDL discretisation) or density "
+        "(whichever fits each column best); for --model auto / mixed / density",
+    )
+    p.add_argument(
         "--var-smoothing",
         type=_number_or_auto,
         help="Gaussian variance floor (default 1e-9), or 'auto'",
@@ -492,6 +508,7 @@ def run(args) -> int:
         alpha=args.alpha,
         estimate=args.estimate,
         var_smoothing=args.var_smoothing,
+        continuous=args.continuous,
         hashing=args.hashing,
         min_df=args.min_df,
         max_features=args.max_features,

@@ -328,7 +328,7 @@ class Density(Family):
     name = "density"
     sparse_ok = False
     class_keys = (*MOMENTS, "n_grid")
-    shared_params = ("alpha", "estimate", "var_smoothing")
+    shared_params: tuple[str, ...] = ("alpha", "estimate", "var_smoothing")
     #: The kernel reading interpolates a precomputed log-density: its terms match the exact
     #: kernel sum over the bin centres (``reference_log_density``) to about this much.
     reference_rtol = 1e-3
@@ -358,7 +358,12 @@ class Density(Family):
                     f"Parameter 'bandwidth' must be one of {BANDWIDTHS} or a positive number "
                     f"(a factor of each class's standard deviation); got {bandwidth!r}."
                 )
-        elif not (np.isscalar(bandwidth) and np.isfinite(bandwidth) and bandwidth > 0):
+        elif not (
+            isinstance(bandwidth, (int, float, np.integer, np.floating))
+            and not isinstance(bandwidth, bool)
+            and np.isfinite(bandwidth)
+            and bandwidth > 0
+        ):
             raise ParameterError(
                 f"Parameter 'bandwidth' must be one of {BANDWIDTHS} or a positive number; got "
                 f"{bandwidth!r}."

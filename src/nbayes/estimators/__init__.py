@@ -2,6 +2,7 @@
 
 from ._base import BaseNB
 from ._merge import merge
+from .density import DensityNB
 from .mixed import MixedNB
 from .presets import (
     BernoulliNB,
@@ -23,6 +24,7 @@ REGISTRY: dict[str, type] = {
         BernoulliNB,
         CategoricalNB,
         ComplementNB,
+        DensityNB,
         GaussianNB,
         JointBayes,
         KDB,
@@ -43,6 +45,7 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "DensityNB",
     "GaussianNB",
     "JointBayes",
     "MixedNB",

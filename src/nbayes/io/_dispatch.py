@@ -423,6 +423,7 @@ Load = Callable[[dict, dict], dict]
 KINDS: dict[str, tuple[Dump, Load]] = {
     "BernoulliNB": (dump_preset, load_preset),
     "ComplementNB": (dump_preset, load_preset),
+    "DensityNB": (dump_preset, load_preset),
     "GaussianNB": (dump_preset, load_preset),
     "MultinomialNB": (dump_preset, load_preset),
     "PoissonNB": (dump_preset, load_preset),
