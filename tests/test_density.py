@@ -356,3 +356,30 @@ def test_mdl_ties_go_to_the_first_candidate():
     counts = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
     assert mdl_cuts(counts) == []  # four rows never pay for a cut
     assert mdl_cuts(np.repeat(counts, 1, axis=1) * 50) == [1, 2, 3]
+
+
+@pytest.mark.parametrize("density", ["kde", "binned", "auto"])
+def test_compiled_loops_equal_the_numpy_code(density):
+    from nbayes._accel import kernels, numpy_only
+
+    if kernels() is None:
+        pytest.skip("compiled loops not built")
+    rng = np.random.default_rng(8)
+    X = np.c_[rng.lognormal(size=3000), rng.normal(size=3000), rng.exponential(size=3000)]
+    X[::13, 1] = np.nan
+    X[5, 0] = 1e6  # far beyond the lattice: the Gaussian tail
+    y = rng.integers(0, 3, 3000)
+    w = rng.integers(0, 3, 3000).astype(float)
+    fast = nbayes.DensityNB(density=density, missing="ignore").fit(X, y, sample_weight=w)
+    with numpy_only():
+        slow = nbayes.DensityNB(density=density, missing="ignore").fit(X, y, sample_weight=w)
+        want = slow.predict_joint_log_proba(X)
+    np.testing.assert_array_equal(
+        fast.stats_["groups"][0]["n_grid"], slow.stats_["groups"][0]["n_grid"]
+    )
+    np.testing.assert_allclose(fast.predict_joint_log_proba(X), want, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(
+        fast.predict_joint_log_proba(X.astype(np.float32)),
+        fast.predict_joint_log_proba(X.astype(np.float32).astype(np.float64)),
+        rtol=1e-12,
+    )

@@ -54,6 +54,7 @@ def _case(name: str):
         ),
         "ComplementNB": (nbayes.ComplementNB(), counts, y),
         "GaussianNB": (nbayes.GaussianNB(), counts.astype(float) + rng.normal(size=(n, 5)), y),
+        "DensityNB": (nbayes.DensityNB(), counts.astype(float) + rng.normal(size=(n, 5)), y),
         "MixedNB": (nbayes.MixedNB(), _table(n), y),
         "MultinomialNB": (nbayes.MultinomialNB(), counts, y),
         "PoissonNB": (nbayes.PoissonNB(), counts, y),

@@ -26,3 +26,21 @@ def class_moment_sums(
     sum_sq: np.ndarray,
 ) -> None: ...
 def normalise_rows(jll: np.ndarray, log_space: bool) -> int: ...
+def grid_scores(
+    X: np.ndarray,
+    scale: np.ndarray,
+    origin: np.ndarray,
+    table: np.ndarray,
+    slope: np.ndarray,
+    curve: np.ndarray,
+    interpolate: bool,
+    out: np.ndarray,
+) -> None: ...
+def grid_counts(
+    X: np.ndarray,
+    classes: np.ndarray,
+    weights: np.ndarray,
+    scale: np.ndarray,
+    start: np.ndarray,
+    counts: np.ndarray,
+) -> None: ...

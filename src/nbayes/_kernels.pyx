@@ -240,3 +240,94 @@ def gather_sums(const int64_t[:, ::1] codes, const Py_ssize_t[:, ::1] cols,
                 g = (k // group) * n_classes
                 for c in range(n_classes):
                     row[g + c] += cell[c]
+
+
+def grid_scores(const real[:, ::1] X, const double[::1] scale, const double[::1] origin,
+                const double[:, :, ::1] table, const double[:, :, ::1] slope,
+                const double[:, ::1] curve, bint interpolate, double[:, ::1] out):
+    """out[i, k] += the grid family's log-density of every cell of row i under class k, in one
+    pass over X (n, m) (:meth:`nbayes.distributions.Density._kde_terms` and
+    ``_binned_terms`` in numpy).
+
+    The lattice position of x in feature j is ``u = x * scale[j] - origin[j]``; ``table`` and
+    ``slope`` are (m, L, n_classes). With ``interpolate``: ``table[j, i] + frac *
+    slope[j, i]`` at ``i = clip(floor(u), 0, L - 2)``, minus ``curve[j, k] * (t + t^2)`` for
+    ``t`` lattice units beyond either end (the Gaussian tail); otherwise the nearest bin,
+    ``table[j, clip(floor(u), 0, L - 1)]``. A NaN cell (missing) adds nothing.
+    """
+    cdef Py_ssize_t n = X.shape[0], m = X.shape[1], K = out.shape[1]
+    cdef Py_ssize_t L = table.shape[1], i, j, k, at
+    cdef double x, u, pos, frac, over
+    cdef const double *t
+    cdef const double *s
+    cdef double *o
+    with nogil:
+        for i in range(n):
+            o = &out[i, 0]
+            for j in range(m):
+                x = X[i, j]
+                if x != x:
+                    continue
+                u = x * scale[j] - origin[j]
+                if u < -1e9:
+                    u = -1e9
+                elif u > 1e9:
+                    u = 1e9
+                pos = u // 1.0
+                if interpolate:
+                    over = 0.0
+                    if u < 0:
+                        over = -u
+                        pos = 0
+                    elif u > L - 1:
+                        over = u - (L - 1)
+                    if pos > L - 2:
+                        pos = L - 2
+                    at = <Py_ssize_t>pos
+                    frac = u - pos
+                    t = &table[j, at, 0]
+                    s = &slope[j, at, 0]
+                    if over > 0:
+                        over = over * (1.0 + over)
+                        for k in range(K):
+                            o[k] += t[k] + frac * s[k] - over * curve[j, k]
+                    else:
+                        for k in range(K):
+                            o[k] += t[k] + frac * s[k]
+                else:
+                    if pos < 0:
+                        pos = 0
+                    elif pos > L - 1:
+                        pos = L - 1
+                    t = &table[j, <Py_ssize_t>pos, 0]
+                    for k in range(K):
+                        o[k] += t[k]
+
+
+def grid_counts(const real[:, ::1] X, const Py_ssize_t[::1] classes,
+                const double[::1] weights, const double[::1] scale, const double[::1] start,
+                double[:, ::1] counts):
+    """counts[classes[i], j * bins + b] += weights[i] for the grid bin
+    ``b = floor(x * scale[j]) - start[j]`` of every cell of X (n, d), in one pass
+    (:meth:`nbayes.distributions.Density.accumulate` in numpy). Rows of weight zero and NaN
+    cells (missing) add nothing; ``bins = counts.shape[1] // d``."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], i, j, b
+    cdef Py_ssize_t bins = counts.shape[1] // d if d else 0
+    cdef double w, x, pos
+    cdef double *c
+    with nogil:
+        for i in range(n):
+            w = weights[i]
+            if not w > 0:
+                continue
+            c = &counts[classes[i], 0]
+            for j in range(d):
+                x = X[i, j]
+                if x != x:
+                    continue
+                pos = (x * scale[j]) // 1.0 - start[j]
+                if pos < 0:
+                    pos = 0
+                elif pos > bins - 1:
+                    pos = bins - 1
+                c[j * bins + <Py_ssize_t>pos] += w

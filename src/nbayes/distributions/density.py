@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._accel import kernels
 from ..exceptions import DataError, ParameterError
 from ._base import (
     ESTIMATES,
@@ -42,6 +43,7 @@ from ._base import (
     Params,
     Stats,
     check_alpha,
+    missing_mask,
     pseudo_count,
     subtract_nonnegative,
 )
@@ -444,22 +446,45 @@ class Density(Family):
         return stats["n_weight"].sum(axis=0) > 0
 
     def accumulate(self, X, labels: Labels) -> Stats:
-        X = np.asarray(X, dtype=np.float64)
+        X = np.asarray(X)
+        X = X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
         d = X.shape[1]
         K, B = labels.n_classes, self.bins
         stats = self._gaussian().accumulate(X, labels)
         # Only rows of positive weight set the range: a row of weight zero leaves no trace.
-        valid = ~np.isnan(X) & (labels.weights > 0)[:, None]
-        with np.errstate(invalid="ignore"):
-            lo = np.where(valid, X, np.inf).min(axis=0, initial=np.inf)
-            hi = np.where(valid, X, -np.inf).max(axis=0, initial=-np.inf)
-        seen = valid.any(axis=0)
+        positive = labels.weights > 0
+        nan = missing_mask(X)
+        valid: np.ndarray | None = None
+        if nan is None and positive.all():  # the usual batch: plain column extremes
+            seen = np.full(d, X.shape[0] > 0)
+            lo = X.min(axis=0, initial=np.inf).astype(np.float64)
+            hi = X.max(axis=0, initial=-np.inf).astype(np.float64)
+        else:
+            valid = positive[:, None] if nan is None else ~nan & positive[:, None]
+            valid = np.broadcast_to(valid, X.shape)
+            lo = np.where(valid, X, np.inf).min(axis=0, initial=np.inf).astype(np.float64)
+            hi = np.where(valid, X, -np.inf).max(axis=0, initial=-np.inf).astype(np.float64)
+            seen = np.asarray(valid.any(axis=0))
         lo, hi = np.where(seen, lo, 0.0), np.where(seen, hi, 0.0)
         level, start = grid_of(lo, hi, B)
-        index = _index(np.where(valid, X, lo), level) - start
-        keys = labels.codes[:, None] * (d * B) + np.arange(d) * B + index.astype(np.intp)
-        weight = np.where(valid, labels.weights[:, None], 0.0)
-        grid = np.bincount(keys.ravel(), weights=weight.ravel(), minlength=K * d * B)
+        compiled = kernels()
+        if compiled is not None and X.flags.c_contiguous:
+            # One pass over the cells, no (n, d) temporaries of keys and weights.
+            grid = np.zeros((K, d * B))
+            compiled.grid_counts(
+                X,
+                np.ascontiguousarray(labels.codes, dtype=np.intp),
+                np.ascontiguousarray(labels.weights),
+                np.ldexp(1.0, (-level).astype(np.int32)),
+                start.astype(np.float64),
+                grid,
+            )
+        else:
+            valid = np.ones(X.shape, dtype=bool) if valid is None else valid
+            index = _index(np.where(valid, X, lo), level) - start
+            keys = labels.codes[:, None] * (d * B) + np.arange(d) * B + index.astype(np.intp)
+            weight = np.where(valid, labels.weights[:, None], 0.0)
+            grid = np.bincount(keys.ravel(), weights=weight.ravel(), minlength=K * d * B)
         return {**stats, "n_grid": grid.reshape(K, d * B), "lo": lo, "hi": hi}
 
     def _common_range(self, a: Stats, b: Stats) -> tuple[np.ndarray, np.ndarray]:
@@ -708,6 +733,29 @@ class Density(Family):
                 np.broadcast_to(idx, (K, d, idx.shape[1])),
                 axis=2,
             )
+        out["compiled"] = self._compiled_tables(out)
+        return out
+
+    def _compiled_tables(self, params: Params) -> list:
+        """Per reading (kernel, binned), the arguments of the compiled loop
+        (``nbayes._kernels.grid_scores``) for its columns: lattice tables with the class axis
+        last, so that one cell reads its classes' values from one place."""
+        _, kde_cols, bin_cols = params["columns"]
+        level = params["level"]
+        out = []
+        for cols, key, interpolate in ((kde_cols, "kde_log", True), (bin_cols, "bin_log", False)):
+            if not cols.size:
+                continue
+            table = np.ascontiguousarray(params[key][:, cols].transpose(1, 2, 0))
+            if interpolate:
+                slope = np.ascontiguousarray(params["kde_slope"][:, cols].transpose(1, 2, 0))
+                curve = np.ascontiguousarray(params["kde_curve"][:, cols].T)
+                origin = params["start"][cols] - self.bins // 2 + 0.5
+            else:
+                slope, curve = table, np.zeros((cols.size, table.shape[2]))
+                origin = params["start"][cols].astype(np.float64)
+            scale = np.ldexp(1.0, (-level[cols]).astype(np.int32))
+            out.append((cols, (scale, origin, table, slope, curve, interpolate)))
         return out
 
     def _kde_terms(self, params, X, cols, nan):
@@ -760,7 +808,9 @@ class Density(Family):
 
     def _terms(self, params, X, summed: bool):
         params = self.ready(params)
-        X = np.asarray(X, dtype=np.float64)
+        X = np.asarray(X)
+        compiled = kernels() if summed and X.dtype in (np.float32, np.float64) else None
+        X = X if compiled is not None else np.asarray(X, dtype=np.float64)
         nan = self._missing(X)
         K = params["mean"].shape[0]
         n, d = X.shape
@@ -773,6 +823,12 @@ class Density(Family):
                     out += fam.joint_log_likelihood(gp, X[:, gauss_cols])
                 else:
                     out[:, :, gauss_cols] = fam.log_likelihood_terms(gp, X[:, gauss_cols])
+            if compiled is not None:
+                # One pass over the cells, no temporaries: the lattice reads in C.
+                for cols, args in params["compiled"]:
+                    part = X if cols.size == d else X[:, cols]
+                    compiled.grid_scores(np.ascontiguousarray(part), *args, out)
+                return out
             for cols, fn in ((kde_cols, self._kde_terms), (bin_cols, self._binned_terms)):
                 if cols.size:
                     t = fn(params, X, cols, nan)

@@ -71,9 +71,9 @@ class DensityNB(BaseNB):
     >>> from nbayes import DensityNB
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 400)
-    >>> X = np.c_[rng.normal(4 * y, 1), rng.exponential(1 + 3 * y)]
+    >>> X = np.c_[rng.normal(4 * y, 1), rng.normal(0, 1, 400) + 6 * rng.integers(0, 2, 400)]
     >>> model = DensityNB(density="kde").fit(X, y)
-    >>> model.predict([[4.0, 3.0], [0.0, 0.2]]).tolist()
+    >>> model.predict([[4.0, 6.0], [0.0, 0.0]]).tolist()
     [1, 0]
     >>> DensityNB().fit(X, y).readings_.tolist()  # chosen per column
     ['gaussian', 'kde']
