@@ -93,6 +93,7 @@ def test_continuous_density_reports_its_choices_in_inspect(capsys, table, tmp_pa
     [
         (("--model", "gaussian", "--continuous", "kde"), r"--continuous applies to --model "),
         (("--model", "categorical", "--continuous", "kde"), r"--continuous does not apply"),
+        (("--model", "tan", "--continuous", "kde"), r"--model tan bins its numeric columns"),
         (("--model", "density", "--estimate", "map"), r"--estimate does not apply"),
         (("--continuous", "histogram"), r"invalid choice: 'histogram'"),
     ],

@@ -673,6 +673,11 @@ def _check_seminaive_options(model: str, settings: Settings) -> None:
             raise UsageError(
                 f"{flag} applies to --model {' / '.join(models)}; got --model {model}."
             )
+    if model in SEMINAIVE and settings.continuous is not None:
+        raise UsageError(
+            f"--continuous applies to --model density, mixed or auto; --model {model} bins its "
+            "numeric columns (--binning, --n-bins)."
+        )
     if model in SEMINAIVE and settings.var_smoothing is not None:
         raise UsageError(f"--var-smoothing does not apply to --model {model}; use --alpha.")
     if settings.n_bins is not None and settings.binning != "quantile":
