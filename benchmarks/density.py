@@ -1,7 +1,7 @@
 """The grid density readings against GaussianNB and scikit-learn's KernelDensity (issue 16).
 
     python -m benchmarks.density [--rows 1000000] [--features 50] [--repeat 2]
-                                 [--sk-rows 20000] [--sk-features 10]
+                                 [--sk-rows 5000] [--sk-features 5]
 
 Part 1, ``rows`` x ``features``, 2 classes, skewed and bimodal columns from a fixed seed:
 fit (one pass) and predict_proba of DensityNB (kde, binned, auto) beside GaussianNB in the
@@ -84,8 +84,8 @@ def main(argv=None) -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--features", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--sk-rows", type=int, default=20_000)
-    parser.add_argument("--sk-features", type=int, default=10)
+    parser.add_argument("--sk-rows", type=int, default=5_000)
+    parser.add_argument("--sk-features", type=int, default=5)
     args = parser.parse_args(argv)
 
     X, y = data(args.rows, args.features)

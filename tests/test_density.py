@@ -383,3 +383,21 @@ def test_compiled_loops_equal_the_numpy_code(density):
         fast.predict_joint_log_proba(X.astype(np.float32).astype(np.float64)),
         rtol=1e-12,
     )
+
+
+def test_top_features_rank_by_the_slope_at_the_mean():
+    # The normal reading's slope at the overall mean is GaussianNB's, exactly (a central
+    # difference of a quadratic); a kernel column that separates the classes ranks first.
+    rng = np.random.default_rng(9)
+    X = np.c_[rng.normal(size=500), rng.normal(size=500) * 3]
+    y = (X[:, 0] + rng.normal(0, 0.3, 500) > 0).astype(int)
+    normal = nbayes.DensityNB(density="gaussian").fit(X, y)
+    gauss = nbayes.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(
+        normal.families_[0].feature_weights(normal.params_[0]),
+        gauss.families_[0].feature_weights(gauss.params_[0]),
+        rtol=1e-6,
+    )
+    ranked = nbayes.MixedNB(columns=[("kde", [0, 1])]).fit(X, y).top_features(1)
+    assert ranked["feature"].tolist() == ["x0", "x1"]
+    assert ranked["weight"].iloc[0] > 1.0
