@@ -61,3 +61,20 @@ def dask_client():
     ):
         client.run(lambda: __import__("nbayes.dask"))  # workers import once, up front
         yield client
+
+
+# The reports of the two real models (SMS demo, Adult MixedNB), built once per
+# session: test_report.py checks their content, test_browser.py opens them in Chromium. Tests
+# that use them carry ``pytest.mark.xdist_group("reports")``, so one xdist worker builds them.
+@pytest.fixture(scope="session")
+def sms_report_file(tmp_path_factory):
+    from _reports import sms_report
+
+    return sms_report(tmp_path_factory.mktemp("sms-report"))
+
+
+@pytest.fixture(scope="session")
+def adult_report_file(tmp_path_factory, shared_data):
+    from _reports import adult_report
+
+    return adult_report(tmp_path_factory.mktemp("adult-report"), shared_data)

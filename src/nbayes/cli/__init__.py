@@ -1,4 +1,4 @@
-"""The ``nbayes`` command: train, predict, evaluate, explain and inspect models over tables.
+"""The ``nbayes`` command: train, predict, evaluate, explain, inspect and report on models.
 
 Each command is one module with a pure worker function (``train``, ``predict``, ...) that the
 tests call directly, an ``add_parser`` that declares its options and a ``run`` that prints.
@@ -22,7 +22,7 @@ from ..exceptions import NBayesError, NotFittedError, ParameterError
 from ._common import CLIError, UsageError
 from ._tables import ReadOptions
 
-COMMANDS = ("train", "predict", "evaluate", "explain", "inspect", "demo")
+COMMANDS = ("train", "predict", "evaluate", "explain", "inspect", "report", "demo")
 
 __all__ = ["COMMANDS", "CLIError", "UsageError", "main"]
 
@@ -147,7 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = import_module(f".{name}", __name__)
         parents = (
-            [general, reading] if name in ("train", "predict", "evaluate", "explain") else [general]
+            [general, reading]
+            if name in ("train", "predict", "evaluate", "explain", "report")
+            else [general]
         )
         module.add_parser(sub, parents).set_defaults(_run=module.run)
     return parser

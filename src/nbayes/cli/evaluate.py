@@ -201,18 +201,40 @@ def evaluate(
     classes = np.asarray(est.classes_)
     cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
     scores = Scores(classes, cut)
+    for _, _, y, proba in scored_chunks(the_plan, data, target, read, progress):
+        scores.add(y, proba)
+    check_scores(scores, data, target)
+    return {"model": str(model), "data": str(data), "target": target, **scores.report(full)}
+
+
+def scored_chunks(the_plan, data: str, target: str, read: ReadOptions, progress: bool = False):
+    """Read the labelled table DATA chunk by chunk and score it.
+
+    Yields
+    ------
+    (offset, inputs, y, proba)
+        The chunk's first row number, the model's inputs (as ``the_plan.inputs``), its labels
+        (a Series indexed from 0; none may be missing) and ``predict_proba`` of the inputs.
+    """
+    est = the_plan.estimator
     table = open_table(data, read, progress)
     columns = required_columns(table, the_plan, [target])
     dtypes = read_dtypes(the_plan.schema)
-    if classes.dtype.kind not in "iuf":
+    if np.asarray(est.classes_).dtype.kind not in "iuf":
         # Text and boolean classes compare as text; numbers are read as numbers (1.0 == 1).
         dtypes[target] = str
     for offset, chunk in table.chunks(columns, dtypes, desc="evaluating"):
         y = chunk[target]
         class_labels(y, offset, data, target, rows="evaluation")  # no label may be missing
+        inputs = the_plan.inputs(chunk, offset, data)
         with rows_from(offset):
-            proba = est.predict_proba(the_plan.inputs(chunk, offset, data))
-        scores.add(y.reset_index(drop=True), proba)
+            proba = est.predict_proba(inputs)
+        yield offset, inputs, y.reset_index(drop=True), proba
+
+
+def check_scores(scores: Scores, data: str, target: str) -> None:
+    """Refuse an evaluation of no rows, or of no row whose label the model knows."""
+    classes = scores.classes
     if scores.rows == 0:
         raise DataError(f"{data}: no data rows.")
     if scores.log_loss_rows == 0:
@@ -223,7 +245,6 @@ def evaluate(
             "column the model was trained to predict (--target), and are its labels "
             "spelled the same way?"
         )
-    return {"model": str(model), "data": str(data), "target": target, **scores.report(full)}
 
 
 def format_report(report: dict, full: bool = False) -> str:

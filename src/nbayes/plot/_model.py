@@ -182,12 +182,9 @@ class ClassConditionalDisplay:
                         x + (k + 0.5) * width - 0.4, prob[k], width, color=colours[k], label=str(c)
                     )
                 )
-            ax.set_xticks(
-                x,
-                names,
-                rotation=45 if len(names) > 6 else 0,
-                ha="right" if len(names) > 6 else "center",
-            )
+            # Labels that would not fit side by side are slanted.
+            slant = sum(len(n) + 1 for n in names) > 36
+            ax.set_xticks(x, names, rotation=45 if slant else 0, ha="right" if slant else "center")
         ax.set_ylabel(Y_LABELS.get(dist.kind, dist.kind))
         ax.set_title(f"{dist.feature} ({dist.family})")
         ax.legend(title="class")
