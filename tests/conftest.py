@@ -78,3 +78,51 @@ def adult_report_file(tmp_path_factory, shared_data):
     from _reports import adult_report
 
     return adult_report(tmp_path_factory.mktemp("adult-report"), shared_data)
+
+
+def require_tool(available: bool, reason: str) -> None:
+    """Skip a test whose tool (Sphinx, Chromium) is missing here; in CI (CI=true, where
+    .ci/run installs them) fail instead, so that the check never silently stops running."""
+    if available:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI installs it: see .ci/run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory, shared_data):
+    """The Sphinx site built once with warnings as errors, gallery included: the folder
+    holding ``html/``. Tests that use it carry ``pytest.mark.xdist_group("reports")``."""
+    import importlib.util
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    missing = [
+        m
+        for m in ("sphinx", "numpydoc", "sphinx_gallery", "pydata_sphinx_theme", "matplotlib")
+        if importlib.util.find_spec(m) is None
+    ]
+    require_tool(not missing, f'{", ".join(missing)} not installed: pip install -e ".[docs]"')
+    from sphinx.cmd.build import build_main
+
+    out = tmp_path_factory.mktemp("docs")
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    log = io.StringIO()
+    os.environ.setdefault("NBAYES_DATA_DIR", str(shared_data))  # the gallery's UCI Adult
+    with redirect_stdout(log), redirect_stderr(log):
+        status = build_main(
+            [
+                "-W",
+                "--keep-going",
+                "-q",
+                "-b",
+                "html",
+                "-d",
+                str(out / "doctrees"),
+                str(docs),
+                str(out / "html"),
+            ]
+        )
+    assert status == 0, f"sphinx-build -W failed:\n{log.getvalue()[-5000:]}"
+    return out

@@ -55,8 +55,10 @@ def _cell(value) -> str:
 
 
 def table(rows: Sequence[Sequence], headers: Sequence[str]) -> str:
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>" for row in rows)
+    if not any(headers):  # a list of facts: no header row
+        return f"<table><tbody>{body}</tbody></table>"
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

@@ -177,7 +177,9 @@ def _distributions(est, named, max_features, inputs, y) -> str:
     from ..plot import ClassConditionalDisplay
 
     features, total = _columns_to_draw(est, named, max_features)
-    figures, grouped, refused = [], [], {}
+    figures: list[str] = []
+    grouped: list = []
+    refused: dict[str, list[str]] = {}
     for feature in features:  # bounded by max_features
         data = None
         if isinstance(inputs, pd.DataFrame) and feature in inputs.columns:

@@ -115,7 +115,7 @@ class MixedNB(BaseNB):
     class_count_ : ndarray of shape (n_classes,)
     class_log_prior_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Column names, when fitted on a table whose column names are all strings. At predict,
         a DataFrame's columns are matched by name (reordered as needed); a missing column is
         a DataError, extra columns are ignored with a UserWarning.

@@ -119,7 +119,7 @@ class GaussianNB(BaseNB):
         ``predict_proba`` is a logistic regression on x with generatively fitted weights.
     estimate : {"mle", "posterior_predictive"}, default="mle"
         "posterior_predictive" puts a Normal-Inverse-Gamma prior on each class's mean and
-        variance per feature and scores with the Student-t posterior predictive: dof_
+        variance per feature and scores with the Student-t posterior predictive: ``dof_``
         2 a_n, location ``theta_`` mu_n, squared scale ``var_`` b_n (kappa_n + 1) /
         (a_n kappa_n).
     mean_prior : float or array-like of shape (n_features,), optional

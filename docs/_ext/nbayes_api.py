@@ -1,0 +1,64 @@
+"""Write ``api.rst`` from the public modules' ``__all__``, so every public name has a page
+and a name added to ``__all__`` appears in the reference by itself.
+
+It runs before autosummary (a lower priority number runs first), which then writes one stub
+page per name into ``generated/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+from pathlib import Path
+
+#: (module, section title, one line on what it holds), in the order of the reference.
+MODULES = [
+    ("nbayes", "nbayes", "Estimators, model files, merging, threads and errors."),
+    ("nbayes.plot", "nbayes.plot", "Plots in scikit-learn's Display convention (matplotlib)."),
+    ("nbayes.dask", "nbayes.dask", "Distributed fit and prediction with Dask."),
+    ("nbayes.datasets", "nbayes.datasets", "The data sets that ship with nbayes."),
+    ("nbayes.io", "nbayes.io", "Safe model files."),
+    ("nbayes.distributions", "nbayes.distributions", "Feature families, to extend nbayes."),
+]
+
+
+def public_names(module: str) -> list[str]:
+    """The module's ``__all__`` without dunder names (``__version__``) and type aliases
+    (``Params = dict[str, Any]``: no page of their own)."""
+    mod = importlib.import_module(module)
+    return sorted(
+        n
+        for n in mod.__all__
+        if not n.startswith("_") and not isinstance(getattr(mod, n), types.GenericAlias)
+    )
+
+
+def api_rst() -> str:
+    lines = [
+        ".. This file is written by docs/_ext/nbayes_api.py from __all__; do not edit.",
+        "",
+        "API reference",
+        "=============",
+        "",
+        "Every public name of nbayes, from each module's ``__all__``.",
+        "",
+    ]
+    for module, title, blurb in MODULES:
+        lines += [title, "-" * len(title), "", f".. automodule:: {module}", "   :no-members:", ""]
+        lines += [blurb, "", f".. currentmodule:: {module}", "", ".. autosummary::"]
+        lines += ["   :toctree: generated", "   :nosignatures:", ""]
+        lines += [f"   {name}" for name in public_names(module)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_api(app) -> None:
+    target = Path(app.srcdir) / "api.rst"
+    text = api_rst()
+    if not target.exists() or target.read_text() != text:  # unchanged: no rebuild
+        target.write_text(text)
+
+
+def setup(app):
+    app.connect("builder-inited", write_api, priority=100)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
