@@ -23,14 +23,30 @@ MODULES = [
 
 
 def public_names(module: str) -> list[str]:
-    """The module's ``__all__`` without dunder names (``__version__``) and type aliases
-    (``Params = dict[str, Any]``: no page of their own)."""
+    """The module's ``__all__`` without dunder names (``__version__``), type aliases
+    (``Params = dict[str, Any]``: no page of their own) and modules (a section of their own)."""
     mod = importlib.import_module(module)
     return sorted(
         n
         for n in mod.__all__
-        if not n.startswith("_") and not isinstance(getattr(mod, n), types.GenericAlias)
+        if not n.startswith("_")
+        and not isinstance(getattr(mod, n), (types.GenericAlias, types.ModuleType))
     )
+
+
+def sections() -> list[tuple[str, str, str]]:
+    """MODULES, then every public module that one of them exports (``nbayes.model_selection``
+    in ``nbayes.__all__``), titled by the first line of its docstring."""
+    found = list(MODULES)
+    for module, _, _ in found:  # grows while it runs: submodules are appended
+        mod = importlib.import_module(module)
+        for name in sorted(mod.__all__):
+            value = getattr(mod, name)
+            full = f"{module}.{name}"
+            if isinstance(value, types.ModuleType) and full not in [m for m, _, _ in found]:
+                blurb = (value.__doc__ or "").strip().splitlines()[0] if value.__doc__ else ""
+                found.append((full, full, blurb))
+    return found
 
 
 def api_rst() -> str:
@@ -43,7 +59,7 @@ def api_rst() -> str:
         "Every public name of nbayes, from each module's ``__all__``.",
         "",
     ]
-    for module, title, blurb in MODULES:
+    for module, title, blurb in sections():
         lines += [title, "-" * len(title), "", f".. automodule:: {module}", "   :no-members:", ""]
         lines += [blurb, "", f".. currentmodule:: {module}", "", ".. autosummary::"]
         lines += ["   :toctree: generated", "   :nosignatures:", ""]
