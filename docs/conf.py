@@ -33,7 +33,8 @@ templates_path = ["_templates"]
 exclude_patterns = ["_build", "generated/*.examples", "auto_examples/*.ipynb"]
 html_theme = "pydata_sphinx_theme"
 html_title = f"nbayes {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["nbayes.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,

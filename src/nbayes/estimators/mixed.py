@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from .._docstrings import shared_parameters
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import DataError, NotFittedError, ParameterError
@@ -30,6 +31,7 @@ MISSING_POLICIES = ("error", "ignore", "category")
 REMAINDER = ("auto", "drop", "error")
 
 
+@shared_parameters
 class MixedNB(BaseNB):
     """Naive Bayes over a table of mixed columns: one family per column group.
 

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
+from .._docstrings import shared_parameters
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
 from ..exceptions import ParameterError
@@ -92,6 +93,7 @@ class _DiscreteNB(BaseNB):
         self.alpha_ = float(alpha[0]) if np.ndim(self.alpha) == 0 and alpha.size else alpha
 
 
+@shared_parameters
 class GaussianNB(BaseNB):
     """Gaussian Naive Bayes: a normal density per class and feature.
 
@@ -132,10 +134,6 @@ class GaussianNB(BaseNB):
     var_prior_count : float, default=1.0
         nu0, the prior variance's weight in observations.
     decision_threshold : float, optional
-        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
-        with ``threshold_scale="proba"``, when its probability does). None is the usual
-        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
-        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
@@ -250,6 +248,7 @@ class GaussianNB(BaseNB):
             self.dof_ = p["dof"]
 
 
+@shared_parameters
 class BernoulliNB(_DiscreteNB):
     """Naive Bayes for binary features with a Beta(alpha, alpha) prior.
 
@@ -273,10 +272,6 @@ class BernoulliNB(_DiscreteNB):
     prior_alpha : float, default=0.0
     missing : {"error", "ignore"}, default="error"
     decision_threshold : float, optional
-        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
-        with ``threshold_scale="proba"``, when its probability does). None is the usual
-        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
-        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
@@ -338,6 +333,7 @@ class BernoulliNB(_DiscreteNB):
         ]
 
 
+@shared_parameters
 class MultinomialNB(_DiscreteNB):
     """Naive Bayes for counts (e.g. word counts) with a Dirichlet(alpha) prior.
 
@@ -362,10 +358,6 @@ class MultinomialNB(_DiscreteNB):
     prior_alpha : float, default=0.0
     missing : {"error", "ignore"}, default="error"
     decision_threshold : float, optional
-        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
-        with ``threshold_scale="proba"``, when its probability does). None is the usual
-        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
-        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
@@ -422,6 +414,7 @@ class MultinomialNB(_DiscreteNB):
         return tags
 
 
+@shared_parameters
 class ComplementNB(MultinomialNB):
     """Complement Naive Bayes (Rennie et al., 2003), suited to imbalanced text classes.
 
@@ -435,10 +428,6 @@ class ComplementNB(MultinomialNB):
     norm : bool, default=False
         Normalise the weights per class.
     decision_threshold : float, optional
-        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
-        with ``threshold_scale="proba"``, when its probability does). None is the usual
-        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
-        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
@@ -504,6 +493,7 @@ class ComplementNB(MultinomialNB):
         self.feature_all_ = self.feature_count_.sum(axis=0)
 
 
+@shared_parameters
 class PoissonNB(_DiscreteNB):
     """Naive Bayes for event counts: an independent Poisson rate per class and feature.
 
@@ -521,10 +511,6 @@ class PoissonNB(_DiscreteNB):
     force_alpha, fit_prior, class_prior, estimate, prior_alpha, missing
         As in :class:`MultinomialNB`.
     decision_threshold : float, optional
-        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
-        with ``threshold_scale="proba"``, when its probability does). None is the usual
-        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
-        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes
@@ -598,6 +584,7 @@ class PoissonNB(_DiscreteNB):
         return tags
 
 
+@shared_parameters
 class CategoricalNB(_DiscreteNB):
     """Naive Bayes for categorical features, Dirichlet(alpha) prior.
 
@@ -635,10 +622,6 @@ class CategoricalNB(_DiscreteNB):
         its column is matched by what it stands for (the text "7" and the number 7, either
         way), and a column whose values are mostly unseen at predict gets a UserWarning.
     decision_threshold : float, optional
-        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
-        with ``threshold_scale="proba"``, when its probability does). None is the usual
-        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
-        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
     Attributes

@@ -33,6 +33,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._docstrings import shared_parameters
 from .._validation import show
 from ..distributions._base import Labels, check_alpha, pseudo_count
 from ..exceptions import DataError, NotFittedError, ParameterError
@@ -852,6 +853,7 @@ _COMMON_DOC = """
 """
 
 
+@shared_parameters
 class AODE(_SemiNaiveNB):
     __doc__ = (
         """Averaged one-dependence estimators (Webb, Boughton & Wang 2005); ``n=2`` is A2DE.
@@ -992,6 +994,7 @@ class _Network(_SemiNaiveNB):
         return jll, terms, np.broadcast_to(given, codes.shape)
 
 
+@shared_parameters
 class TAN(_Network):
     __doc__ = (
         """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997).
@@ -1055,6 +1058,7 @@ class TAN(_Network):
         return None
 
 
+@shared_parameters
 class KDB(_Network):
     __doc__ = (
         """k-dependence Bayesian classifier (Sahami 1996).
@@ -1124,6 +1128,7 @@ class KDB(_Network):
         return int(self.k)
 
 
+@shared_parameters
 class JointBayes(_SemiNaiveNB):
     __doc__ = (
         """The Bayes classifier that counts whole feature vectors, with a naive Bayes backoff.

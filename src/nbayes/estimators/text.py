@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._docstrings import shared_parameters
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
@@ -53,6 +54,7 @@ def as_texts(X, where: str = "X") -> pd.Series:
     return X.fillna("").astype(str)
 
 
+@shared_parameters
 class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes text classifier: a vectoriser (words -> counts) and an nbayes count model.
 
