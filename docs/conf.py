@@ -68,8 +68,11 @@ sphinx_gallery_conf = {
 
 
 def _skip(app, what, name, obj, skip, options):
-    """scikit-learn's generated metadata-routing methods are not nbayes API."""
+    """Members that scikit-learn defines (its mixins' set_output, the generated
+    metadata-routing methods) are documented by scikit-learn, not here."""
     if name == "get_metadata_routing" or (name.startswith("set_") and name.endswith("_request")):
+        return True
+    if (getattr(obj, "__module__", None) or "").startswith("sklearn."):
         return True
     return skip
 

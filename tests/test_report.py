@@ -132,6 +132,17 @@ def test_a_100k_word_model_stays_small_and_readable(tmp_path):
     }
 
 
+def test_models_without_per_feature_terms_say_so(tmp_path):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(["p", "q"], 100), "b": rng.choice(["r", "s"], 100)})
+    nbayes.save(nbayes.TAN().fit(X, rng.choice([0, 1], 100)), tmp_path / "tan.nbayes")
+    report(str(tmp_path / "tan.nbayes"), None, str(tmp_path / "tan.html"))
+    page = (tmp_path / "tan.html").read_text()
+    assert "TAN is not linear: no per-feature weights." in page
+    assert "Not drawn (a, b): TAN does not model its columns one at a time" in page
+    assert images(page) == {}
+
+
 def test_a_text_column_of_a_mixed_model_is_named_with_the_reason(tmp_path):
     X = pd.DataFrame({"title": ["red car", "blue bike", "old car", "new bike"] * 10})
     X["n"] = np.arange(40.0)

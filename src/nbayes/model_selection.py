@@ -371,7 +371,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
     Attributes
     ----------
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, shape (n_features,)
         The selected columns.
     path_ : list of dict
         The moves in order: ``{"action": "add" | "remove", "feature": name, "score": s}``,
