@@ -366,3 +366,22 @@ def test_a_value_seen_only_with_weight_zero_gets_no_code(cls):
     np.testing.assert_allclose(
         weighted.predict_joint_log_proba(df), dropped.predict_joint_log_proba(df), rtol=1e-12
     )
+
+
+def test_text_like_wide_input_is_refused_before_anything_is_allocated():
+    """A document-term-like table of 10,000 word columns would need GiBs of pair tables (and
+    of their layout): refused at once with the size, before any of it is made; a sparse
+    matrix is refused as such."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(8, 10_000))
+    X[:2] = [[0], [1]]  # every word both absent and present: K = 2 per column
+    y = np.arange(8) % 2
+    words = list(range(10_000))
+    with pytest.raises(DataError, match=r"TAN would need 5\.6 GiB .*10000 features with 20000"):
+        nbayes.TAN(categorical=words).fit(X, y)
+    with pytest.raises(DataError, match=r"AODE would need [0-9.]+ GiB .*up to 3 feature values"):
+        nbayes.AODE(n=2, categorical=words).fit(X, y)
+    with pytest.raises(DataError, match="needs a dense table; got a sparse matrix"):
+        nbayes.KDB().fit(sp.csr_matrix(X), y)

@@ -106,7 +106,7 @@ def test_relayout_with_code_maps_recodes_counts():
 def test_wide_input_is_refused_with_the_size_it_needs():
     X = np.zeros((3, 2000), dtype=np.int64)
     X[0] = 9  # ten categories per feature
-    with pytest.raises(DataError, match=r"AODE would need 1\.5 GiB .*2000 features") as info:
+    with pytest.raises(DataError, match=r"AODE would need 1\.6 GiB .*2000 features") as info:
         _counts.accumulate(X, Labels(np.zeros(3, int), np.ones(3), 1), 2, model="AODE")
     assert "max_table_bytes=1.0 GiB" in str(info.value)
     with pytest.raises(DataError, match="code 5 at row 1"):
@@ -344,3 +344,28 @@ def test_joint_counts_vectors_and_backs_off():
     direct = joint.accumulate(flipped, labels)
     np.testing.assert_array_equal(recoded["vectors"], direct["vectors"])
     np.testing.assert_allclose(recoded["n_vectors"], direct["n_vectors"])
+
+
+def test_compiled_pieces_and_threads_give_the_same_tables_and_scores(monkeypatch):
+    """The compiled count and scoring loops work in fixed row pieces on the engine's threads:
+    tiny pieces on two threads give the counts of one piece and the scores of the numpy
+    code."""
+    import nbayes
+
+    X, labels = tiny(n=300, missing=0.1, weights=True)
+    whole = _counts.accumulate(X, labels, order=3)
+    stats = _counts.accumulate(X, labels, order=3)
+    net = network.finalize(stats, network.structure(stats, 2), np.ones(4))
+    levels = aode.finalize(stats, 2, np.ones(4), 3)
+    log_prior = np.log([0.3, 0.7])
+    with numpy_only():
+        expected = network.log_joint(X, net, log_prior), aode.log_joint(X, levels, log_prior)
+    monkeypatch.setattr(_counts, "PIECE_ROWS", 7)
+    monkeypatch.setattr(network, "SCORE_PIECE_ROWS", 11)
+    with nbayes.threads(2):
+        pieces = _counts.accumulate(X, labels, order=3)
+        got = network.log_joint(X, net, log_prior), aode.log_joint(X, levels, log_prior)
+    for key in ("n1", "n2", "n3", "class_count"):
+        np.testing.assert_allclose(pieces[key], whole[key], rtol=1e-13)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -111,3 +111,38 @@ def test_merged_and_loaded_vocabularies_look_up_what_they_hold(tmp_path):
     nbayes.merge(unseen, nbayes.MixedNB(unseen="error").fit(*ids(30, start=20))).predict(
         X.iloc[[45]]
     )
+
+
+def test_integer_blocks_encode_as_the_general_path(recwarn):
+    """Integer columns take a compiled path (no hashing: each column's values counted over
+    its range); codes, appended vocabulary, unseen cells, type coercion and warnings are
+    those of the general path (pandas factorize per column)."""
+    from nbayes._accel import compiled_kernels, numpy_only
+
+    if not compiled_kernels():
+        pytest.skip("the integer path needs the compiled loops")
+    rng = np.random.default_rng(0)
+    learn = rng.integers(-3, 40, size=(500, 3)) * np.array([1, 1000, 7])
+    score = rng.integers(-5, 60, size=(300, 3)) * np.array([1, 1000, 7])
+    score[:, 2] = 10**6 + np.arange(300)  # column 2: all unseen -> a warning
+
+    def run():
+        vocab = Vocabulary(3)
+        first = vocab.encode(learn, True, False)
+        second = vocab.encode(pd.DataFrame(score.astype(np.int32)), False, False)
+        text = Vocabulary(1)
+        text.encode(np.array([["7"], ["12"]], dtype=object), True, False)
+        coerced = text.encode(np.array([[7], [12], [13]]), False, False, warn=False)
+        return first, second, coerced, vocab.by_column(), [str(w.message) for w in recwarn]
+
+    fast = run()
+    recwarn.clear()
+    with numpy_only():
+        slow = run()
+    for a, b in zip(fast[:3], slow[:3]):  # (codes, first unseen cell)
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1] == b[1]
+    assert fast[1][1] is not None and fast[2][0].ravel().tolist()[:2] == [1, 0]  # "12" < "7"
+    for a, b in zip(fast[3], slow[3]):
+        assert a.tolist() == b.tolist()
+    assert fast[4] == slow[4] and any("300 of its 300 values" in m for m in fast[4])

@@ -426,6 +426,15 @@ def posterior(
     return out
 
 
+def normalise(jll: np.ndarray, log: bool = False, stacklevel: int = 5) -> np.ndarray:
+    """Joint log-likelihoods (n_samples, n_classes) turned into posteriors (``log``: log
+    posteriors) in place, and returned; rows that every class rules out become uniform, with
+    one RuntimeWarning (``stacklevel`` 5: the caller of an estimator's method that called
+    this one)."""
+    _warn_impossible(_normalise_rows(jll, log), stacklevel=stacklevel)
+    return jll
+
+
 def _normalise_rows(jll: np.ndarray, log: bool) -> int:
     """Turn joint log-likelihoods into posteriors in place; return the impossible-row count.
 

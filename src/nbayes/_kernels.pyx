@@ -32,6 +32,18 @@ cdef extern from "_kernels_simd.h" nogil:
                                  int log_space)
     int nb_has_avx2()
     int nb_force_baseline
+    Py_ssize_t nb_network_scores(
+        const int64_t *codes, Py_ssize_t n, Py_ssize_t d, const int64_t *n_categories,
+        Py_ssize_t width, const Py_ssize_t *cols, const int64_t *strides,
+        const int64_t *offsets, const double *flat, Py_ssize_t n_classes, const double *init,
+        double *out, unsigned char *incomplete, const double **rows)
+    Py_ssize_t nb_ande_scores(
+        const int64_t *codes, Py_ssize_t n, Py_ssize_t d, const int64_t *n_categories,
+        const int64_t *child_offsets, int64_t row_length, Py_ssize_t n_sets,
+        Py_ssize_t q_width, const Py_ssize_t *q_cols, const int64_t *q_strides,
+        const int64_t *q_offsets, const unsigned char *qualify, const double *flat,
+        Py_ssize_t n_classes, const double *init, double *out, unsigned char *found,
+        double *scratch, int64_t *keys, const double **rows)
 
 
 def simd_variant(force_baseline=None):
@@ -168,78 +180,144 @@ def normalise_rows(double[:, ::1] jll, bint log_space):
     return impossible
 
 
-def count_subsets(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,
-                  const double[::1] weights, const Py_ssize_t[:, ::1] subsets,
-                  const int64_t[:, ::1] strides, const int64_t[::1] offsets,
-                  Py_ssize_t per_class, double[::1] counts):
-    """Count tables of the semi-naive models: for every row i of positive weight and every
-    subset s of features whose codes are all observed (>= 0),
-    counts[classes[i] * per_class + offsets[s] + sum_t codes[i, subsets[s, t]] *
-    strides[s, t]] += weights[i], in row order. Codes must lie below their features' category
-    counts (the caller checks them)."""
-    cdef Py_ssize_t n = codes.shape[0], n_sub = subsets.shape[0], m = subsets.shape[1]
-    cdef Py_ssize_t i, s, t
-    cdef int64_t c, key
+def count_tables(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,
+                 const double[::1] weights, const int64_t[::1] n_categories,
+                 const int64_t[::1] offsets1, double[:, ::1] counts1,
+                 const int64_t[::1] offsets2, double[:, ::1] counts2,
+                 const Py_ssize_t[:, ::1] triples, const int64_t[:, ::1] strides3,
+                 const int64_t[::1] offsets3, double[:, ::1] counts3):
+    """The count tables of orders 1, 2 and 3 of the semi-naive models in one pass over the
+    rows (see nbayes.seminaive._counts): for each row of non-zero weight and each feature,
+    pair and triple of features whose codes are all observed, the row's weight is added to
+    the cell of its class. ``counts2`` (``counts3``) with no columns skips that order; the
+    pairs are all pairs (a < b) in lexicographic order, each block K_a x K_b row-major.
+    Returns the first row holding a code outside -1 .. K_j - 1 (nothing is counted from
+    it on), or -1."""
+    cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], n_tri = triples.shape[0]
+    cdef bint pairs = counts2.shape[1] > 0, tri = counts3.shape[1] > 0
+    cdef Py_ssize_t i, a, b, s
+    cdef int64_t ca, cb, cc
     cdef double w
-    cdef double *cell
+    cdef const int64_t *code
+    cdef double *c1
+    cdef double *c2
+    cdef double *c3
+    cdef Py_ssize_t bad = -1
     with nogil:
         for i in range(n):
+            code = &codes[i, 0]
+            for a in range(d):
+                if code[a] < -1 or code[a] >= n_categories[a]:
+                    bad = i
+            if bad >= 0:
+                break
             w = weights[i]
             if w == 0.0:
                 continue
-            cell = &counts[classes[i] * per_class]
-            if m == 2:  # pairs, the common case: no inner loop
-                for s in range(n_sub):
-                    c = codes[i, subsets[s, 0]]
-                    key = codes[i, subsets[s, 1]]
-                    if c >= 0 and key >= 0:
-                        cell[offsets[s] + c * strides[s, 0] + key] += w
-                continue
-            for s in range(n_sub):
-                key = offsets[s]
-                for t in range(m):
-                    c = codes[i, subsets[s, t]]
-                    if c < 0:
-                        key = -1
-                        break
-                    key += c * strides[s, t]
-                if key >= 0:
-                    cell[key] += w
+            c1 = &counts1[classes[i], 0]
+            for a in range(d):
+                if code[a] >= 0:
+                    c1[offsets1[a] + code[a]] += w
+            if pairs:
+                c2 = &counts2[classes[i], 0]
+                s = 0
+                for a in range(d):
+                    ca = code[a]
+                    if ca < 0:
+                        s += d - a - 1
+                        continue
+                    for b in range(a + 1, d):
+                        cb = code[b]
+                        if cb >= 0:
+                            c2[offsets2[s] + ca * n_categories[b] + cb] += w
+                        s += 1
+            if tri:
+                c3 = &counts3[classes[i], 0]
+                for s in range(n_tri):
+                    ca = code[triples[s, 0]]
+                    cb = code[triples[s, 1]]
+                    cc = code[triples[s, 2]]
+                    if ca >= 0 and cb >= 0 and cc >= 0:
+                        c3[offsets3[s] + ca * strides3[s, 0] + cb * strides3[s, 1] + cc] += w
+    return bad
 
 
-def gather_sums(const int64_t[:, ::1] codes, const Py_ssize_t[:, ::1] cols,
-                const int64_t[:, ::1] strides, const int64_t[::1] offsets,
-                const Py_ssize_t[::1] child, const double[:, ::1] table, Py_ssize_t group,
-                double[:, ::1] out):
-    """Scores of the semi-naive models: item k of row i is the table row
-    offsets[k] + sum_t max(codes[i, cols[k, t]], 0) * strides[k, t] -- or the table's last
-    row (zeros) where child[k] >= 0 names a feature missing in the row -- and
-    out[i, g * C + c] is the sum of table[item, c] over the ``group`` consecutive items of
-    group g."""
-    cdef Py_ssize_t n = codes.shape[0], n_items = cols.shape[0], width = cols.shape[1]
-    cdef Py_ssize_t n_classes = table.shape[1], zero = table.shape[0] - 1
-    cdef Py_ssize_t i, k, t, c, g
-    cdef int64_t key, code
-    cdef double *row
-    cdef const double *cell
+def network_scores(const int64_t[:, ::1] codes, const int64_t[::1] n_categories,
+                   const Py_ssize_t[:, ::1] cols, const int64_t[:, ::1] strides,
+                   const int64_t[::1] offsets, const double[:, ::1] flat,
+                   const double[::1] init, double[:, ::1] out, unsigned char[::1] incomplete):
+    """TAN / KDB scores of the rows without missing cells (see nb_network_scores in
+    _kernels_loops.h); returns how many rows have one (marked in ``incomplete``)."""
+    cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], result = 0
+    if n == 0:
+        return 0
+    if d == 0:
+        out[:, :] = init
+        return 0
+    rows_array = np.empty(d, dtype=np.uintp)
+    cdef size_t[::1] rows = rows_array
+    with nogil:
+        result = nb_network_scores(
+            &codes[0, 0], n, d, &n_categories[0], cols.shape[1], &cols[0, 0], &strides[0, 0],
+            &offsets[0], &flat[0, 0], out.shape[1], &init[0], &out[0, 0], &incomplete[0],
+            <const double **> &rows[0])
+    return result
+
+
+def ande_scores(const int64_t[:, ::1] codes, dict level, const double[::1] init,
+                double[:, ::1] out, unsigned char[::1] found):
+    """AnDE scores at one level (see nb_ande_scores in _kernels_loops.h) from the tables of
+    nbayes.seminaive.aode.finalize_level; returns how many rows had a qualifying set."""
+    cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], result = 0
+    cdef Py_ssize_t n_sets = level["n_sets"], n_classes = out.shape[1]
+    cdef const int64_t[::1] n_categories = level["n_categories"]
+    cdef const int64_t[::1] child_offsets = level["child_offsets"]
+    cdef int64_t row_length = level["row_length"]
+    cdef const double[:, ::1] flat = level["flat"]
+    cdef const Py_ssize_t[:, ::1] q_cols = level["q_cols"]
+    cdef const int64_t[:, ::1] q_strides = level["q_strides"]
+    cdef const int64_t[::1] q_offsets = level["q_offsets"]
+    cdef const unsigned char[::1] qualify = np.asarray(level["qualify"]).view(np.uint8)
+    if n == 0:
+        return 0
+    if d == 0:
+        out[:, :] = init
+        found[:] = 1
+        return n
+    scratch_array = np.empty(n_sets * n_classes)
+    keys_array = np.empty(d, dtype=np.int64)
+    rows_array = np.empty(d, dtype=np.uintp)
+    cdef double[::1] scratch = scratch_array
+    cdef int64_t[::1] keys = keys_array
+    cdef size_t[::1] rows = rows_array
+    with nogil:
+        result = nb_ande_scores(
+            &codes[0, 0], n, d, &n_categories[0], &child_offsets[0], row_length, n_sets,
+            q_cols.shape[1], &q_cols[0, 0], &q_strides[0, 0], &q_offsets[0], &qualify[0],
+            &flat[0, 0], n_classes, &init[0], &out[0, 0], &found[0], &scratch[0], &keys[0],
+            <const double **> &rows[0])
+    return result
+
+
+def present_values(const int64_t[:, ::1] values, const int64_t[::1] low,
+                   const int64_t[::1] offsets, int64_t[::1] counts):
+    """counts[offsets[j] + values[i, j] - low[j]] += 1 for every cell, in one pass over the
+    rows (the callers take ``low`` and ``offsets`` from the columns' ranges)."""
+    cdef Py_ssize_t n = values.shape[0], d = values.shape[1], i, j
     with nogil:
         for i in range(n):
-            row = &out[i, 0]
-            for k in range(n_items * n_classes // group):
-                row[k] = 0.0
-            for k in range(n_items):
-                if child[k] >= 0 and codes[i, child[k]] < 0:
-                    key = zero
-                else:
-                    key = offsets[k]
-                    for t in range(width):
-                        code = codes[i, cols[k, t]]
-                        if code > 0:
-                            key += code * strides[k, t]
-                cell = &table[key, 0]
-                g = (k // group) * n_classes
-                for c in range(n_classes):
-                    row[g + c] += cell[c]
+            for j in range(d):
+                counts[offsets[j] + values[i, j] - low[j]] += 1
+
+
+def look_up_values(const int64_t[:, ::1] values, const int64_t[::1] low,
+                   const int64_t[::1] offsets, const int64_t[::1] table, int64_t[:, ::1] out):
+    """out[i, j] = table[offsets[j] + values[i, j] - low[j]], in one pass over the rows."""
+    cdef Py_ssize_t n = values.shape[0], d = values.shape[1], i, j
+    with nogil:
+        for i in range(n):
+            for j in range(d):
+                out[i, j] = table[offsets[j] + values[i, j] - low[j]]
 
 
 def grid_scores(const real[:, ::1] X, const double[::1] scale, const double[::1] origin,

@@ -109,4 +109,37 @@ static ptrdiff_t nb_normalise_rows(double *jll, ptrdiff_t n, ptrdiff_t n_classes
     return nb_normalise_rows_base(jll, n, n_classes, log_space);
 }
 
+#define NB_NETWORK_SCORES_ARGS codes, n, d, n_categories, width, cols, strides, offsets, \
+    flat, n_classes, init, out, incomplete, rows
+static ptrdiff_t nb_network_scores(
+    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const int64_t *n_categories,
+    ptrdiff_t width, const ptrdiff_t *cols, const int64_t *strides, const int64_t *offsets,
+    const double *flat, ptrdiff_t n_classes, const double *init, double *out,
+    unsigned char *incomplete, const double **rows)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2())
+        return nb_network_scores_avx2(NB_NETWORK_SCORES_ARGS);
+#endif
+    return nb_network_scores_base(NB_NETWORK_SCORES_ARGS);
+}
+
+#define NB_ANDE_SCORES_ARGS codes, n, d, n_categories, child_offsets, row_length, n_sets, \
+    q_width, q_cols, q_strides, q_offsets, qualify, flat, n_classes, init, out, found, \
+    scratch, keys, rows
+static ptrdiff_t nb_ande_scores(
+    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const int64_t *n_categories,
+    const int64_t *child_offsets, int64_t row_length, ptrdiff_t n_sets, ptrdiff_t q_width,
+    const ptrdiff_t *q_cols, const int64_t *q_strides, const int64_t *q_offsets,
+    const unsigned char *qualify, const double *flat, ptrdiff_t n_classes,
+    const double *init, double *out, unsigned char *found, double *scratch, int64_t *keys,
+    const double **rows)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2())
+        return nb_ande_scores_avx2(NB_ANDE_SCORES_ARGS);
+#endif
+    return nb_ande_scores_base(NB_ANDE_SCORES_ARGS);
+}
+
 #endif

@@ -63,7 +63,8 @@ def as_frame(X, estimator: str = "MixedNB") -> pd.DataFrame:
         )
     if arr.dtype.kind == "c":
         raise DataError("Complex data not supported; got a complex array. Pass real values.")
-    frame = pd.DataFrame(arr)
+    # No copy: like a DataFrame passed in, the frame is read, never written.
+    frame = pd.DataFrame(arr, copy=False)
     return frame.infer_objects() if arr.dtype == object else frame
 
 
@@ -180,6 +181,11 @@ class Vocabulary:
         names it through ``describe(j)`` (default ``"column index j"``) unless ``warn`` is
         False.
         """
+        integers = _integer_block(values)
+        if integers is not None:
+            fast = self._encode_integers(integers, learn, describe, warn, values)
+            if fast is not None:
+                return fast
         n, d = values.shape
         codes = np.empty((n, d), dtype=np.int64)
         first_unseen = None
@@ -193,6 +199,57 @@ class Vocabulary:
             if unseen.any():
                 flat = int(np.argmax(unseen)) * d + j
                 first_unseen = flat if first_unseen is None else min(first_unseen, flat)
+        return codes, first_unseen
+
+    def _encode_integers(self, X: np.ndarray, learn: bool, describe, warn: bool, values):
+        """:meth:`encode` of an integer block (no missing values) without hashing: the
+        distinct values of each column are found by counting the cells of each value over
+        the column's range, and the codes written through a table over those ranges, each a
+        single compiled pass over the rows. The values' codes come from the same look-up
+        (:meth:`_codes_of`, :meth:`_append`, :meth:`_coerce`) as in the general path, so the
+        codes are the same. None (use the general path) where the loops are not built or
+        the ranges are much wider than the block. ``values`` is the block as given (for the
+        examples of warnings)."""
+        from .._accel import kernels
+
+        compiled = kernels()
+        n, d = X.shape
+        if compiled is None or not X.size:
+            return None
+        low, high = X.min(axis=0), X.max(axis=0)
+        span = high - low + 1
+        if span.sum() > 2 * X.size + 65536:
+            return None
+        offsets = np.concatenate([[0], np.cumsum(span)[:-1]]).astype(np.int64)
+        counts = np.zeros(int(span.sum()), dtype=np.int64)
+        compiled.present_values(X, low, offsets, counts)
+        table = np.full(counts.size, UNSEEN_CODE, dtype=np.int64)
+        any_unseen = False
+        for j in range(d):  # bounded by the group's width
+            at = slice(int(offsets[j]), int(offsets[j] + span[j]))
+            present = np.flatnonzero(counts[at])
+            uniques = present + low[j]  # increasing, as factorize(sort=True) gives them
+            code_of = self._codes_of(j, uniques)
+            if learn and (code_of < 0).any():
+                new = code_of < 0
+                code_of[new] = self._append(j, uniques, new)
+            elif not learn and (code_of < 0).any():
+                self._coerce(j, uniques, code_of)
+            unseen = code_of < 0
+            if unseen.any():
+                any_unseen = True
+                count = int(counts[at][present[unseen]].sum())
+                if warn and not learn and count > UNSEEN_WARN_SHARE * n:
+                    mask = np.isin(X[:, j], uniques[unseen])
+                    column = values.iloc[:, j] if hasattr(values, "iloc") else values[:, j]
+                    self._warn_unseen(j, column, mask, np.zeros(n, dtype=bool), describe)
+                code_of[unseen] = UNSEEN_CODE
+            table[offsets[j] + present] = code_of
+        codes = np.empty((n, d), dtype=np.int64)
+        compiled.look_up_values(X, low, offsets, table, codes)
+        first_unseen = None
+        if any_unseen:
+            first_unseen = int(np.argmax((codes == UNSEEN_CODE).ravel()))
         return codes, first_unseen
 
     def _encode_column(self, j: int, column, learn: bool, missing_as_category: bool):
@@ -490,6 +547,23 @@ def _caller_level() -> int:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def _integer_block(values) -> np.ndarray | None:
+    """``values`` as a C-ordered int64 array when it is a block of plain integers (an integer
+    array, or a DataFrame of numpy integer columns), else None. Unsigned 64-bit values that
+    do not fit int64 get None too."""
+    if isinstance(values, pd.DataFrame):
+        if not len(values.columns) or not all(
+            isinstance(t, np.dtype) and t.kind in "iu" for t in values.dtypes
+        ):
+            return None
+        values = values.to_numpy()
+    if not isinstance(values, np.ndarray) or values.ndim != 2 or values.dtype.kind not in "iu":
+        return None
+    if values.dtype == np.uint64 and values.size and values.max() > np.iinfo(np.int64).max:
+        return None
+    return np.ascontiguousarray(values, dtype=np.int64)
 
 
 def _python_values(values) -> list:

@@ -29,10 +29,10 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _engine as engine
 from .._docstrings import shared_parameters
 from .._validation import show
 from ..distributions._base import Labels, check_alpha, pseudo_count
@@ -435,7 +435,10 @@ class _SemiNaiveNB(BaseNB):
         codes = np.empty(df.shape, dtype=np.int64)
         cat = np.flatnonzero(~self._numeric)
         if cat.size:
-            codes[:, cat] = self._layout.encode(df.iloc[:, cat], 0, mode, counted)
+            if cat.size == df.shape[1]:  # no copy of the table, no second copy of codes
+                codes = self._layout.encode(df, 0, mode, counted)
+            else:
+                codes[:, cat] = self._layout.encode(df.iloc[:, cat], 0, mode, counted)
         for p in np.flatnonzero(self._numeric).tolist():  # bounded by the columns
             x = self._numeric_values(df, p)
             code = np.searchsorted(self._edges[self._columns[p]], x, side="left")
@@ -637,10 +640,9 @@ class _SemiNaiveNB(BaseNB):
         return self._score(self._codes(df, "score"))
 
     def _posterior(self, X, log: bool) -> np.ndarray:
-        jll = self._jll(X, normalised=True)
-        with np.errstate(invalid="ignore"):
-            out = jll - logsumexp(jll, axis=1, keepdims=True)
-        return out if log else np.exp(out)
+        # One compiled pass per row (where built); impossible rows become uniform, as in the
+        # naive estimators.
+        return engine.normalise(np.ascontiguousarray(self._jll(X, normalised=True)), log)
 
     def explain(self, X, feature_names=None):
         """Per-row, per-feature terms of log P(x | y) and the contributions to the predicted

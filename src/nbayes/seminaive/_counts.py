@@ -23,12 +23,14 @@ once: one pass over the data, no Python loop over rows. ``merge`` is addition an
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from .._accel import kernels
+from .._threads import map_chunks
 from .._validation import column_label, row_offset
 from ..distributions._base import Labels, row_chunks, subtract_nonnegative
 from ..exceptions import DataError, ParameterError
@@ -66,9 +68,12 @@ def _size(n_bytes: int) -> str:
 
 
 def table_bytes(n_categories: np.ndarray, n_classes: int, order: int) -> int:
-    """Bytes of the float64 count tables of orders 1 .. ``order`` for ``n_classes``."""
+    """Bytes of the float64 count tables of orders 1 .. ``order`` for ``n_classes``, with
+    their layouts (feature indices, category counts, strides and offset of every subset)."""
+    d = len(n_categories)
     cells = sum(cells_of_order(n_categories, m) for m in range(1, order + 1))
-    return 8 * n_classes * cells
+    subsets = sum(math.comb(d, m) * (3 * m + 1) for m in range(1, order + 1))
+    return 8 * (n_classes * cells + subsets)
 
 
 def check_size(
@@ -112,6 +117,7 @@ class Layout:
         Start of each block.
     total : int
         Cells per class.
+    n_features : int
     """
 
     subsets: np.ndarray
@@ -119,21 +125,50 @@ class Layout:
     strides: np.ndarray
     offsets: np.ndarray
     total: int
-    index: dict = field(repr=False, compare=False)
+    n_features: int
+
+    def rank(self, features: tuple[int, ...]) -> int:
+        """Position of the subset ``features`` (increasing) in lexicographic order: the
+        subsets before it are those with a smaller first differing index, counted in
+        closed form (no search, no table of all subsets)."""
+        d, m = self.n_features, len(features)
+        rank, previous = 0, -1
+        for t, f in enumerate(features):  # bounded by the order
+            rank += math.comb(d - previous - 1, m - t) - math.comb(d - f, m - t)
+            previous = f
+        return rank
+
+
+def _combinations(d: int, m: int) -> np.ndarray:
+    """All increasing m-subsets of range(d) in lexicographic order, (C(d, m), m), built with
+    numpy: pairs from the upper triangle, triples by first index (a loop bounded by d)."""
+    if m == 1:
+        return np.arange(d, dtype=np.intp)[:, None]
+    if m == 2:
+        i, j = np.triu_indices(d, k=1)
+        return np.stack([i, j], axis=1).astype(np.intp)
+    parts = [np.zeros((0, m), dtype=np.intp)]
+    for first in range(d):  # bounded by the features
+        rest = _combinations(d - first - 1, m - 1) + first + 1
+        parts.append(np.column_stack([np.full(len(rest), first, dtype=np.intp), rest]))
+    return np.concatenate(parts)
 
 
 @lru_cache(maxsize=64)
 def _layout(n_categories: tuple, m: int) -> Layout:
     d = len(n_categories)
-    subsets = np.array(list(itertools.combinations(range(d), m)), dtype=np.intp).reshape(-1, m)
+    subsets = (
+        _combinations(d, m)
+        if m <= 3
+        else np.array(list(itertools.combinations(range(d), m)), dtype=np.intp).reshape(-1, m)
+    )
     dims = np.asarray(n_categories, dtype=np.int64)[subsets]
     # Row-major strides: the product of the dims to the right of each position.
     strides = np.cumprod(dims[:, ::-1], axis=1)[:, ::-1]
     strides = np.concatenate([strides[:, 1:], np.ones((len(subsets), 1), np.int64)], axis=1)
     sizes = dims.prod(axis=1)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    index = {tuple(s): i for i, s in enumerate(subsets.tolist())}  # bounded by check_size
-    return Layout(subsets, dims, strides, offsets, int(sizes.sum()), index)
+    return Layout(subsets, dims, strides, offsets, int(sizes.sum()), d)
 
 
 def layout(n_categories: np.ndarray, m: int) -> Layout:
@@ -147,7 +182,7 @@ def block(stats: dict, features) -> np.ndarray:
     features = tuple(int(f) for f in features)
     m = len(features)
     lay = layout(stats["n_categories"], m)
-    s = lay.index[features]
+    s = lay.rank(features)
     start = lay.offsets[s]
     table = stats[table_key(m)]
     return table[:, start : start + int(np.prod(lay.dims[s]))].reshape(-1, *lay.dims[s])
@@ -227,35 +262,93 @@ def accumulate(
         The statistics described in the module docstring.
     """
     X = np.asarray(X)
-    n_categories = check_codes(X, n_categories, feature_names, labels.weights)
+    compiled = kernels() if order <= 3 else None
+    if compiled is None or n_categories is None:
+        n_categories = check_codes(X, n_categories, feature_names, labels.weights)
+    else:  # shapes here, values in the compiled pass (which reports the first bad row)
+        n_categories = _check_counts(X, n_categories)
     n_classes = labels.n_classes
     check_size(n_categories, n_classes, order, max_bytes, model)
     out = zeros(n_categories, n_classes, order)
     out["class_count"] = labels.class_weight.astype(np.float64)
+    if compiled is not None:
+        _count_compiled(compiled, X, labels, order, n_categories, out, feature_names)
+        return out
     X = X.astype(np.int64, copy=False)
     unit = bool(np.all(labels.weights == 1.0))
     complete = bool(X.size == 0 or X.min() >= 0)
-    compiled = kernels()
-    if compiled is not None:
-        X = np.ascontiguousarray(X)
-        classes = np.ascontiguousarray(labels.codes, dtype=np.intp)
-        weights = np.ascontiguousarray(labels.weights, dtype=np.float64)
     for m in range(1, order + 1):
         lay = layout(n_categories, m)
         if not lay.total:
             continue
         counts = np.zeros(n_classes * lay.total)
-        if compiled is not None:  # one pass in row order, no temporaries
-            compiled.count_subsets(
-                X, classes, weights, lay.subsets, lay.strides, lay.offsets, lay.total, counts
-            )
-            out[table_key(m)] = counts.reshape(n_classes, lay.total)
-            continue
         # Keys of every subset of a chunk at once: (rows, n_subsets) int64 temporaries.
         for rows in row_chunks(X.shape[0], 8 * 3 * max(len(lay.subsets), 1)):
             counts += _count_chunk(X[rows], labels[rows], lay, unit, complete)
         out[table_key(m)] = counts.reshape(n_classes, lay.total)
     return out
+
+
+def _check_counts(X: np.ndarray, n_categories) -> np.ndarray:
+    if X.ndim != 2 or X.dtype.kind not in "iu":
+        return check_codes(X, n_categories)  # raises its message
+    n_categories = np.asarray(n_categories, dtype=np.int64)
+    if n_categories.shape != (X.shape[1],) or np.any(n_categories < 1):
+        return check_codes(X, n_categories)
+    return n_categories
+
+
+#: Rows per piece of a compiled count: enough that each piece's own tables cost little
+#: beside its rows (pieces run on the engine's threads and their tables are added up).
+PIECE_ROWS = 1 << 16
+
+
+def _count_compiled(compiled, X, labels: Labels, order, n_categories, out, feature_names):
+    """All tables in one compiled pass over the rows, in pieces on the engine's threads;
+    the pieces do not depend on the thread count, so neither do the sums."""
+    X = np.ascontiguousarray(X, dtype=np.int64)
+    classes = np.ascontiguousarray(labels.codes, dtype=np.intp)
+    weights = np.ascontiguousarray(labels.weights, dtype=np.float64)
+    n_classes = labels.n_classes
+    lay1 = layout(n_categories, 1)
+    lay2 = layout(n_categories, 2) if order >= 2 else None
+    lay3 = layout(n_categories, 3) if order >= 3 else None
+    cells = sum(lay.total for lay in (lay1, lay2, lay3) if lay is not None)
+    # A piece's tables should cost no more than its rows: large tables, larger pieces.
+    piece = max(PIECE_ROWS, 4 * n_classes * cells // max(X.shape[1], 1))
+    no_triples = (np.zeros((0, 3), np.intp), np.zeros((0, 2), np.int64), np.zeros(0, np.int64))
+    triples = (
+        (lay3.subsets, np.ascontiguousarray(lay3.strides[:, :2]), lay3.offsets)
+        if lay3 is not None
+        else no_triples
+    )
+
+    def count(rows: slice):
+        tables = [np.zeros((n_classes, lay.total if lay else 0)) for lay in (lay1, lay2, lay3)]
+        bad = compiled.count_tables(
+            X[rows],
+            classes[rows],
+            weights[rows],
+            n_categories,
+            lay1.offsets,
+            tables[0],
+            lay2.offsets if lay2 is not None else np.zeros(0, np.int64),
+            tables[1],
+            *triples[:2],
+            triples[2],
+            tables[2],
+        )
+        return tables, bad if bad < 0 else bad + rows.start
+
+    for tables, bad in map_chunks(count, _slices(X.shape[0], piece)):
+        if bad >= 0:  # the numpy check names the first bad cell (and its row)
+            check_codes(X[: bad + 1], n_categories, feature_names)
+        for m, table in enumerate(tables[:order], start=1):
+            out[table_key(m)] += table
+
+
+def _slices(n: int, step: int):
+    return (slice(start, min(start + step, n)) for start in range(0, n, step))
 
 
 def _count_chunk(X: np.ndarray, labels: Labels, lay: Layout, unit: bool, complete: bool):

@@ -54,44 +54,42 @@ def _level_terms(Xs: np.ndarray, level: dict, log_prior: np.ndarray):
     codes = np.where(observed, Xs, 0)
     n_rows, d = Xs.shape
     n, n_sets = level["n"], level["n_sets"]
-    cols, strides, children = level["cols"], level["strides"], level["children"]
-    idx = np.broadcast_to(level["offsets"], (n_rows, level["offsets"].size)).copy()
-    for t in range(cols.shape[1]):  # bounded by n + 1
-        idx += codes[:, cols[:, t]] * strides[:, t]
-    has_child = children >= 0
-    missing_child = np.zeros(idx.shape, dtype=bool)
-    missing_child[:, has_child] = ~observed[:, children[has_child]]
-    idx[missing_child] = level["flat"].shape[0] - 1  # the zero row
-    items = level["flat"][idx]  # (rows, items, C)
-    per_set = items.reshape(n_rows, n_sets, -1, log_prior.size)
-    scores = per_set.sum(axis=2) + log_prior  # (rows, sets, C)
-    q_idx = np.broadcast_to(level["q_offsets"], (n_rows, n_sets)).copy()
+    q_cols = level["q_cols"]
+    # Each set's cell of the table, then one look-up per (set, feature) as in
+    # aode.finalize_level: feature c's factor, or for the first parent of S the set's own
+    # factor log P(x_S | y) (zero for S's other parents); a missing feature reads zeros.
+    cell = np.broadcast_to(level["q_offsets"], (n_rows, n_sets)).copy()
     ok = np.ones((n_rows, n_sets), dtype=bool)
-    for t in range(level["q_cols"].shape[1]):  # bounded by n
-        q_idx += codes[:, level["q_cols"][:, t]] * level["q_strides"][:, t]
-        ok &= observed[:, level["q_cols"][:, t]]
-    ok &= level["qualify"][q_idx]
+    for t in range(q_cols.shape[1]):  # bounded by n
+        cell += codes[:, q_cols[:, t]] * level["q_strides"][:, t]
+        ok &= observed[:, q_cols[:, t]]
+    ok &= level["qualify"][cell]
+    key = np.where(observed, level["child_offsets"] + codes, -1)
+    idx = cell[:, :, None] * level["row_length"] + key[:, None, :]
+    idx[np.broadcast_to(~observed[:, None, :], idx.shape)] = level["flat"].shape[0] - 1
+    per_set = level["flat"][idx]  # (rows, sets, d, C)
+    scores = per_set.sum(axis=2) + log_prior  # (rows, sets, C)
     n_ok = ok.sum(axis=1)
     masked = np.where(ok[:, :, None], scores, -np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         top = logsumexp(masked, axis=1)  # (rows, C)
         weight = np.where(ok[:, :, None], np.exp(masked - top[:, None, :]), 0.0)
         jll = top - np.log(np.maximum(n_ok, 1))[:, None]
-        # Each item's factor goes to its child, or (a parent set's own factor) is shared by
-        # the set's features: one (items, d) matrix.
-        to_feature = np.zeros((children.size, d))
-        to_feature[np.flatnonzero(has_child), children[has_child]] = 1.0
-        for k in range(n):  # bounded by n (1 or 2)
-            to_feature[np.flatnonzero(~has_child), cols[~has_child, k]] += 1.0 / n
-        weighted = np.where(
-            weight[:, :, None, :] > 0, per_set * weight[:, :, None, :], 0.0
-        ).reshape(n_rows, -1, log_prior.size)
-        terms = np.einsum("ric,id->rcd", weighted, to_feature)
+        # Each look-up's factor goes to its feature, except a parent set's own factor (at
+        # its first parent), shared by the set's features: one (sets, d, d) matrix.
+        to_feature = np.broadcast_to(np.eye(d), (n_sets, d, d)).copy()
+        if n:
+            sets = np.arange(n_sets)
+            to_feature[sets, q_cols[:, 0]] = 0.0
+            for k in range(n):  # bounded by n (1 or 2)
+                to_feature[sets, q_cols[:, 0], q_cols[:, k]] = 1.0 / n
+        weighted = np.where(weight[:, :, None, :] > 0, per_set * weight[:, :, None, :], 0.0)
+        terms = np.einsum("rsjc,sjd->rcd", weighted, to_feature)
         rest = jll - log_prior - terms.sum(axis=2)
     terms += rest[:, :, None] / d
     # Feature j's term conditions on the qualifying sets' features other than j.
     members = np.zeros((n_sets, d), dtype=bool)
-    members[np.repeat(np.arange(n_sets), n), level["q_cols"].ravel()] = True
+    members[np.repeat(np.arange(n_sets), n), q_cols.ravel()] = True
     used = (ok.astype(np.int64) @ members.astype(np.int64)) > 0  # (rows, d)
     parents = np.broadcast_to(used[:, None, :], (n_rows, d, d)) & ~np.eye(d, dtype=bool)
     return n_ok > 0, terms, parents

@@ -24,9 +24,10 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._accel import kernels
+from .._threads import map_chunks
 from ..distributions._base import log_normalise, row_chunks
 from . import _counts
-from .network import log_conditional, row_major_strides, scope_counts, slot_codes
+from .network import log_conditional, row_major_strides, scope_counts, score_pieces, slot_codes
 
 
 def _log_marginal(counts: np.ndarray, a: float) -> np.ndarray:
@@ -42,57 +43,58 @@ def _log_marginal(counts: np.ndarray, a: float) -> np.ndarray:
 def finalize_level(stats: dict, n: int, a: np.ndarray, min_parent_count: float) -> dict:
     """Scoring tables of the n-dependence estimators (n = 0 is naive Bayes).
 
-    Items are (parent set S, term) pairs: the first term of each S is log P(x_S | y), the
-    others log P(x_l | y, x_S) for every child l outside S. All terms are rows of one flat
-    (cells + 1, C) table whose last row is zero (the term of a missing child).
+    Every *set cell* -- a parent set S with one value (or the unseen slot) per parent --
+    owns one row of ``R = sum_j (K_j + 1)`` table rows of C log values, a slot of
+    ``K_c + 1`` rows per feature c at ``child_offsets[c]``: for a child c outside S,
+    log P(x_c | y, x_S) for each value of x_c; in the slot of S's first parent, at that
+    parent's value, log P(x_S | y) (the estimator's own factor); zeros elsewhere. An
+    estimator's score for a row is then its prior plus the sum, over the row's observed
+    features c, of table row ``cell * R + child_offsets[c] + x_c``: one look-up per
+    feature, the same offsets for every parent set. The last row of ``flat`` is zeros (a
+    missing child, for the numpy path).
     """
     n_cat = np.asarray(stats["n_categories"], dtype=np.int64)
     d = n_cat.size
+    n_classes = stats["class_count"].size
     sets = list(itertools.combinations(range(d), n))
-    blocks, cols, strides, children = [], [], [], []
-    qualify, q_cols, q_strides = [], [], []
-    # Bounded by the parent sets (d or d(d-1)/2) times the children: the tables' size, which
-    # check_size has bounded.
-    for s in sets:
-        dims = n_cat[list(s)] + 1
-        stride = row_major_strides(dims)
+    slots = n_cat + 1
+    child_offsets = np.concatenate([[0], np.cumsum(slots)[:-1]]).astype(np.int64)
+    row_length = int(slots.sum())
+    set_cells = [int(np.prod(slots[list(s)])) for s in sets]
+    q_offsets = np.concatenate([[0], np.cumsum(set_cells)[:-1]]).astype(np.int64)
+    flat = np.zeros((sum(set_cells), row_length, n_classes))
+    qualify = np.ones(sum(set_cells), dtype=bool)
+    # Bounded by the parent sets (1, d or d(d-1)/2) times the children: the tables' size,
+    # which check_size has bounded.
+    for s, start, cells in zip(sets, q_offsets.tolist(), set_cells):
+        block = flat[start : start + cells]  # (cells, R, C), a view
         if n:
             counts = _counts.block(stats, s)
-            blocks.append(_log_marginal(counts, float(a[list(s)].mean())))
             seen = np.pad(counts.sum(axis=0), [(0, 1)] * n) >= max(min_parent_count, 1e-300)
-            qualify.append(seen.ravel())
-        else:
-            blocks.append(np.zeros((stats["class_count"].size, 1)))
-            qualify.append(np.ones(1, dtype=bool))
-        cols.append([*list(s), 0])
-        strides.append([*list(stride), 0])
-        children.append(-1)
-        q_cols.append(list(s))
-        q_strides.append(list(stride))
-        for child in range(d):
+            qualify[start : start + cells] = seen.ravel()
+            marginal = _log_marginal(counts, float(a[list(s)].mean())).reshape(n_classes, cells)
+            first = s[0]
+            value = np.arange(cells) // (cells // slots[first])  # the first parent's value
+            block[np.arange(cells), child_offsets[first] + value] = marginal.T
+        for child in range(d):  # bounded by the features
             if child in s:
                 continue
             table = log_conditional(scope_counts(stats, child, s), float(a[child]))
-            blocks.append(table)
-            cols.append([*list(s), child])
-            strides.append(list(row_major_strides(table.shape[1:])))
-            children.append(child)
-    sizes = [int(np.prod(b.shape[1:])) for b in blocks]
-    flat = np.concatenate([b.reshape(b.shape[0], -1).T for b in blocks], axis=0)
-    flat = np.concatenate([flat, np.zeros((1, flat.shape[1]))], axis=0)
-    q_sizes = [q.size for q in qualify]
+            lo = child_offsets[child]
+            table = table.reshape(n_classes, cells, -1)
+            block[:, lo : lo + slots[child]] = table.transpose(1, 2, 0)
+    flat = np.concatenate([flat.reshape(-1, n_classes), np.zeros((1, n_classes))])
+    q_strides = [row_major_strides(slots[list(s)]) for s in sets]
     return {
         "n": n,
         "n_categories": n_cat,
         "n_sets": len(sets),
-        "flat": np.ascontiguousarray(flat),
-        "offsets": np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64),
-        "cols": np.asarray(cols, dtype=np.intp).reshape(len(cols), n + 1),
-        "strides": np.asarray(strides, dtype=np.int64).reshape(len(cols), n + 1),
-        "children": np.asarray(children, dtype=np.intp),
-        "qualify": np.concatenate(qualify),
-        "q_offsets": np.concatenate([[0], np.cumsum(q_sizes)[:-1]]).astype(np.int64),
-        "q_cols": np.asarray(q_cols, dtype=np.intp).reshape(len(sets), n),
+        "flat": flat,
+        "child_offsets": child_offsets,
+        "row_length": row_length,
+        "qualify": qualify,
+        "q_offsets": q_offsets,
+        "q_cols": np.asarray(sets, dtype=np.intp).reshape(len(sets), n),
         "q_strides": np.asarray(q_strides, dtype=np.int64).reshape(len(sets), n),
     }
 
@@ -105,67 +107,55 @@ def finalize(stats: dict, n: int, a: np.ndarray, min_parent_count: float) -> lis
 
 def log_joint(X: np.ndarray, levels: list[dict], log_prior: np.ndarray) -> np.ndarray:
     """AnDE's log P(y, x) for every row and class, shape (n_samples, n_classes)."""
-    Xs = slot_codes(X, levels[0]["n_categories"])
-    out = np.empty((Xs.shape[0], log_prior.size))
-    todo = np.arange(Xs.shape[0])
+    X = np.ascontiguousarray(X, dtype=np.int64)
+    compiled = kernels()
+    init = np.ascontiguousarray(log_prior, dtype=np.float64)
+    out = np.empty((X.shape[0], log_prior.size))
+    todo = None  # all rows
     for level in levels:  # bounded: n + 1 levels
+        rows_X = X if todo is None else X[todo]
+        scores = out if todo is None else np.empty((todo.size, log_prior.size))
+        found = np.zeros(rows_X.shape[0], dtype=bool)
+
+        def score(rows: slice, rows_X=rows_X, scores=scores, found=found, level=level):
+            if compiled is not None:  # one pass: look-ups, sums and the average per row
+                compiled.ande_scores(
+                    rows_X[rows], level, init, scores[rows], found[rows].view(np.uint8)
+                )
+            else:
+                scores[rows], found[rows] = _level_scores(rows_X[rows], level, init)
+
+        # Pieces of rows on the engine's threads (numpy's: bounded temporaries).
+        per_row = 8 * log_prior.size * level["n_sets"] * max(level["n_categories"].size, 1)
+        pieces = score_pieces(rows_X.shape[0]) if compiled else row_chunks(rows_X.shape[0], per_row)
+        for _ in map_chunks(score, pieces):
+            pass
+        if todo is not None:
+            out[todo[found]] = scores[found]
+        todo = np.flatnonzero(~found) if todo is None else todo[~found]
         if not todo.size:
             break
-        # Temporaries per row: the items' terms (numpy) or only the per-set sums (compiled).
-        items = level["cols"].shape[0] if kernels() is None else 4 * level["n_sets"]
-        per_row = 8 * log_prior.size * max(items, 1) * 2
-        left = []
-        for rows in row_chunks(todo.size, per_row):
-            idx = todo[rows]
-            scores, found = _level_scores(Xs[idx], level, log_prior)
-            out[idx[found]] = scores[found]
-            left.append(idx[~found])
-        todo = np.concatenate(left) if left else todo[:0]
     return out
 
 
-def _set_sums(Xs, codes, observed, level, n_sets, log_prior) -> np.ndarray:
-    """log P(y, x) of each parent set's estimator, (rows, sets, C), by one gather."""
-    n_rows = Xs.shape[0]
-    idx = np.broadcast_to(level["offsets"], (n_rows, level["offsets"].size)).copy()
-    for t in range(level["cols"].shape[1]):  # bounded by n + 1
-        idx += codes[:, level["cols"][:, t]] * level["strides"][:, t]
-    children = level["children"]
-    has_child = children >= 0
-    missing_child = np.zeros(idx.shape, dtype=bool)
-    missing_child[:, has_child] = ~observed[:, children[has_child]]
-    idx[missing_child] = level["flat"].shape[0] - 1  # the zero row
-    terms = level["flat"][idx]  # (rows, items, C)
-    return terms.reshape(n_rows, n_sets, -1, log_prior.size).sum(axis=2) + log_prior
-
-
-def _level_scores(Xs: np.ndarray, level: dict, log_prior: np.ndarray):
+def _level_scores(X: np.ndarray, level: dict, log_prior: np.ndarray):
     """Scores of one chunk at one level and which rows had a qualifying parent set."""
+    Xs = slot_codes(X, level["n_categories"])
     observed = Xs >= 0
     codes = np.where(observed, Xs, 0)
-    n_sets, n_rows = level["n_sets"], Xs.shape[0]
-    compiled = kernels()
-    if compiled is not None:
-        sums = np.empty((n_rows, n_sets * log_prior.size))
-        compiled.gather_sums(
-            np.ascontiguousarray(Xs, dtype=np.int64),
-            level["cols"],
-            level["strides"],
-            level["offsets"],
-            level["children"],
-            level["flat"],
-            level["cols"].shape[0] // n_sets,
-            sums,
-        )
-        per_set = sums.reshape(n_rows, n_sets, log_prior.size) + log_prior
-    else:
-        per_set = _set_sums(Xs, codes, observed, level, n_sets, log_prior)
-    q_idx = np.broadcast_to(level["q_offsets"], (n_rows, n_sets)).copy()
-    ok = np.ones((n_rows, n_sets), dtype=bool)
+    n_sets = level["n_sets"]
+    cell = np.broadcast_to(level["q_offsets"], (Xs.shape[0], n_sets)).copy()
+    ok = np.ones((Xs.shape[0], n_sets), dtype=bool)
     for t in range(level["q_cols"].shape[1]):  # bounded by n
-        q_idx += codes[:, level["q_cols"][:, t]] * level["q_strides"][:, t]
+        cell += codes[:, level["q_cols"][:, t]] * level["q_strides"][:, t]
         ok &= observed[:, level["q_cols"][:, t]]
-    ok &= level["qualify"][q_idx]
+    ok &= level["qualify"][cell]
+    # One look-up per (set, feature): row cell * R + child_offsets[c] + x_c, or the zero
+    # row for a missing child.
+    key = np.where(observed, level["child_offsets"] + codes, -1)
+    idx = cell[:, :, None] * level["row_length"] + key[:, None, :]
+    idx[np.broadcast_to(~observed[:, None, :], idx.shape)] = level["flat"].shape[0] - 1
+    per_set = level["flat"][idx].sum(axis=2) + log_prior  # (rows, sets, C)
     n_ok = ok.sum(axis=1)
     per_set = np.where(ok[:, :, None], per_set, -np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._accel import kernels
+from .._threads import map_chunks
 from ..distributions._base import log_normalise, row_chunks
 from ..exceptions import DataError
 from . import _counts
@@ -104,6 +105,15 @@ def flat_tables(tables, scopes, d: int) -> dict:
     }
 
 
+#: Rows per piece of compiled scoring (pieces run on the engine's threads).
+SCORE_PIECE_ROWS = 1 << 14
+
+
+def score_pieces(n: int):
+    """Row slices of compiled scoring: fixed pieces, whatever the thread count."""
+    return (slice(a, min(a + SCORE_PIECE_ROWS, n)) for a in range(0, n, SCORE_PIECE_ROWS))
+
+
 def row_major_strides(dims) -> np.ndarray:
     """Strides of a row-major array of shape ``dims`` (in elements)."""
     dims = np.asarray(dims, dtype=np.int64)
@@ -120,40 +130,48 @@ def slot_codes(X: np.ndarray, n_categories: np.ndarray) -> np.ndarray:
 
 def log_joint(X: np.ndarray, net: dict, log_prior: np.ndarray) -> np.ndarray:
     """log P(y, x_observed) for every row and class, shape (n_samples, n_classes)."""
-    Xs = slot_codes(X, net["n_categories"])
-    n, n_classes = Xs.shape[0], log_prior.size
-    out = np.empty((n, n_classes))
-    missing = Xs < 0
-    incomplete = missing.any(axis=1)
-    done = np.flatnonzero(~incomplete)
     compiled = kernels()
-    if compiled is not None and done.size:
-        # One compiled pass: each row's cell of every table, summed per class.
-        sums = np.empty((done.size, n_classes))
-        d = len(net["scope"])
-        compiled.gather_sums(
-            np.ascontiguousarray(Xs[done]),
-            net["cols"],
-            net["strides"],
-            net["offsets"],
-            np.full(d, -1, dtype=np.intp),
-            np.concatenate([net["flat"], np.zeros((1, n_classes))]),
-            max(d, 1),
-            sums,
-        )
-        out[done] = log_prior + sums
-        done = done[:0]
-    for rows in row_chunks(done.size, 8 * n_classes * max(Xs.shape[1], 1)):
-        out[done[rows]] = log_prior + _gather(Xs[done[rows]], net).sum(axis=1)
-    rest = np.flatnonzero(incomplete)
+    if compiled is not None:
+        X = np.ascontiguousarray(X, dtype=np.int64)
+        out = np.empty((X.shape[0], log_prior.size))
+        incomplete = np.empty(X.shape[0], dtype=np.uint8)
+        init = np.ascontiguousarray(log_prior, dtype=np.float64)
+
+        def score(rows: slice) -> int:
+            return compiled.network_scores(
+                X[rows],
+                net["n_categories"],
+                net["cols"],
+                net["strides"],
+                net["offsets"],
+                net["flat"],
+                init,
+                out[rows],
+                incomplete[rows],
+            )
+
+        # Rows with a missing cell are left for the variable elimination below.
+        if not sum(map_chunks(score, score_pieces(X.shape[0]))):
+            return out
+        rest = np.flatnonzero(incomplete)
+        Xs = slot_codes(X[rest], net["n_categories"])
+    else:
+        Xs = slot_codes(X, net["n_categories"])
+        out = np.empty((Xs.shape[0], log_prior.size))
+        incomplete = (Xs < 0).any(axis=1)
+        done = np.flatnonzero(~incomplete)
+        for rows in row_chunks(done.size, 8 * log_prior.size * max(Xs.shape[1], 1)):
+            out[done[rows]] = log_prior + _gather(Xs[done[rows]], net).sum(axis=1)
+        rest = np.flatnonzero(incomplete)
+        Xs = Xs[rest]
     if rest.size:
-        patterns, group = np.unique(missing[rest], axis=0, return_inverse=True)
+        patterns, group = np.unique(Xs < 0, axis=0, return_inverse=True)
         order = np.argsort(group, kind="stable")
         bounds = np.searchsorted(group[order], np.arange(len(patterns) + 1))
         # Bounded by the distinct patterns of missing cells, each vectorised over its rows.
         for p, pattern in enumerate(patterns):
-            group_rows = rest[order[bounds[p] : bounds[p + 1]]]
-            out[group_rows] = _eliminate(Xs[group_rows], np.flatnonzero(pattern), net, log_prior)
+            mine = order[bounds[p] : bounds[p + 1]]
+            out[rest[mine]] = _eliminate(Xs[mine], np.flatnonzero(pattern), net, log_prior)
     return out
 
 
