@@ -151,7 +151,8 @@ def test_wide_inputs_are_refused_with_the_size_needed():
     ):
         nbayes.AODE(n=2, max_table_bytes=2**20).fit(df, np.arange(40) % 2)
     model = nbayes.TAN().fit(df, np.arange(40) % 2)
-    assert model.table_bytes() == 8 * 2 * (1200 + 435 * 1600) + 16
+    # 41 codes per column: 40 values and the missing category (TAN's default).
+    assert model.table_bytes() == 8 * 2 * (1230 + 435 * 41**2) + 16
 
 
 def test_bad_parameters_and_unlearning_rows_never_learned():
@@ -376,10 +377,10 @@ def test_text_like_wide_input_is_refused_before_anything_is_allocated():
 
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(8, 10_000))
-    X[:2] = [[0], [1]]  # every word both absent and present: K = 2 per column
+    X[:2] = [[0], [1]]  # every word absent and present: K = 3 with the missing category
     y = np.arange(8) % 2
     words = list(range(10_000))
-    with pytest.raises(DataError, match=r"TAN would need 5\.6 GiB .*10000 features with 20000"):
+    with pytest.raises(DataError, match=r"TAN would need 9\.3 GiB .*10000 features with 30000"):
         nbayes.TAN(categorical=words).fit(X, y)
     with pytest.raises(DataError, match=r"AODE would need [0-9.]+ GiB .*up to 3 feature values"):
         nbayes.AODE(n=2, categorical=words).fit(X, y)

@@ -1,8 +1,9 @@
-"""AODE, TAN and KDB on UCI Adult and Mushroom, beside Weka 3.6's figures from issue 15.
+"""AODE, TAN and KDB on UCI Adult and Mushroom, beside Weka 3.6 on the very same splits.
 
-Floors sit just under what was measured here (commit of this file). Weka's figures come from
-its own 70/30 split of Mushroom and from Adult's official test split, with Weka's supervised
-discretisation (Fayyad & Irani's MDL, which is ``binning="mdl"`` here, the default).
+Floors sit just under what was measured here with the defaults; the Weka figures come from
+``python -m benchmarks.seminaive_weka`` (Weka 3.6.14 on the same train/test rows: AODE behind
+the supervised Discretize filter, i.e. Fayyad & Irani's MDL, which is ``binning="mdl"`` here;
+BayesNet with the TAN search).
 """
 
 import numpy as np
@@ -17,12 +18,12 @@ import nbayes
 @pytest.mark.parametrize(
     ("model", "floor"),
     [
-        # measured 0.8614; Weka 3.6 BayesNet-TAN: 0.859
-        (nbayes.TAN(), 0.860),
-        # measured 0.8534; Weka 3.6 AODE after supervised discretisation: 0.853
-        (nbayes.AODE(), 0.852),
-        # measured 0.8590 (no Weka figure)
-        (nbayes.KDB(k=2), 0.858),
+        # measured 0.8617; Weka 3.6 BayesNet-TAN on the same split: 0.8587
+        (nbayes.TAN(), 0.861),
+        # measured 0.8534; Weka 3.6 AODE after supervised discretisation: 0.8533
+        (nbayes.AODE(), 0.853),
+        # measured 0.8608 (Weka 3.6 has no KDB)
+        (nbayes.KDB(k=2), 0.860),
     ],
     ids=["tan", "aode", "kdb2"],
 )
@@ -36,16 +37,18 @@ def test_adult_official_test_split(shared_data, model, floor):
 @pytest.mark.parametrize(
     ("model", "floor"),
     [
-        # measured 0.99959 (1 error in 2438); Weka 3.6 BayesNet-TAN: 1.0. With missing
-        # stalk-root summed out (missing="ignore") TAN measures 0.99836: on Mushroom a
-        # missing stalk-root tells about the class, and "category" keeps that.
-        (nbayes.TAN(missing="category"), 0.9995),
-        # measured 0.99877 (3 errors, the same with missing="ignore"); Weka 3.6 AODE:
-        # 0.9996. The issue asked for 0.999: not reached on this split (the three rows share
-        # one rare pattern; A2DE gets 0.99877 too, KDB(k=2) 1.0).
-        (nbayes.AODE(), 0.998),
-        # measured 1.0 (no Weka figure)
-        (nbayes.KDB(k=2, missing="category"), 0.9995),
+        # measured 0.99959 (1 error in 2438; missing stalk-root as a category, TAN's
+        # default); Weka 3.6 BayesNet-TAN on the same split: 1.0 (it imputes the mode).
+        (nbayes.TAN(), 0.9995),
+        # measured 0.99877 (3 errors); Weka 3.6 AODE on the same split: 0.99877 as well.
+        # The issue's 0.999 is not reached on this split by AODE as published, Weka's or
+        # this one (alpha 0.25 .. 2, either missing policy, min_parent_count 1 .. 30 all
+        # give 3 or 4 errors; only alpha <= 0.1 with missing="category" gives 2, a choice
+        # that would be tuned on this test split). Over 20 stratified splits this AODE errs
+        # on 1.3 rows of 2438 on average (0.9995).
+        (nbayes.AODE(), 0.9987),
+        # measured 1.0 (Weka 3.6 has no KDB)
+        (nbayes.KDB(k=2), 0.9995),
     ],
     ids=["tan", "aode", "kdb2"],
 )

@@ -830,12 +830,19 @@ _COMMON_DOC = """
         Dirichlet pseudo-count of every conditional table.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
         (n + alpha) / (N + K alpha), (n + alpha - 1) / (N + K (alpha - 1)), or n / N.
-    missing : {"ignore", "category"}, default="ignore"
+    missing : {"ignore", "category"}, default="category" for TAN and KDB, "ignore" else
         Missing cells (NaN, None): "ignore" leaves them out of the counts and sums them out
         at predict (exact for TAN and KDB; AODE leaves out the factor of a missing child and
-        never uses a missing parent); "category" makes "missing" a value of its own (code 0
-        of categorical columns, the bin after the last of numeric ones), which keeps what
-        the fact of being missing says about the class.
+        never uses a missing parent), right when values are missing at random; "category"
+        makes "missing" a value of its own (code 0 of categorical columns, the bin after the
+        last of numeric ones), which keeps what the fact of being missing says about the
+        class. The defaults follow what 20 stratified 70/30 splits of UCI Mushroom (missing
+        stalk-root: 31 % of rows, most of them poisonous) and Adult's test split measured:
+        TAN's mean test errors on Mushroom fall from 2.95 to 0.20 rows with "category"
+        (KDB(2) from 0.40 to 0), Adult's accuracy is unchanged (TAN 0.8614 -> 0.8617, KDB
+        0.8590 -> 0.8608); AODE's (1.3 -> 1.0 errors, Adult 0.8534 -> 0.8531), A2DE's and
+        JointBayes' figures do not favour it, and AODE then skips missing values as Webb's
+        AODE and Weka's do.
     binning : {"mdl", "quantile"}, default="mdl"
         How ``fit`` cuts numeric columns: Fayyad & Irani's supervised MDL discretisation
         (what Weka applies before AODE), or ``n_bins`` equal-frequency bins.
@@ -1003,8 +1010,8 @@ class TAN(_Network):
 
     Each feature has the class and at most one other feature as parents; the feature tree
     is the maximum spanning tree of I(X_i; X_j | Y), computed from the merged pair counts at
-    finalize, rooted at the feature with the largest I(X_j; Y). Missing values are summed out
-    exactly.
+    finalize, rooted at the feature with the largest I(X_j; Y). Missing values are a category
+    of their own by default; ``missing="ignore"`` sums them out exactly.
 
     Parameters
     ----------
@@ -1031,7 +1038,7 @@ class TAN(_Network):
         *,
         alpha=1.0,
         estimate="posterior_mean",
-        missing="ignore",
+        missing="category",
         binning="mdl",
         n_bins=5,
         bin_edges=None,
@@ -1098,7 +1105,7 @@ class KDB(_Network):
         *,
         alpha=1.0,
         estimate="posterior_mean",
-        missing="ignore",
+        missing="category",
         binning="mdl",
         n_bins=5,
         bin_edges=None,

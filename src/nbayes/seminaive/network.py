@@ -158,11 +158,11 @@ def log_joint(X: np.ndarray, net: dict, log_prior: np.ndarray) -> np.ndarray:
     else:
         Xs = slot_codes(X, net["n_categories"])
         out = np.empty((Xs.shape[0], log_prior.size))
-        incomplete = (Xs < 0).any(axis=1)
-        done = np.flatnonzero(~incomplete)
+        has_missing = (Xs < 0).any(axis=1)
+        done = np.flatnonzero(~has_missing)
         for rows in row_chunks(done.size, 8 * log_prior.size * max(Xs.shape[1], 1)):
             out[done[rows]] = log_prior + _gather(Xs[done[rows]], net).sum(axis=1)
-        rest = np.flatnonzero(incomplete)
+        rest = np.flatnonzero(has_missing)
         Xs = Xs[rest]
     if rest.size:
         patterns, group = np.unique(Xs < 0, axis=0, return_inverse=True)
