@@ -229,6 +229,27 @@ def test_mismatched_lengths():
         nbayes.MultinomialNB().fit(COUNTS, Y[:3])
 
 
+def test_raise_at_names_the_first_cell_in_row_major_order_and_passes_a_clean_mask():
+    """The helper that families (the library's and a user's, see test_new_family.py) call
+    with a mask of bad cells: a sparse mask may store cells that are False (a check over
+    ``X.data`` marks every stored value), which never count; a mask with no True cell passes."""
+    from nbayes._validation import raise_at
+
+    X = sp.csr_matrix(np.array([[5.0, 0, 0, 0], [0, 0, 0, 7.0], [0, -2.0, 0, 0]]))
+    mask = X.copy()
+    mask.data = np.array([False, True, True])  # rows 0, 1, 2 in order: 5.0, 7.0, -2.0
+    names = ["a", "b", "c", "d"]
+    with pytest.raises(
+        DataError,
+        match=r"^Column 'd' \(index 3\) must hold small values for Test features; got 7\.0 "
+        r"at row 11\. Fix it\.$",
+    ):
+        raise_at(mask, X, "small values", "Fix it.", "Test", names, row_offset=10)
+    mask.data[:] = False
+    assert raise_at(mask, X, "small values", "Fix it.", "Test", names) is None
+    assert raise_at(np.zeros((3, 4), dtype=bool), X.toarray(), "x", "y", "Test") is None
+
+
 # ---- degenerate but valid --------------------------------------------------------------------
 
 

@@ -515,6 +515,94 @@ def test_a_block_device_is_refused(tmp_path, monkeypatch):
         save(counts_model(), disk)
 
 
+def test_a_loop_of_symbolic_links_is_an_error_naming_the_output(tmp_path):
+    (tmp_path / "a.nbayes").symlink_to("b.nbayes")
+    (tmp_path / "b.nbayes").symlink_to("a.nbayes")
+    with pytest.raises(WriteError, match=r"cannot write .*a\.nbayes: Too many levels of symbolic"):
+        save(counts_model(), tmp_path / "a.nbayes")
+    assert listing(tmp_path) == ["a.nbayes", "b.nbayes"]
+    assert os.readlink(tmp_path / "a.nbayes") == "b.nbayes"
+
+
+def test_a_link_to_a_standard_stream_names_its_descriptor(tmp_path):
+    """A link to /dev/stdout is written into descriptor 1, never replaced (checked without
+    writing: the decision alone, so that no test ever writes through a system path)."""
+    from nbayes._output import _fd_behind, special_target
+
+    for stream, fd in [("stdin", 0), ("stdout", 1), ("stderr", 2)]:
+        link = tmp_path / f"to-{stream}"
+        link.symlink_to(f"/dev/{stream}")
+        assert _fd_behind(str(link)) == fd
+        assert special_target(link)
+
+
+def test_a_closed_output_neither_writes_nor_closes_a_reused_descriptor():
+    from nbayes._output import _Sink
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    sink = _Sink(write_end, "out.csv")
+    sink.close()
+    # The number is free now: the next descriptor opened may well get it.
+    again_read, again_write = os.pipe()
+    try:
+        with pytest.raises(ValueError, match=r"out\.csv: write to a closed output"):
+            sink.write(b"late")
+        sink.close()  # closing twice must not close whatever holds the number now
+        assert os.write(again_write, b"still open") == 10
+        assert os.read(again_read, 10) == b"still open"
+    finally:
+        os.close(again_read)
+        os.close(again_write)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another owner needs root")
+def test_a_replaced_file_keeps_its_owner_where_we_may(tmp_path):
+    target = tmp_path / "shared.nbayes"
+    target.write_bytes(b"old")
+    os.chown(target, 4242, 4343)
+    os.chmod(target, 0o640)
+    save(counts_model(), target)
+    st = os.stat(target)
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4242, 4343, 0o640)
+    assert load(target).classes_.tolist() == ["a", "b"]
+
+
+def test_an_owner_we_may_not_give_the_file_to_leaves_it_the_writers(tmp_path, monkeypatch):
+    target = tmp_path / "theirs.nbayes"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o604)
+    real_uid = os.getuid()
+    calls = []
+
+    def refuse(fd, uid, gid):
+        calls.append((uid, gid))
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    # The file looks like another user's: its owner cannot be given back, yet the new
+    # content is written (and keeps the old mode).
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)
+    monkeypatch.setattr(os, "fchown", refuse)
+    save(counts_model(), target)
+    assert calls == [(real_uid, os.getgid())]
+    assert load(target).classes_.tolist() == ["a", "b"] and mode(target) == 0o604
+    assert listing(tmp_path) == ["theirs.nbayes"]
+
+
+def test_a_mode_that_cannot_be_kept_is_a_write_error_and_keeps_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "m.nbayes"
+    target.write_bytes(b"the old good model")
+
+    def no_modes(fd, mode):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "fchmod", no_modes)
+    with pytest.raises(WriteError, match=r"cannot write .*m\.nbayes: Operation not permitted"):
+        save(counts_model(), target)
+    assert target.read_bytes() == b"the old good model"
+    assert listing(tmp_path) == ["m.nbayes"]
+
+
 #: Runs ``nbayes`` in a fresh process with one function replaced by one that sends SIGINT to
 #: the process itself: a signal at a known place (pytest's workers may run tests outside the
 #: main thread, where a command cannot install signal handlers).

@@ -258,3 +258,75 @@ def test_a_joint_bayes_backoff_with_other_classes_is_refused(joint_with_backoff,
             dst.writestr(item, data)
     with pytest.raises(ModelFormatError, match="the backoff model has other classes or columns"):
         nbayes.load(forged)
+
+
+def test_a_manifest_bomb_is_refused_before_it_is_inflated(gaussian, tmp_path, monkeypatch):
+    """manifest.json declaring 65 MiB (of spaces, deflated ~1000:1) is refused from the zip
+    directory alone; its message points at the file, not at max_member_bytes (which bounds
+    the arrays, not the manifest)."""
+    with zipfile.ZipFile(gaussian) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    with zipfile.ZipFile(tmp_path / "bomb.nbayes", "w", zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("manifest.json", "w") as f:
+            f.write(members.pop("manifest.json")[:-1])
+            spaces = b" " * 2**20
+            for _ in range(65):
+                f.write(spaces)
+            f.write(b"}")
+        for name, data in members.items():
+            zf.writestr(name, data)
+    assert (tmp_path / "bomb.nbayes").stat().st_size < 200_000
+    opened = []
+    monkeypatch.setattr(zipfile.ZipFile, "open", lambda self, name, *a, **k: opened.append(name))
+    with pytest.raises(
+        ModelFormatError,
+        match=r"bomb\.nbayes: the member 'manifest\.json' is 6815\d+ bytes uncompressed, over "
+        r"the limit of 67108864 bytes for it; the file is corrupt or forged\.$",
+    ):
+        nbayes.load(tmp_path / "bomb.nbayes", max_member_bytes=10**9)
+    assert opened == []
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    df = pd.DataFrame({"city": ["Oslo", "Rome", "Rome", "Pisa"], "t": [1.0, 2.0, 9.0, 8.0]})
+    return nbayes.save(nbayes.MixedNB().fit(df, [0, 0, 1, 1]), tmp_path / "mixed.nbayes")
+
+
+@pytest.fixture
+def aode(tmp_path):
+    df = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["u", "u", "v", "v"]})
+    return nbayes.save(nbayes.AODE().fit(df, [0, 1, 0, 1]), tmp_path / "aode.nbayes")
+
+
+def drop_last_family(manifest):
+    manifest["state"]["families"].pop()
+
+
+@pytest.mark.parametrize(
+    "model, edit, message",
+    [
+        ("mixed", drop_last_family, "1 families stored for 2 column groups"),
+        (
+            "aode",
+            lambda m: m["state"]["seminaive"].update(order=9),
+            "the semi-naive model's layout is malformed",
+        ),
+        (
+            "aode",
+            lambda m: m["state"]["seminaive"].update(n_edges=3),  # more edges than features
+            "the semi-naive model's layout is malformed",
+        ),
+        (
+            "aode",
+            lambda m: m["state"].update(n_features_in=True),
+            "the semi-naive model's layout is malformed",
+        ),
+    ],
+    ids=["families-for-groups", "order", "edges", "features-bool"],
+)
+def test_layouts_that_disagree_with_themselves_are_refused_unread(
+    request, tmp_path, refused, model, edit, message
+):
+    path = forge(request.getfixturevalue(model), tmp_path / "bad.nbayes", edit=edit)
+    refused(path, message)

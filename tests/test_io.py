@@ -226,6 +226,9 @@ def test_corrupted_member_bytes_are_refused(saved, tmp_path):
         ),
         (lambda m: m["state"].update(n_features_in=-1), "positive integer"),
         (lambda m: m["arrays"]["class_count"].update(shape=[5]), "manifest declares"),
+        (lambda m: m.update(arrays=[]), r"malformed \('arrays' and 'state' must be objects\)"),
+        (lambda m: m.update(state="x"), r"malformed \('arrays' and 'state' must be objects\)"),
+        (lambda m: m["state"].update(families=[]), "list of families is missing or empty"),
     ],
     ids=[
         "family",
@@ -239,6 +242,9 @@ def test_corrupted_member_bytes_are_refused(saved, tmp_path):
         "family-param",
         "n-features",
         "declared-shape",
+        "arrays-list",
+        "state-text",
+        "no-families",
     ],
 )
 def test_bad_manifests_are_refused(saved, tmp_path, edit, message):
@@ -301,6 +307,46 @@ def test_bad_arrays_are_refused(saved, tmp_path, name, arr, message):
     bad = write_members(tmp_path / "bad.nbayes", replace_array(members_of(path), name, arr))
     with pytest.raises(ModelFormatError, match=message):
         load(bad)
+
+
+@pytest.mark.parametrize(
+    "name, arr, message",
+    [
+        # The member's size fits the declared array; only its own header says otherwise.
+        ("classes", np.array([1, "ham", None], dtype=object), "'classes' has dtype object"),
+        ("stats/0/n_counts", np.zeros((3, 2), dtype=np.complex128), "dtype complex128"),
+    ],
+    ids=["object", "complex"],
+)
+def test_array_headers_are_held_to_the_allowed_dtypes_whatever_the_manifest_says(
+    saved, tmp_path, name, arr, message
+):
+    path, _, _ = saved
+    members = replace_array(members_of(path), name, arr, declare=False)
+    with pytest.raises(
+        ModelFormatError,
+        match=f"{message}; only bool, integer, float and unicode arrays are allowed",
+    ):
+        load(write_members(tmp_path / "bad.nbayes", members))
+
+
+def test_save_refuses_member_names_that_could_leave_the_archive(saved, tmp_path, monkeypatch):
+    """Array names become zip member paths: a name with '..' (from a user's family, say)
+    would be a path outside the folder where someone unpacks the file."""
+    from nbayes.io import _dispatch
+
+    _, model, _ = saved
+    real = _dispatch.dump
+
+    def dump(model):
+        params, meta, arrays = real(model)
+        arrays["stats/0/../../evil"] = arrays.pop("stats/0/n_counts")
+        return params, meta, arrays
+
+    monkeypatch.setattr(_dispatch, "dump", dump)
+    with pytest.raises(ParameterError, match=r"Array name 'stats/0/\.\./\.\./evil' is not allowed"):
+        save(model, tmp_path / "evil.nbayes")
+    assert not (tmp_path / "evil.nbayes").exists()
 
 
 def test_forged_category_counts_cannot_blow_up_memory(tmp_path):

@@ -205,12 +205,15 @@ def output_file(path, *, name: str | None = None) -> Iterator[BinaryIO]:
     sink: io.BufferedWriter[_Sink] | None = None
     try:
         if old is not None:
-            os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
-            if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
-                try:
-                    os.fchown(fd, old.st_uid, old.st_gid)
-                except PermissionError:
-                    pass  # not ours to give away: the file becomes the writer's
+            try:
+                os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o777)
+                if (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
+                    try:
+                        os.fchown(fd, old.st_uid, old.st_gid)
+                    except PermissionError:
+                        pass  # not ours to give away: the file becomes the writer's
+            except OSError as exc:  # a file system without modes, say: name the output
+                raise WriteError(name, exc) from None
         sink = io.BufferedWriter(_Sink(fd, name))
         yield sink
         sink.flush()

@@ -228,10 +228,8 @@ def _expect_text(meta, arrays, expected, prefix) -> None:
     inner = classifier["estimator"]
     if inner == "TextNB":
         raise ModelFormatError("Model file: TextNB cannot use a TextNB.")
-    _expect_kind(inner, classifier.get("state"), arrays, expected, f"{prefix}classifier/")
     state = classifier.get("state")
-    if not isinstance(state, dict):  # _expect_kind has refused this already
-        raise ModelFormatError("Model file: TextNB's classifier state is malformed.")
+    _expect_kind(inner, state, arrays, expected, f"{prefix}classifier/")  # state is a dict now
     expected[f"{prefix}vocabulary"] = ((state.get("n_features_in"),), "U")
 
 
