@@ -257,6 +257,27 @@ def test_categorical_nb_values_survive_save_load_and_merge(tmp_path):
         )
 
 
+def test_merged_shards_with_missing_as_a_category_equal_one_fit():
+    """Merging re-codes one shard's categories into the other's vocabulary; the reserved
+    code 0 of missing="category" must stay code 0 in both."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(
+        {"c": rng.choice(["red", "green", "blue", None], 60), "d": rng.choice(["s", "m"], 60)},
+        dtype=object,
+    )
+    y = rng.integers(0, 2, 60)
+    make = lambda: MixedNB(columns=[("categorical", ["c", "d"])], missing="category")  # noqa: E731
+    # The first shard lacks "blue", so the shards number the colours differently.
+    first = X["c"].ne("blue").to_numpy() & (np.arange(60) < 40)
+    whole = make().fit(X, y)
+    merged = nbayes.merge(make().fit(X[first], y[first]), make().fit(X[~first], y[~first]))
+    np.testing.assert_allclose(merged.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+    missing_row = X.iloc[[int(np.flatnonzero(X["c"].isna())[0])]]
+    np.testing.assert_allclose(
+        merged.predict_joint_log_proba(missing_row), whole.predict_joint_log_proba(missing_row)
+    )
+
+
 @pytest.mark.parametrize("top", [3, 70_000])
 def test_category_counts_are_exact_for_narrow_and_wide_code_ranges(top):
     # Unit-weight batches count every feature with room for the batch's largest code, unless

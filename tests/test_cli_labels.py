@@ -122,6 +122,32 @@ def test_evaluation_labels_written_as_floats_match_integer_classes(capsys, tmp_p
     assert evaluate(str(model), str(tmp_path / "floats.jsonl"))["accuracy"] == ints["accuracy"]
 
 
+def test_boolean_classes_match_every_spelling_pandas_reads_as_a_boolean(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200)
+    y = x + rng.normal(size=200) > 0.5
+    table = pd.DataFrame({"x": x, "y": np.where(y, "True", "False")})
+    table.to_csv(tmp_path / "t.csv", index=False)
+    model = tmp_path / "m.nbayes"
+    train(str(tmp_path / "t.csv"), "y", str(model))
+    assert load(model).classes_.tolist() == [False, True]
+    reference = evaluate(str(model), str(tmp_path / "t.csv"))
+    assert reference["accuracy"] > 0.7
+    # CSV text spelled four ways each, and JSON booleans: the same rows, the same scores.
+    spelled = np.where(
+        y,
+        np.array(["true", "1", "TRUE", "True"])[np.arange(200) % 4],
+        np.array(["false", "0", "FALSE", "False"])[np.arange(200) % 4],
+    )
+    pd.DataFrame({"x": x, "y": spelled}).to_csv(tmp_path / "spelled.csv", index=False)
+    pd.DataFrame({"x": x, "y": y}).to_json(tmp_path / "t.jsonl", orient="records", lines=True)
+    for other in ("spelled.csv", "t.jsonl"):
+        report = evaluate(str(model), str(tmp_path / other))
+        assert report["rows_with_unknown_labels"] == 0
+        assert report["confusion_matrix"] == reference["confusion_matrix"]
+        assert report["accuracy"] == reference["accuracy"]
+
+
 def test_labels_that_match_no_class_are_refused_not_scored_zero(capsys, tmp_path):
     frame = numbers_table()
     frame.to_csv(tmp_path / "train.csv", index=False)

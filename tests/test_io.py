@@ -19,6 +19,7 @@ from nbayes import (
     CategoricalNB,
     ComplementNB,
     GaussianNB,
+    MixedNB,
     ModelFormatError,
     MultinomialNB,
     NotFittedError,
@@ -347,6 +348,56 @@ def test_save_refuses_member_names_that_could_leave_the_archive(saved, tmp_path,
     with pytest.raises(ParameterError, match=r"Array name 'stats/0/\.\./\.\./evil' is not allowed"):
         save(model, tmp_path / "evil.nbayes")
     assert not (tmp_path / "evil.nbayes").exists()
+
+
+@pytest.fixture
+def mixed_saved(tmp_path):
+    df = pd.DataFrame({"t": [1.0, 2.0, 9.0, 8.0], "city": ["Oslo", "Rome", "Rome", "Pisa"]})
+    return save(MixedNB().fit(df, [0, 0, 1, 1]), tmp_path / "mixed.nbayes")
+
+
+@pytest.mark.parametrize(
+    "name, arr, message",
+    [
+        ("vocabulary/1/kinds", np.array(["s", "x", "s"]), "has an unknown value type tag"),
+        ("vocabulary/1/values", np.array(["Oslo", "Rome", "Rome"]), "repeats a value"),
+        ("vocabulary/1/code", np.array([0, 2, 3]), "codes are not consecutive per column"),
+    ],
+    ids=["type-tag", "repeated-value", "code-gap"],
+)
+def test_forged_category_vocabularies_are_refused(mixed_saved, tmp_path, name, arr, message):
+    bad = write_members(tmp_path / "bad.nbayes", replace_array(members_of(mixed_saved), name, arr))
+    with pytest.raises(ModelFormatError, match=f"bad.nbayes: .*Category vocabulary {message}"):
+        load(bad)
+
+
+def test_plain_state_with_a_malformed_vocabulary_is_refused(mixed_saved):
+    """set_state takes plain data from anywhere (a Dask worker, a user's store), not only
+    from a checked model file: its vocabularies are checked again."""
+    state = load(mixed_saved).get_state()
+    state["layout"]["vocabularies"][1]["first_code"] = 2
+    with pytest.raises(ValueError, match="a category vocabulary is malformed"):
+        MixedNB().set_state(state)
+    state["layout"]["vocabularies"][1]["first_code"] = 0
+    assert MixedNB().set_state(state).predict(pd.DataFrame({"t": [9.0], "city": ["Rome"]})) == [1]
+
+
+def test_category_values_a_model_file_cannot_hold_are_refused_with_the_fix(tmp_path):
+    from decimal import Decimal
+
+    df = pd.DataFrame({"price": [Decimal("1.5"), Decimal("2"), Decimal("1.5"), Decimal("2")]})
+    model = MixedNB(columns=[("categorical", ["price"])]).fit(df, [0, 1, 0, 1])
+    with pytest.raises(
+        ModelFormatError,
+        match=r"Category value Decimal\('1\.5'\) of type Decimal cannot be written to a model "
+        r"file \(supported: str, int, float, bool\)\. Convert the column, e\.g\. "
+        r"df\[col\]\.astype\(str\), before fitting\.",
+    ):
+        save(model, tmp_path / "m.nbayes")
+    assert not (tmp_path / "m.nbayes").exists()
+    df["price"] = df["price"].astype(str)
+    again = MixedNB(columns=[("categorical", ["price"])]).fit(df, [0, 1, 0, 1])
+    assert load(save(again, tmp_path / "m.nbayes")).predict(df).tolist() == [0, 1, 0, 1]
 
 
 def test_forged_category_counts_cannot_blow_up_memory(tmp_path):

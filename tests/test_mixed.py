@@ -170,6 +170,51 @@ def test_non_numeric_value_in_a_numeric_group_names_column_and_row():
         MixedNB(columns=[("gaussian", ["a", "b"])]).fit(df, [0, 1, 1])
 
 
+def test_complex_numbers_in_a_numeric_group_are_refused_not_cut_to_their_real_part():
+    # A complex column was cast to float64 with only a ComplexWarning: 1+2j was learned as 1.
+    df = pd.DataFrame({"z": [1 + 2j, 3 + 0j, 2 + 1j, 5 + 0j], "c": ["a", "b", "a", "b"]})
+    columns = [("gaussian", ["z"]), ("categorical", ["c"])]
+    with pytest.raises(
+        DataError,
+        match=r"Column 'z' \(index 0\) is modelled by the gaussian family and needs numbers; "
+        r"got \(1\+2j\) at row 0",
+    ):
+        MixedNB(columns=columns).fit(df, [0, 1, 0, 1])
+    # Among other objects: the cell that is complex is named.
+    mixed = df.assign(z=pd.Series([1.0, 2.0, 2 + 1j, 4.0], dtype=object))
+    with pytest.raises(DataError, match=r"needs numbers; got \(2\+1j\) at row 2"):
+        MixedNB(columns=columns).fit(mixed, [0, 1, 0, 1])
+    # 1+0j among floats is found by no cell-wise test: the group is still refused.
+    real = df.assign(z=pd.Series([1.0, 2.0, 1 + 0j, 4.0], dtype=object))
+    with pytest.raises(DataError, match=r"Columns \['z'\] could not be converted to real numbers"):
+        MixedNB(columns=columns).fit(real, [0, 1, 0, 1])
+
+
+def test_a_series_is_refused_with_the_way_to_make_it_a_table():
+    with pytest.raises(DataError, match=r"needs a 2D table; got a Series. Use series.to_frame\(\)"):
+        MixedNB().fit(pd.Series(["a", "b", "a"]), [0, 1, 0])
+
+
+@pytest.mark.parametrize("unseen", ["ignore", "smooth"])
+def test_a_column_that_learned_no_value_scores_like_a_model_without_it(unseen):
+    """Column b was missing in every training row: at predict any value of it is unseen,
+    and under 'ignore' or 'smooth' the factor is the same for every class."""
+    df = pd.DataFrame({"a": ["x", "y", "x", "y", "x"], "b": [None] * 5}, dtype=object)
+    y = [0, 1, 0, 1, 1]
+    model = MixedNB(columns=[("categorical", ["a", "b"])], missing="ignore", unseen=unseen)
+    model.fit(df, y)
+    without = MixedNB(columns=[("categorical", ["a"])], missing="ignore", unseen=unseen)
+    without.fit(df[["a"]], y)
+    new = pd.DataFrame({"a": ["x", "y", "y"], "b": ["z", "q", None]}, dtype=object)
+    np.testing.assert_allclose(
+        model.predict_proba(new), without.predict_proba(new[["a"]]), rtol=1e-12
+    )
+    strict = MixedNB(columns=[("categorical", ["a", "b"])], missing="ignore", unseen="error")
+    strict.fit(df, y)
+    with pytest.raises(DataError, match=r"Column 'b' \(index 1\) has the category 'z' at row 0"):
+        strict.predict(new)
+
+
 def test_family_domain_errors_name_the_table_column():
     df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "clicks": [1, -2, 3]})
     with pytest.raises(

@@ -128,6 +128,16 @@ def test_counting_against_a_fixed_vocabulary_refuses_a_value_the_survey_did_not_
     assert MODES == ("learn", "count", "unlearn", "score")
 
 
+def test_set_up_without_the_survey_names_the_columns_it_lacks():
+    df = pd.DataFrame({"city": ["Oslo", "Rome"], "area": [80.0, 95.0]})
+    with pytest.raises(
+        nbayes.exceptions.ParameterError,
+        match=r"MixedNB cannot number its categories: no surveyed values for column 'city' "
+        r"\(index 0\); run the survey passes of survey_step\(\) first\.",
+    ):
+        nbayes.MixedNB().setup(df.iloc[:0], None)
+
+
 def test_mixed_needs_a_table_to_set_up_from():
     with pytest.raises(DataError, match="MixedNB learns its column groups from a table"):
         nbayes.MixedNB().setup(4)

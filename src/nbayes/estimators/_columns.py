@@ -13,6 +13,7 @@ data for model files. Errors name the column, the value and the row.
 from __future__ import annotations
 
 import copy
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -114,10 +115,8 @@ class ColumnLayout:
         return column_label(int(p), self.names)
 
     def _vocabulary(self, g: int) -> Vocabulary:
-        vocab = self.vocabularies[g]
-        if vocab is None:
-            raise ValueError(f"column group {g} holds no category values.")
-        return vocab
+        # Asked for categorical groups only: fit and set_state give each one a vocabulary.
+        return cast(Vocabulary, self.vocabularies[g])
 
     # -- encoding a batch -----------------------------------------------------------------------
     def check_missing(self, part, g: int) -> None:
@@ -169,26 +168,39 @@ class ColumnLayout:
         """Group ``g``'s columns of a table as float64 (missing as NaN); a DataError names the
         column, the value and the row of a cell that is not a number."""
         self.check_missing(part, g)
-        try:
-            return part.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError):
-            pass
-        values = part.to_numpy(dtype=object)  # object columns mixing pd.NA with numbers
-        try:
-            return np.where(pd.isna(values), np.nan, values).astype(np.float64)
-        except (TypeError, ValueError):
-            pass
+        # A complex column converts to float64 with only a warning, dropping the imaginary
+        # part: a silent wrong answer, so it goes to the error path below.
+        if not any(dtype.kind == "c" for dtype in part.dtypes):
+            try:
+                return part.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                pass
+            values = part.to_numpy(dtype=object)  # object columns mixing pd.NA with numbers
+            try:
+                return np.where(pd.isna(values), np.nan, values).astype(np.float64)
+            except (TypeError, ValueError):
+                pass
         for j in range(part.shape[1]):  # error path only: find the column that is not numeric
             col = part.iloc[:, j]
-            num = pd.to_numeric(col, errors="coerce")
-            bad = np.flatnonzero((num.isna() & ~col.isna()).to_numpy())
-            if bad.size:
+            if col.dtype.kind == "c":
+                bad = ~col.isna().to_numpy()
+            else:
+                num = pd.to_numeric(col, errors="coerce")
+                bad = (num.isna() & ~col.isna()).to_numpy()
+                if num.dtype.kind == "c":  # complex numbers among other objects
+                    bad = bad | (num.to_numpy().imag != 0)
+            rows = np.flatnonzero(bad)
+            if rows.size:
                 raise DataError(
                     f"{self.label(self.positions[g][j]).capitalize()} is modelled by the "
-                    f"{family} family and needs numbers; got {col.iat[bad[0]]!r} at row "
-                    f"{bad[0]}. Put it in a 'categorical' group, or convert it."
+                    f"{family} family and needs numbers; got {show(col.iat[rows[0]])} at row "
+                    f"{rows[0]}. Put it in a 'categorical' group, or convert it."
                 )
-        raise DataError(f"Columns {part.columns.tolist()!r} could not be converted to numbers.")
+        raise DataError(
+            f"Columns {part.columns.tolist()!r} could not be converted to real numbers (a "
+            "complex number with no imaginary part, say). Put them in a 'categorical' group, "
+            "or convert them."
+        )
 
     # -- set-up from a survey -----------------------------------------------------------------
     def learn_values(self, found: dict) -> None:
@@ -276,11 +288,10 @@ class ColumnLayout:
         ]
 
     def set_vocabulary_state(self, specs: list) -> None:
-        """Install :meth:`vocabulary_state` output; ValueError when it does not fit."""
-        if len(specs) != len(self.positions):
-            raise ValueError(f"{len(specs)} vocabularies for {len(self.positions)} groups.")
+        """Install :meth:`vocabulary_state` output (one entry per group, as the callers
+        check); ValueError when an entry is malformed."""
         vocabularies: list[Vocabulary | None] = []
-        for spec, pos in zip(specs, self.positions):  # bounded by the number of groups
+        for spec, pos in zip(specs, self.positions, strict=True):  # bounded by the groups
             if spec is None:
                 vocabularies.append(None)
                 continue
