@@ -5,6 +5,7 @@ trained model equals the same model fitted in Python on the table as pandas read
 from __future__ import annotations
 
 import gzip
+import sys
 
 import numpy as np
 import pandas as pd
@@ -63,6 +64,99 @@ def test_no_quoting_without_a_header(capsys, tmp_path):
     rows = ROWS.assign(y=ROWS["y"].replace("s", '"s'))
     reference = GaussianNB().fit(rows[["a", "b"]], rows["y"])
     np.testing.assert_allclose(model.theta_, reference.theta_, rtol=1e-12)
+
+
+def test_no_quoting_without_a_header_or_names_numbers_the_columns(capsys, tmp_path):
+    # With quoting, the lone quote of row 1 would swallow the rows after it into one field.
+    data = tmp_path / "plain.csv"
+    data.write_text(ROWS.to_csv(index=False, header=False).replace("s\n", '"s\n', 1))
+    model = tmp_path / "m.nbayes"
+    status = main(["train", str(data), "-t", "2", "-m", "gaussian", "-o", str(model), "-q",
+                   "--no-header", "--no-quoting"])  # fmt: skip
+    assert status == 0, capsys.readouterr().err
+    got = load(model)
+    assert got.feature_names_in_.tolist() == ["0", "1"]
+    assert got.classes_.tolist() == ['"s', "s", "t"]
+    rows = ROWS.assign(y=['"s', *ROWS["y"][1:]])
+    reference = GaussianNB().fit(rows[["a", "b"]].to_numpy(), rows["y"])
+    np.testing.assert_allclose(got.theta_, reference.theta_, rtol=1e-12)
+
+
+def test_the_same_character_for_thousands_and_decimals_is_a_usage_error(capsys, tmp_path):
+    ROWS.to_csv(tmp_path / "rows.csv", index=False)
+    status = main(["train", str(tmp_path / "rows.csv"), "-t", "y", "-o", str(tmp_path / "m"),
+                   "--decimal", ",", "--thousands", ","])  # fmt: skip
+    assert status == 2
+    assert "--thousands and --decimal must differ; both are ','" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+def test_json_lines_without_a_key_have_no_data_rows_or_no_target(capsys, tmp_path):
+    data = tmp_path / "blank.jsonl"
+    data.write_text("\n\n")
+    status = main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes")])
+    assert status == 1
+    assert capsys.readouterr().err == f"nbayes: error: {data}: no data rows.\n"
+    data.write_text("{}\n{}\n")  # records, but not one key
+    status = main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes")])
+    assert status == 1
+    assert "has no target column 'y'; its columns are []" in capsys.readouterr().err
+    assert not (tmp_path / "m.nbayes").exists()
+
+
+def test_reading_columns_a_file_lacks_names_them_and_the_columns_it_has(tmp_path):
+    from nbayes.exceptions import DataError
+
+    ROWS.to_csv(tmp_path / "rows.csv", index=False)
+    table = Table(str(tmp_path / "rows.csv"), ReadOptions())
+    with pytest.raises(
+        DataError, match=r"rows\.csv: no column\(s\) \['c'\]; the columns are \['a', 'b', 'y'\]\."
+    ):
+        next(table.chunks(["a", "c"]))
+    offset, frame = next(table.chunks(["b", "y"]))
+    assert offset == 0 and frame.columns.tolist() == ["b", "y"] and len(frame) == 6
+
+
+def test_a_fraction_after_the_first_chunk_of_an_integer_column_is_kept(capsys, tmp_path):
+    # The first chunk types k as integers (a categorical column of 0..4); the last row's 2.5
+    # is its own category, neither rounded to 2 nor a reason to turn 0..4 into floats.
+    k = [*(i % 5 for i in range(299)), 2.5]
+    table = pd.DataFrame({"k": pd.Series(k, dtype=object), "y": [i % 2 for i in range(300)]})
+    table.to_csv(tmp_path / "k.csv", index=False)  # 0, 1, ..., 2.5 as written here
+    model = tmp_path / "m.nbayes"
+    status = main(["train", str(tmp_path / "k.csv"), "-t", "y", "-o", str(model), "-q",
+                   "--chunk-rows", "50"])  # fmt: skip
+    assert status == 0, capsys.readouterr().err
+    vocabulary = load(model).get_state()["layout"]["vocabularies"][0]
+    assert vocabulary["values"].tolist() == ["0", "1", "2", "3", "4", "2.5"]
+    assert vocabulary["kinds"].tolist() == ["i"] * 5 + ["f"]
+    proba = load(model).predict_proba(pd.DataFrame({"k": [2.5, 2]}))
+    np.testing.assert_allclose(proba, [[1 / 3, 2 / 3], [0.5, 0.5]], rtol=1e-12)
+
+
+def test_a_character_cut_short_by_the_end_of_the_file_is_located(capsys, tmp_path):
+    data = tmp_path / "cut.csv"
+    data.write_bytes(b"x,y\n1,a\n2,caf\xc3")  # the first byte of an "\u00e9", then nothing
+    status = main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes")])
+    assert status == 1
+    assert capsys.readouterr().err == (
+        f"nbayes: error: {data}: the text is not valid utf-8 (unexpected end of data on line 3, "
+        "byte 13 of the file, its last character); pass the right --encoding, e.g. latin-1.\n"
+    )
+
+
+def test_zstd_input_without_zstandard_says_what_to_install(capsys, tmp_path, monkeypatch):
+    # Was "unexpected ImportError ... (this is a bug in nbayes)".
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # as if it were not installed
+    data = tmp_path / "rows.csv.zst"
+    data.write_bytes(b"\x28\xb5\x2f\xfd" + bytes(20))
+    status = main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes")])
+    assert status == 1
+    assert capsys.readouterr().err == (
+        f"nbayes: error: {data}: reading zstd-compressed data needs the zstandard package "
+        "(pip install zstandard); or decompress it first (zstd -d).\n"
+    )
+    assert not (tmp_path / "m.nbayes").exists()
 
 
 @pytest.mark.parametrize("fmt", ["xml", "CSV"])

@@ -271,6 +271,57 @@ def test_output_suffixes_compress_or_are_refused(tmp_path, fruit, capsys):
     assert out.read_text() == EXPECTED
 
 
+def test_bz2_output_and_a_zst_output_without_zstandard(tmp_path, fruit, capsys, monkeypatch):
+    import bz2
+
+    data, model = fruit
+    assert run(capsys, "predict", model, data, "-o", tmp_path / "p.csv.bz2")[0] == 0
+    assert bz2.decompress((tmp_path / "p.csv.bz2").read_bytes()).decode() == EXPECTED
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # as if it were not installed
+    status, _, err = run(capsys, "predict", model, data, "-o", tmp_path / "p.csv.zst")
+    assert status == 2
+    assert "p.csv.zst: writing .zst needs the zstandard package (pip install zstandard)" in err
+    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes", "p.csv.bz2"]
+
+
+def test_the_predict_worker_refuses_an_unknown_output_format(tmp_path, fruit):
+    from nbayes.cli._common import UsageError
+
+    data, model = fruit
+    with pytest.raises(UsageError, match=r"output format must be one of .*; got 'xml'"):
+        predict(str(model), str(data), str(tmp_path / "p.xml"), out_format="xml")
+    assert listing(tmp_path) == ["fruit.csv", "fruit.nbayes"]
+
+
+def test_parquet_to_standard_output_is_a_usage_error(fruit, capsys):
+    data, model = fruit
+    status, out, err = run(capsys, "predict", model, data, "--output-format", "parquet")
+    assert (status, out) == (2, "")
+    assert err == "nbayes: error: Parquet output needs a file: pass -o OUT.parquet.\n"
+
+
+def test_a_named_pipe_without_a_suffix_gets_csv(tmp_path, fruit, capsys):
+    data, model = fruit
+    fifo = tmp_path / "predictions"
+    os.mkfifo(fifo)
+    reader = Reader(fifo)
+    status, _, err = run(capsys, "predict", model, data, "-o", fifo)
+    assert status == 0, err
+    assert reader.result().decode() == EXPECTED
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_header_only_input_gives_an_empty_json_lines_output(tmp_path, fruit, capsys):
+    _, model = fruit
+    empty = tmp_path / "empty.csv"
+    empty.write_text(FRUIT.splitlines()[0] + "\n")
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    status, _, err = run(capsys, "predict", model, empty, "--proba", "-o", out)
+    assert status == 0, err
+    assert out.read_text() == ""  # JSON lines have no header: no rows, no text
+
+
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_a_header_only_input_gives_a_header_only_output(tmp_path, fruit, capsys, suffix):
     data, model = fruit

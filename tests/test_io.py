@@ -15,6 +15,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 import nbayes
 from nbayes import (
+    AODE,
     BernoulliNB,
     CategoricalNB,
     ComplementNB,
@@ -369,6 +370,47 @@ def test_forged_category_vocabularies_are_refused(mixed_saved, tmp_path, name, a
     bad = write_members(tmp_path / "bad.nbayes", replace_array(members_of(mixed_saved), name, arr))
     with pytest.raises(ModelFormatError, match=f"bad.nbayes: .*Category vocabulary {message}"):
         load(bad)
+
+
+@pytest.fixture
+def aode_saved(tmp_path):
+    df = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["u", "u", "v", "v"]})
+    return save(AODE().fit(df, [0, 1, 0, 1]), tmp_path / "aode.nbayes")
+
+
+@pytest.mark.parametrize(
+    "model, edit, message",
+    [
+        (
+            "mixed_saved",
+            lambda m: m["state"]["mixed"]["columns"].append("extra"),
+            "3 column labels for 2 features",
+        ),
+        (
+            "aode_saved",
+            lambda m: m["state"]["seminaive"].update(version=99),
+            r"the semi-naive model.s column layout is missing or of a version this nbayes "
+            r"does not read \(reads 1\)",
+        ),
+        (
+            "aode_saved",
+            lambda m: m["state"]["seminaive"].update(numeric=[True, False]),  # but no edges
+            "the semi-naive model's column layout is malformed",
+        ),
+        (
+            "aode_saved",
+            lambda m: m["state"]["seminaive"].update(columns=["a"]),
+            "the semi-naive model's column layout is malformed",
+        ),
+    ],
+    ids=["mixed-columns", "seminaive-version", "seminaive-numeric", "seminaive-columns"],
+)
+def test_table_layouts_that_disagree_with_the_model_are_refused(
+    request, tmp_path, model, edit, message
+):
+    members = edit_manifest(members_of(request.getfixturevalue(model)), edit)
+    with pytest.raises(ModelFormatError, match=f"bad.nbayes: {message}"):
+        load(write_members(tmp_path / "bad.nbayes", members))
 
 
 def test_plain_state_with_a_malformed_vocabulary_is_refused(mixed_saved):

@@ -253,6 +253,14 @@ class Table:
             self._compression = next(
                 (method for magic, method in _MAGIC.items() if head.startswith(magic)), None
             )
+        if self._compression == "zstd":
+            try:  # pandas would raise an ImportError of its own while reading
+                import zstandard  # noqa: F401
+            except ImportError:
+                raise CLIError(
+                    f"{self.path}: reading zstd-compressed data needs the zstandard package "
+                    "(pip install zstandard); or decompress it first (zstd -d)."
+                ) from None
         return self._compression
 
     def _sniff_format(self) -> str:
@@ -335,6 +343,14 @@ class Table:
                         f" of the file, after {tail!r}"
                     )
                 offset += len(block)
+            pending = decoder.getstate()[0]
+            try:  # a character cut short by the end of the file
+                decoder.decode(b"", final=True)
+            except UnicodeDecodeError as found:
+                return (
+                    f"{found.reason} on line {lines + 1}, byte {offset - len(pending)} of the "
+                    "file, its last character"
+                )
         return f"{exc.reason}"
 
     @property
@@ -922,17 +938,16 @@ class TableWriter:
             self._stack.__exit__(exc_type, exc, tb)
             return
         with self._stack:  # commits the file, or discards it when anything failed
-            if exc_type is None:
-                # Flush every layer (text, compression, Parquet footer) into the file before
-                # it is committed; an error here discards it like any other.
-                try:
-                    if self._parquet is not None:
-                        self._parquet.close()
-                    if isinstance(self._handle, io.TextIOWrapper):
-                        self._handle.detach()  # flushes the text; leaves the file open
-                    if self.compression is not None and self._binary is not None:
-                        self._binary.close()  # writes the trailer; leaves the file open
-                except WriteError:
-                    raise
-                except OSError as err:
-                    raise WriteError(self.path, err) from None
+            # Flush every layer (text, compression, Parquet footer) into the file before it
+            # is committed; an error here discards it like any other.
+            try:
+                if self._parquet is not None:
+                    self._parquet.close()
+                if isinstance(self._handle, io.TextIOWrapper):
+                    self._handle.detach()  # flushes the text; leaves the file open
+                if self.compression is not None and self._binary is not None:
+                    self._binary.close()  # writes the trailer; leaves the file open
+            except WriteError:
+                raise
+            except OSError as err:
+                raise WriteError(self.path, err) from None

@@ -228,9 +228,9 @@ def _expect_text(meta, arrays, expected, prefix) -> None:
     inner = classifier["estimator"]
     if inner == "TextNB":
         raise ModelFormatError("Model file: TextNB cannot use a TextNB.")
-    state = classifier.get("state")
-    _expect_kind(inner, state, arrays, expected, f"{prefix}classifier/")  # state is a dict now
-    expected[f"{prefix}vocabulary"] = ((state.get("n_features_in"),), "U")
+    _expect_kind(inner, classifier.get("state"), arrays, expected, f"{prefix}classifier/")
+    # _expect_kind refused a state that is not a mapping
+    expected[f"{prefix}vocabulary"] = ((classifier["state"].get("n_features_in"),), "U")
 
 
 def sizes(declared: dict, members: dict, max_member: int, max_total: int) -> None:
