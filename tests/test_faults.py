@@ -443,17 +443,26 @@ def small_files():
     resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
 
 
+def unmeasured() -> dict:
+    """This process's environment without the variables that make a child Python measure
+    coverage (under ``--cov``): a child limited to 1 kB files could not write its coverage
+    data, and would say so on the standard error these tests compare."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("COV")}
+
+
 def test_standard_output_that_cannot_be_written_exits_1(tmp_path, many_rows):
     big, model = many_rows
     with open(tmp_path / "stdout.csv", "wb") as stdout:
-        proc = nbayes("predict", model, big, stdout=stdout, preexec_fn=small_files)
+        proc = nbayes(
+            "predict", model, big, stdout=stdout, preexec_fn=small_files, env=unmeasured()
+        )
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1  # was 0 with every prediction lost
     assert err == b"nbayes: error: cannot write standard output: File too large\n"
 
     out = tmp_path / "out.csv"
     out.write_text("old\n")
-    proc = nbayes("predict", model, big, "-o", out, preexec_fn=small_files)
+    proc = nbayes("predict", model, big, "-o", out, preexec_fn=small_files, env=unmeasured())
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1
     assert err == f"nbayes: error: cannot write {out}: File too large\n".encode()

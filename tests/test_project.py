@@ -77,3 +77,28 @@ def test_mypy_is_clean():
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_coverage_floor_names_the_modules_under_it(tmp_path, capsys):
+    import json
+
+    from coverage_floor import FLOOR, UNTRUSTED_INPUT
+    from coverage_floor import main as floor
+
+    def summary(covered, total):
+        return {"summary": {"covered_branches": covered, "num_branches": total}}
+
+    files = {f"src/nbayes/{m}": summary(100, 100) for m in UNTRUSTED_INPUT}
+    report = tmp_path / "coverage.json"
+    report.write_text(json.dumps({"files": files}))
+    assert floor([str(report)]) == 0
+    files["src/nbayes/cli/_tables.py"] = summary(92, 100)
+    del files["src/nbayes/io/_plain.py"]
+    report.write_text(json.dumps({"files": files}))
+    assert floor([str(report)]) == 1
+    out, err = capsys.readouterr()
+    assert "cli/_tables.py                92.0 %   < floor" in out
+    assert "io/_plain.py                 not measured" in out
+    assert err == f"coverage_floor: under {FLOOR:.0f} %: io/_plain.py, cli/_tables.py\n"
+    assert floor([str(tmp_path / "absent.json")]) == 1
+    assert "run the tests with `--cov --cov-report=json` first" in capsys.readouterr().err
