@@ -22,6 +22,7 @@ from .estimators import (
     MixedNB,
     MultinomialNB,
     PoissonNB,
+    SemiSupervisedNB,
     TextNB,
     merge,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "PoissonNB",
+    "SemiSupervisedNB",
     "TextNB",
     "UnknownLabelError",
     "__version__",

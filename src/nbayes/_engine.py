@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from ._accel import kernels
 from ._threads import map_chunks
 from ._validation import column_label, row_offset, rows_from, show
-from .distributions import Family, Labels
+from .distributions import Family, Labels, accumulate_by_class
 from .distributions._base import compressed_view, row_chunks, subtract_nonnegative
 from .exceptions import DataError, ParameterError
 
@@ -110,7 +110,12 @@ def accumulate(
             part_blocks = prepare(
                 families, [_slice(X, rows) for X in blocks], feature_names, lazy=True
             )
-            groups = [f.accumulate(X, part_labels) for f, X in zip(families, part_blocks)]
+            groups = [
+                f.accumulate(X, part_labels)
+                if f.soft_labels
+                else accumulate_by_class(f.accumulate, f.merge, X, part_labels)
+                for f, X in zip(families, part_blocks)
+            ]
             check_results(families, part_blocks, groups, feature_names)
         return {"class_count": part_labels.class_weight, "groups": groups}
 
@@ -236,6 +241,18 @@ def align_classes(
     for fam, group in zip(families, stats["groups"]):
         groups.append({k: lay_out(v) if k in fam.class_keys else v for k, v in group.items()})
     return {"class_count": lay_out(stats["class_count"]), "groups": groups}
+
+
+def clear(families: Sequence[Family], stats: ModelStats) -> ModelStats:
+    """``stats`` with every per-class statistic zero and the metadata (numbers of categories)
+    kept: no rows, in the same encoding."""
+    return {
+        "class_count": np.zeros_like(stats["class_count"]),
+        "groups": [
+            {k: np.zeros_like(v) if k in fam.class_keys else v for k, v in group.items()}
+            for fam, group in zip(families, stats["groups"])
+        ],
+    }
 
 
 def add_classes(families: Sequence[Family], stats: ModelStats, n_new: int) -> ModelStats:

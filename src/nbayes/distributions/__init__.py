@@ -3,7 +3,7 @@
 Each family is one module; adding a family means one module plus one entry in ``REGISTRY``.
 """
 
-from ._base import Family, Labels, Params, Stats
+from ._base import Family, Labels, Params, SoftLabels, Stats, accumulate_by_class
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .density import Binned, Density, Kernel
@@ -57,7 +57,9 @@ __all__ = [
     "Multinomial",
     "Params",
     "Poisson",
+    "SoftLabels",
     "Stats",
     "Text",
+    "accumulate_by_class",
     "make_family",
 ]

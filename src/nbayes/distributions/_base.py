@@ -95,6 +95,83 @@ class Labels:
         return np.bincount(self.codes, weights=self.weights, minlength=self.n_classes)
 
 
+class SoftLabels(Labels):
+    """Fractional class memberships of one batch: row ``i`` counts as ``weights[i, k]`` rows
+    of class ``k`` (the E-step of EM, :class:`nbayes.SemiSupervisedNB`).
+
+    A row spread over several classes is counted once per class with a fraction of its weight,
+    without copying the row: the per-class sums are one product ``W.T @ X`` with the dense
+    (n_samples, n_classes) weight matrix where a hard label has its one-hot matrix. Families
+    whose statistics are such products (``soft_labels = True``) take these labels directly;
+    the others are given one hard-labelled pass per class (:func:`accumulate_by_class`).
+
+    Parameters
+    ----------
+    weights : ndarray of shape (n_samples, n_classes)
+        Non-negative weight of each row in each class (the responsibilities times the row's
+        own weight).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> soft = SoftLabels(np.array([[1.0, 0.0], [0.25, 0.75]]))
+    >>> soft.class_weight.tolist(), soft.weights.tolist()
+    ([1.25, 0.75], [1.0, 1.0])
+    """
+
+    def __init__(self, weights: np.ndarray):
+        matrix = np.asarray(weights, dtype=np.float64)
+        if matrix.ndim != 2:
+            raise ValueError(f"soft label weights must be 2-d; got shape {matrix.shape}.")
+        self.matrix = matrix
+        self.n_classes = matrix.shape[1]
+        # A row's total weight: what zero-weight and overflow checks look at.
+        self.weights = matrix.sum(axis=1)
+
+    @property
+    def codes(self) -> np.ndarray:
+        raise TypeError(
+            "SoftLabels have no class code per row; count them with accumulate_by_class."
+        )
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+    def __getitem__(self, rows: slice) -> SoftLabels:
+        return SoftLabels(self.matrix[rows])
+
+    @property
+    def onehot(self) -> np.ndarray:
+        return self.matrix
+
+    @property
+    def onehot_t(self) -> np.ndarray:
+        return self.matrix.T
+
+    @cached_property
+    def class_weight(self) -> np.ndarray:
+        return self.matrix.sum(axis=0)
+
+    def by_class(self) -> Iterator[Labels]:
+        """One hard-labelled :class:`Labels` per class, all rows in class ``k`` with their
+        weight in ``k`` (zero elsewhere): ``n_classes`` passes that add up to these labels."""
+        n = len(self)
+        for k in range(self.n_classes):  # bounded by the number of classes
+            yield Labels(np.full(n, k, dtype=np.intp), self.matrix[:, k], self.n_classes)
+
+
+def accumulate_by_class(accumulate, merge, X, labels: Labels):
+    """``accumulate(X, labels)``, for counters that need a class code per row: soft labels
+    become one hard-labelled pass per class, merged (each pass reads X without copying it)."""
+    if not isinstance(labels, SoftLabels):
+        return accumulate(X, labels)
+    out = None
+    for hard in labels.by_class():
+        stats = accumulate(X, hard)
+        out = stats if out is None else merge(out, stats)
+    return out
+
+
 def class_sums(X, labels: Labels) -> np.ndarray:
     """Per-class weighted column sums ``Yw.T @ X`` as a dense float64 (n_classes, n_features).
 
@@ -104,6 +181,9 @@ def class_sums(X, labels: Labels) -> np.ndarray:
     """
     if sp.issparse(X):
         return _sparse_class_sums(X, labels)
+    if isinstance(labels, SoftLabels):
+        # Dense weights by dense X: one BLAS product (K columns, usually a handful).
+        return labels.onehot_t @ np.asarray(X).astype(np.float64, copy=False)
     return np.asarray(labels.onehot_t @ np.asarray(X).astype(np.float64, copy=False))
 
 
@@ -130,7 +210,7 @@ def _sparse_class_sums(X, labels: Labels) -> np.ndarray:
     multiply-adds per stored value.
     """
     X = X.tocsr()
-    if labels.n_classes <= FEW_CLASSES:
+    if labels.n_classes <= FEW_CLASSES or isinstance(labels, SoftLabels):
         # A handful of classes: X.T @ Yw is one pass over the stored values with K
         # multiply-adds each, cheaper than building bincount keys.
         X_t = compressed_view(sp.csc_matrix, X.data, X.indices, X.indptr, X.shape[::-1])
@@ -189,6 +269,13 @@ def pseudo_count(alpha: np.ndarray, estimate: str) -> np.ndarray:
     return np.zeros_like(alpha)
 
 
+def weighted_log_sum(weight, log_values) -> float:
+    """``sum(weight * log_values)`` where the weight is non-zero (a zero pseudo-count times a
+    log-probability of -inf, the MLE of an unseen value, counts 0)."""
+    weight = np.broadcast_to(weight, np.shape(log_values))
+    return float(np.sum(np.where(weight != 0, weight * log_values, 0.0)))
+
+
 def log_normalise(counts: np.ndarray, totals: np.ndarray, n_outcomes) -> np.ndarray:
     """``log(counts / totals)``; 0/0 (no data and no pseudo-count) becomes uniform 1/K.
 
@@ -237,6 +324,9 @@ class Family(abc.ABC):
     shared_params: tuple[str, ...] = ()
     #: False for families whose scores already ignore the class prior (ComplementNB).
     uses_class_prior: bool = True
+    #: Whether :meth:`accumulate` takes :class:`SoftLabels` (its class sums are products with
+    #: the weight matrix); otherwise the engine counts soft labels one class at a time.
+    soft_labels: bool = False
     #: Whether NaN and inf in X always show in this family's statistics and scores; then
     #: ``prepare(lazy=True)`` skips the scan of X and :meth:`check_result` looks at the
     #: (much smaller) output instead.
@@ -322,6 +412,13 @@ class Family(abc.ABC):
         weight; per-class sums are one product, :func:`class_sums` (``Yw.T @ X``). A row of
         weight w must count exactly as w copies of the row (so weight 0 drops it), and missing
         cells (NaN, under ``missing="ignore"``) must leave no trace."""
+
+    def log_prior(self, params: Params) -> float:
+        """log p(parameters) under the prior whose mode :meth:`finalize` returns, up to a
+        constant: the term that makes EM over these parameters maximise the posterior
+        (:class:`nbayes.SemiSupervisedNB`). 0 for maximum-likelihood estimates; families with
+        pseudo-counts ``a`` (:func:`pseudo_count`) give ``sum(a * log theta)``."""
+        return 0.0
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         """Statistics of the union of two batches: pure, associative and commutative, with

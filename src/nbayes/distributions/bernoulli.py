@@ -24,6 +24,7 @@ from ._base import (
     subtract_nonnegative,
     sum_shifted_lgamma,
     transposed,
+    weighted_log_sum,
 )
 
 
@@ -57,6 +58,7 @@ class Bernoulli(Family):
     """
 
     name = "bernoulli"
+    soft_labels = True  # every statistic is a class sum or a class weight
     class_keys = ("n_ones", "n_observed")
     shared_params = ("alpha", "estimate")
 
@@ -161,6 +163,11 @@ class Bernoulli(Family):
         log_p = log_normalise(stats["n_ones"] + a, total, 2)
         log_q = log_normalise(stats["n_observed"] - stats["n_ones"] + a, total, 2)
         return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
+
+    def log_prior(self, params: Params) -> float:
+        # Beta(a + 1, a + 1) per class and feature, whose mode the smoothed estimate is.
+        a = pseudo_count(params["alpha"], self.estimate)[None, :]
+        return weighted_log_sum(a, params["log_p"]) + weighted_log_sum(a, params["log_1mp"])
 
     def evidence_function(self, stats: Stats):
         # Beta-Bernoulli: per class and feature B(n1 + a, n0 + a) / B(a, a).

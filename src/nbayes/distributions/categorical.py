@@ -29,6 +29,7 @@ from ._base import (
     split_inf,
     subtract_nonnegative,
     sum_shifted_lgamma,
+    weighted_log_sum,
 )
 
 #: Code of a missing cell (as in pandas' Categorical codes).
@@ -343,6 +344,11 @@ class Categorical(Family):
             "alpha": alpha,
             "log_unseen": log_unseen,
         }
+
+    def log_prior(self, params: Params) -> float:
+        # Dirichlet(a + 1) per class and feature, whose mode the smoothed estimate is.
+        a = pseudo_count(params["alpha"], self.estimate)
+        return weighted_log_sum(np.repeat(a, params["n_categories"])[None, :], params["log_theta"])
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class and feature: Gamma(K_j a) / Gamma(n_kj + K_j a)

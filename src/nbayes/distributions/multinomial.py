@@ -20,6 +20,7 @@ from ._base import (
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
+    weighted_log_sum,
 )
 
 
@@ -129,6 +130,7 @@ class Multinomial(Family):
     """
 
     name = "multinomial"
+    soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
     class_keys = ("n_counts",)
     shared_params = ("alpha", "estimate")
@@ -158,6 +160,11 @@ class Multinomial(Family):
             ),
             "alpha": alpha,
         }
+
+    def log_prior(self, params: Params) -> float:
+        # Dirichlet(a + 1) per class, whose mode the smoothed estimate is.
+        a = pseudo_count(params["alpha"], self.estimate)
+        return weighted_log_sum(a[None, :], params["log_theta"])
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class: Gamma(D a) / Gamma(N_k + D a) prod_j

@@ -19,6 +19,7 @@ from ._base import (
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
+    weighted_log_sum,
 )
 from .multinomial import check_counts, count_data
 
@@ -48,6 +49,7 @@ class Poisson(Family):
     """
 
     name = "poisson"
+    soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
     class_keys = ("n_sum", "n_observed")
     shared_params = ("alpha", "estimate")
@@ -100,6 +102,13 @@ class Poisson(Family):
             rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         with np.errstate(divide="ignore"):
             return {"log_rate": np.log(rate), "rate": rate, "alpha": alpha}
+
+    def log_prior(self, params: Params) -> float:
+        # Gamma(a + 1, beta) per class and feature, whose mode (s + a) / (n + beta) is the
+        # estimate: log density a log(rate) - beta rate, up to a constant.
+        a = pseudo_count(params["alpha"], self.estimate)[None, :]
+        beta = 0.0 if self.estimate == "mle" else float(self.beta)
+        return weighted_log_sum(a, params["log_rate"]) - beta * float(np.sum(params["rate"]))
 
     def evidence_function(self, stats: Stats):
         # Gamma-Poisson per class and feature: b^a Gamma(a + s) / (Gamma(a) (b + n)^(a + s));

@@ -13,6 +13,7 @@ from .presets import (
     PoissonNB,
 )
 from .seminaive import AODE, KDB, TAN, JointBayes
+from .semisupervised import SemiSupervisedNB
 from .text import TextNB
 
 #: Estimator name -> class. Model files (nbayes.io) instantiate estimators only from this table;
@@ -51,6 +52,7 @@ __all__ = [
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",
+    "SemiSupervisedNB",
     "TextNB",
     "merge",
 ]

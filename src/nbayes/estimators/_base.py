@@ -547,6 +547,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             feature_names=self._feature_names_per_block(),
         )
 
+    def clear_statistics(self, stats: dict) -> dict:
+        """``stats`` of no rows, with the category counts per column kept."""
+        return engine.clear(self.families_, stats)
+
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
         """``stats`` laid out over ``n_classes`` classes, class ``i`` at ``positions[i]``."""
         return engine.align_classes(self.families_, stats, positions, n_classes)
@@ -701,6 +705,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             self.finalize()
             raise
         return self
+
+    def log_prior(self) -> float:
+        """log p(parameters) under the priors whose modes the estimates are, up to a constant
+        (see :meth:`EstimatorProtocol.log_prior`): each family's Dirichlet / Beta / Gamma
+        pseudo-counts, and ``prior_alpha`` on a fitted class prior."""
+        check_is_fitted(self, "stats_")
+        total = sum(fam.log_prior(p) for fam, p in zip(self.families_, self.params_))
+        prior_alpha = getattr(self, "prior_alpha", 0.0) or 0.0
+        if getattr(self, "class_prior", None) is None and getattr(self, "fit_prior", True):
+            total += prior_alpha * float(np.sum(self.class_log_prior_))
+        return float(total)
 
     def _feature_names_per_block(self):
         names = getattr(self, "feature_names_in_", None)

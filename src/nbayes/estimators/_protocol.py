@@ -170,6 +170,12 @@ class EstimatorProtocol(ABC):
         """Statistics of the rows of ``a`` without those of ``b``; a DataError when ``b``
         cannot be part of ``a`` (a count would become negative)."""
 
+    def clear_statistics(self, stats: dict) -> dict:
+        """``stats`` with every count zero but what describes the columns kept (category
+        vocabularies carried in the statistics): the statistics of no rows, in the same
+        encoding, so that merging them adds the columns' categories and nothing else."""
+        return self.subtract_statistics(stats, stats)
+
     @abstractmethod
     def align_statistics(self, stats: dict, positions: np.ndarray, n_classes: int) -> dict:
         """``stats`` laid out over ``n_classes`` classes: class ``i`` of ``stats`` goes to
@@ -228,6 +234,13 @@ class EstimatorProtocol(ABC):
     @abstractmethod
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log P(x, y) of every row and class, shape (n_samples, n_classes)."""
+
+    def log_prior(self) -> float:
+        """log p(parameters) of the fitted model under the prior whose mode its estimates are,
+        up to a constant (0 where the estimates are maximum likelihood, or the prior is not
+        known): with the data's log-likelihood, the objective that EM maximises
+        (:class:`nbayes.SemiSupervisedNB`)."""
+        return 0.0
 
     # -- state as plain data ------------------------------------------------------------------
     @abstractmethod

@@ -35,7 +35,13 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _engine as engine
 from .._docstrings import shared_parameters
 from .._validation import show
-from ..distributions._base import Labels, check_alpha, pseudo_count
+from ..distributions._base import (
+    Labels,
+    SoftLabels,
+    accumulate_by_class,
+    check_alpha,
+    pseudo_count,
+)
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts, _explain, aode, joint, network
 from ._base import BaseNB, Derived, check_sample_weight, fit_classes, label_codes
@@ -516,6 +522,13 @@ class _SemiNaiveNB(BaseNB):
         return self
 
     def _accumulate(self, df, labels: Labels, mode: Mode, check: bool = True) -> dict:
+        if isinstance(labels, SoftLabels):  # pairwise counts need a class code per row
+            return accumulate_by_class(
+                lambda d, hard: self._accumulate(d, hard, mode, check),
+                self._merge_stats,
+                df,
+                labels,
+            )
         counted = None
         if mode == "learn" and not labels.weights.all():
             counted = labels.weights != 0  # zero weight is a dropped row, for values too
@@ -579,6 +592,12 @@ class _SemiNaiveNB(BaseNB):
 
     def subtract_statistics(self, a: dict, b: dict) -> dict:
         return self._subtract_stats(a, b)
+
+    def clear_statistics(self, stats: dict) -> dict:
+        # Every count is per class; the numbers of categories and vectors are kept.
+        return {
+            k: v if k in ("n_categories", "vectors") else np.zeros_like(v) for k, v in stats.items()
+        }
 
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
         out = {}

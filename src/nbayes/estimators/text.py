@@ -436,6 +436,9 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def subtract_statistics(self, a: dict, b: dict) -> dict:
         return self.classifier_.subtract_statistics(a, b)
 
+    def clear_statistics(self, stats: dict) -> dict:
+        return self.classifier_.clear_statistics(stats)
+
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
         return self.classifier_.align_statistics(stats, positions, n_classes)
 
@@ -495,6 +498,9 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         model.classifier_ = self.classifier_.finalize_with(nested, stats)
         model.classes_ = model.classifier_.classes_
         return model
+
+    def log_prior(self) -> float:
+        return self.classifier_.log_prior()
 
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def get_state(self) -> dict:

@@ -1,0 +1,571 @@
+"""Semi-supervised naive Bayes: EM over a few labeled and many unlabeled rows (Nigam et al. 2000).
+
+Each EM iteration is one pass of the engine's own fit: the E-step scores every row under the
+current model (``predict_joint_log_proba``) and turns the scores into fractional class weights
+(responsibilities); the M-step accumulates the rows with those weights as
+:class:`~nbayes.distributions.SoftLabels` -- the same accumulate path as sample weights, one
+product ``W.T @ X`` per batch instead of one copy of X per class -- and installs the merged
+statistics (finalize, the family's MAP estimate). Because an iteration is accumulate -> merge
+-> finalize, it runs in memory, over chunks from an iterable, or on Dask
+(:func:`nbayes.dask.fit_semisupervised`) with the same numbers.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .._validation import show
+from ..distributions import SoftLabels
+from ..exceptions import DataError, ParameterError
+from ._base import check_sample_weight, fit_classes, label_codes
+from ._protocol import EstimatorProtocol
+
+#: The label that marks an unlabeled row, as in scikit-learn's semi-supervised estimators
+#: (None and NaN mark one too, for object and float labels).
+UNLABELED = -1
+
+
+class EMWarning(UserWarning):
+    """EM made the model worse on held-out labeled rows: the model's assumptions are likely
+    violated badly enough that unlabeled rows mislead it (lower ``unlabeled_weight``)."""
+
+
+def unlabeled_mask(y: np.ndarray) -> np.ndarray:
+    """Which labels mark an unlabeled row: -1, and None or NaN for object / float labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> unlabeled_mask(np.array(["ham", None, "spam"], dtype=object)).tolist()
+    [False, True, False]
+    >>> unlabeled_mask(np.array([0, -1, 1])).tolist()
+    [False, True, False]
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "iu":
+        return y == UNLABELED
+    if y.dtype.kind == "f":
+        return np.isnan(y) | (y == UNLABELED)
+    if y.dtype.kind == "O":
+        missing = np.asarray(pd.isna(y), dtype=bool)
+        # Elementwise: a string is never equal to -1, so no string label is taken as one.
+        return missing | np.array([v is not None and _is_minus_one(v) for v in y.tolist()], bool)
+    return np.zeros(y.shape, dtype=bool)
+
+
+def _is_minus_one(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, bool) and value == UNLABELED
+
+
+# -- one batch of one EM pass (module-level: Dask runs it on the workers) -----------------------
+@dataclass
+class PassResult:
+    """What one pass over the data gives: statistics and the weighted log-likelihood sums.
+
+    ``labeled`` and ``unlabeled`` are sums of ``weight * log p(row)`` (the labeled rows with
+    their class, the unlabeled ones marginalised over the classes) under the model that
+    scored the pass; ``labeled_weight`` and ``unlabeled_weight`` are the sums of the rows'
+    sample weights (before lambda).
+    """
+
+    stats: dict
+    labeled: float = 0.0
+    unlabeled: float = 0.0
+    labeled_weight: float = 0.0
+    unlabeled_weight: float = 0.0
+
+    def merge(self, other: PassResult, model: EstimatorProtocol) -> PassResult:
+        return PassResult(
+            model.merge_statistics(self.stats, other.stats),
+            self.labeled + other.labeled,
+            self.unlabeled + other.unlabeled,
+            self.labeled_weight + other.labeled_weight,
+            self.unlabeled_weight + other.unlabeled_weight,
+        )
+
+
+@dataclass(frozen=True)
+class StepSettings:
+    """How a batch is weighted in a pass (plain data, shipped to Dask workers)."""
+
+    n_sub_classes: int  # classes x components
+    n_components: int
+    unlabeled_weight: float
+    seed: int
+    init: bool  # the first pass: labeled rows only, components drawn at random
+
+
+def component_shares(rows: np.ndarray, n_components: int, seed: int) -> np.ndarray:
+    """Random Dirichlet(1) shares of each row over ``n_components``, shape (n, M).
+
+    Drawn from a counter-based hash of (seed, global row index), not from a stream: the share
+    of a row does not depend on how the rows are chunked or partitioned, so in-memory, chunked
+    and Dask EM start from the same model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = component_shares(np.arange(6), 3, seed=0)
+    >>> b = component_shares(np.arange(4, 6), 3, seed=0)  # the same rows in another chunk
+    >>> bool(np.allclose(a.sum(axis=1), 1)), bool(np.array_equal(a[4:], b))
+    (True, True)
+    """
+    keys = rows.astype(np.uint64)[:, None] * np.uint64(n_components) + np.arange(
+        n_components, dtype=np.uint64
+    )
+    bits = _splitmix64(keys ^ _splitmix64(np.uint64(seed) + np.zeros(1, np.uint64)))
+    uniform = ((bits >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
+    gaps = -np.log(uniform)  # exponential draws; normalised they are Dirichlet(1)
+    return gaps / gaps.sum(axis=1, keepdims=True)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser, vectorised (wrapping uint64 arithmetic)."""
+    with np.errstate(over="ignore"):
+        x = x + np.uint64(0x9E3779B97F4A7C15)
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def em_batch(
+    model: EstimatorProtocol,
+    X,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    first_row: int,
+    settings: StepSettings,
+) -> PassResult:
+    """One batch of an EM pass: responsibilities under ``model`` (E-step), then the batch's
+    statistics with them as soft labels (its share of the M-step).
+
+    Parameters
+    ----------
+    model : fitted (or, for the first pass, set-up) nbayes estimator over K x M sub-classes
+        (class ``k``'s components are sub-classes ``k * M .. k * M + M - 1``).
+    codes : ndarray of shape (n,)
+        Class index of each labeled row, -1 for an unlabeled one.
+    weights : ndarray of shape (n,)
+        Sample weights.
+    first_row : int
+        Index of the batch's first row in all the data (draws the initial components).
+    settings : StepSettings
+    """
+    n, M = codes.shape[0], settings.n_components
+    labeled = codes >= 0
+    lam = settings.unlabeled_weight
+    if settings.init:
+        # The labeled-only model: each labeled row in its class, spread at random over the
+        # class's components; unlabeled rows weigh nothing yet.
+        if M == 1:
+            share = np.ones((n, 1))
+        else:
+            share = component_shares(first_row + np.arange(n), M, settings.seed)
+        resp = np.zeros((n, settings.n_sub_classes))
+        cols = np.maximum(codes, 0)[:, None] * M + np.arange(M)
+        np.put_along_axis(resp, cols, share * np.where(labeled, weights, 0.0)[:, None], axis=1)
+        stats = model.accumulate(X, SoftLabels(resp), mode="count")
+        if not labeled.all():
+            # The unlabeled rows count nothing yet, but their categories belong to the model
+            # from the start (where the statistics carry the categories, as for integer codes):
+            # their statistics cleared keep the categories and no counts.
+            seen = np.zeros_like(resp)
+            seen[:, 0] = np.where(labeled, 0.0, np.maximum(weights, 1.0))
+            unl = model.accumulate(X, SoftLabels(seen), mode="count")
+            stats = model.merge_statistics(stats, model.clear_statistics(unl))
+        return PassResult(
+            stats,
+            labeled_weight=float(weights[labeled].sum()),
+            unlabeled_weight=float(weights[~labeled].sum()),
+        )
+    jll = model.predict_joint_log_proba(X)
+    sub_class = np.arange(jll.shape[1]) // M
+    # A labeled row belongs to its class's components only; an unlabeled one to any.
+    allowed = (codes[:, None] == sub_class[None, :]) | ~labeled[:, None]
+    masked = np.where(allowed, jll, -np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loglik = logsumexp(masked, axis=1)
+        row_weight = np.where(labeled, weights, lam * weights)
+        bad = np.flatnonzero(~np.isfinite(loglik) & (row_weight > 0))
+        if bad.size:
+            row = int(bad[0])
+            raise DataError(
+                f"Row {first_row + row} has probability zero under every class it may belong "
+                f"to (log-likelihood {show(loglik[row])}), so EM cannot weigh it. Use a "
+                "smoothed estimate (alpha > 0, estimate='posterior_mean') or drop the row."
+            )
+        resp = np.exp(masked - loglik[:, None]) * row_weight[:, None]
+    resp[row_weight == 0] = 0.0
+    ll = np.where(row_weight > 0, loglik, 0.0) * weights
+    return PassResult(
+        model.accumulate(X, SoftLabels(resp), mode="count"),
+        labeled=float(ll[labeled].sum()),
+        unlabeled=float(ll[~labeled].sum()),
+        labeled_weight=float(weights[labeled].sum()),
+        unlabeled_weight=float(weights[~labeled].sum()),
+    )
+
+
+# -- the estimator --------------------------------------------------------------------------
+Batch = tuple  # (X, y) or (X, y, sample_weight)
+
+
+def _meta(X):
+    """What :meth:`EstimatorProtocol.setup` needs of the data: a table's columns (no rows),
+    or the number of columns of an array (1 for a sequence of texts)."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[:0]
+    if isinstance(X, pd.Series):
+        return X.to_frame().iloc[:0]
+    shape = X.shape if sp.issparse(X) or hasattr(X, "shape") else np.shape(X)
+    return int(shape[1]) if len(shape) == 2 else 1
+
+
+def _survey_part(X, columns):
+    if columns is None:
+        return X
+    if not isinstance(X, pd.DataFrame):
+        raise DataError(f"This estimator surveys the columns {columns!r} of a table; got an array.")
+    return X[list(columns)]
+
+
+class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
+    """Any nbayes model trained by EM on a few labeled and many unlabeled rows.
+
+    Nigam, McCallum, Thrun & Mitchell (2000), "Text classification from labeled and unlabeled
+    documents using EM", Machine Learning 39. EM starts from the model of the labeled rows
+    alone, then repeats: score every row (E-step: class posteriors of the unlabeled rows,
+    component posteriors within the class of the labeled ones), and fit the model to all
+    rows weighted by those posteriors (M-step: the same accumulate path as sample weights,
+    then the family's estimate). Unlabeled rows are marked as in scikit-learn: label -1, or
+    None / NaN for object or float labels.
+
+    **Objective.** With ``lambda = unlabeled_weight``, labeled rows L (class y_i), unlabeled
+    rows U and sample weights w_i, EM maximises the log posterior
+
+        sum_{i in L} w_i log p(x_i, y_i | theta) + lambda sum_{i in U} w_i log p(x_i | theta)
+        + log p(theta)
+
+    where p(x, y) sums over the class's components and p(x) over all components, and
+    p(theta) is the prior whose mode the family's estimate is: with ``alpha`` and
+    ``estimate="posterior_mean"`` (Laplace / Lidstone smoothing) a Dirichlet(alpha + 1),
+    with ``estimate="map"`` a Dirichlet(alpha), with ``estimate="mle"`` a flat prior (see
+    ``log_prior`` of the estimators). Each iteration does not decrease it (for lambda <= 1
+    and for lambda > 1 alike: the weights are fixed). ``history_`` records it. The Gaussian
+    family's variance floor (``var_smoothing``) is not a prior: its objective is the
+    likelihood, and EM keeps it non-decreasing only approximately.
+
+    Parameters
+    ----------
+    estimator : nbayes estimator, default MultinomialNB()
+        The model (unfitted; it is cloned): MultinomialNB, BernoulliNB, CategoricalNB,
+        GaussianNB, PoissonNB, MixedNB, TextNB, or a semi-naive model. ComplementNB's scores
+        are not probabilities of the rows, so EM does not apply to it.
+    unlabeled_weight : float, default=1.0
+        lambda, the weight of an unlabeled row relative to a labeled one (Nigam et al.'s
+        EM-lambda). 1 is plain EM; below 1 limits the influence of the unlabeled rows where
+        they outnumber the labeled ones and the model's assumptions fit the data loosely.
+    n_components : int, default=1
+        Mixture components per class (Nigam et al.'s "multiple mixture components per
+        class"): a class that is a union of topics is modelled as several sub-classes,
+        summed for prediction. Components start from a random split of the class's labeled
+        rows (``random_state``).
+    max_iter : int, default=30
+        Most EM iterations (0 gives the labeled-only model).
+    tol : float, default=1e-6
+        Stop when an iteration raises the objective by less than ``tol`` per unit of row
+        weight (labeled weight plus lambda times the unlabeled weight).
+    random_state : int, RandomState or None, default=None
+        Seeds the initial split of labeled rows among components (only for n_components > 1).
+
+    Attributes
+    ----------
+    estimator_ : nbayes estimator
+        The fitted model: an ordinary nbayes model (predict, save / load, explain, merge).
+        With ``n_components=1`` its classes are ``classes_``; with more, sub-class ``j``
+        is component ``j % n_components`` of class ``classes_[j // n_components]``.
+    classes_ : ndarray of shape (n_classes,)
+    history_ : list of float
+        The objective (above) of the model entering each iteration: ``history_[0]`` is that
+        of the labeled-only model.
+    n_iter_ : int
+        EM iterations run.
+    converged_ : bool
+        Whether the objective stopped changing (by ``tol``) before ``max_iter``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB, SemiSupervisedNB
+    >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+    >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+    >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+    >>> em.predict(X).tolist()
+    [0, 0, 1, 1, 0, 1]
+    >>> bool(np.all(np.diff(em.history_) >= 0))
+    True
+    """
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        unlabeled_weight=1.0,
+        n_components: int = 1,
+        max_iter: int = 30,
+        tol: float = 1e-6,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.unlabeled_weight = unlabeled_weight
+        self.n_components = n_components
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    # -- parameters -----------------------------------------------------------------------------
+    def _new_model(self) -> EstimatorProtocol:
+        from .presets import ComplementNB, MultinomialNB
+
+        est = MultinomialNB() if self.estimator is None else self.estimator
+        if not isinstance(est, EstimatorProtocol):
+            raise ParameterError(
+                f"estimator must be an nbayes estimator; got {type(est).__name__}."
+            )
+        inner = getattr(est, "classifier", None) or est
+        if isinstance(est, ComplementNB) or isinstance(inner, ComplementNB):
+            raise ParameterError(
+                "SemiSupervisedNB needs a model of the rows' probability; ComplementNB's "
+                "scores are not probabilities of the rows, so EM has nothing to maximise. "
+                "Use MultinomialNB (its generative counterpart)."
+            )
+        return clone(est)
+
+    def _settings(self, n_classes: int, init: bool) -> StepSettings:
+        lam = self.unlabeled_weight
+        if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not lam >= 0:
+            raise ParameterError(
+                f"Parameter 'unlabeled_weight' must be a non-negative number; got {lam!r}."
+            )
+        if not np.isfinite(lam):
+            raise ParameterError(f"Parameter 'unlabeled_weight' must be finite; got {lam!r}.")
+        M = self.n_components
+        if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
+            raise ParameterError(f"Parameter 'n_components' must be an integer >= 1; got {M!r}.")
+        seed = np.random.RandomState(self.random_state).randint(2**31) if M > 1 else 0
+        return StepSettings(n_classes * int(M), int(M), float(lam), int(seed), init)
+
+    def _check_loop_params(self) -> None:
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise ParameterError(f"Parameter 'max_iter' must be an integer; got {self.max_iter!r}.")
+        if self.max_iter < 0:
+            raise ParameterError(f"Parameter 'max_iter' must be >= 0; got {self.max_iter!r}.")
+        if not (isinstance(self.tol, numbers.Real) and self.tol >= 0):
+            raise ParameterError(f"Parameter 'tol' must be a number >= 0; got {self.tol!r}.")
+
+    # -- fitting --------------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Run EM on the rows of X: labeled where ``y`` holds a class, unlabeled where it
+        holds -1 (or None / NaN).
+
+        Parameters
+        ----------
+        X : rows as the estimator's ``fit`` takes them (array, sparse matrix, DataFrame,
+            texts for TextNB)
+        y : array-like of shape (n_samples,)
+            Labels; -1, None or NaN mark an unlabeled row.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        return self.fit_chunks([(X, y, sample_weight)])
+
+    def fit_chunks(self, chunks: Iterable[Batch] | Callable[[], Iterable[Batch]], classes=None):
+        """Run EM over data that comes in chunks, one pass over the chunks per iteration.
+
+        Memory holds one chunk and the statistics, whatever the size of the data; the result
+        equals :meth:`fit` on all rows to floating-point rounding.
+
+        Parameters
+        ----------
+        chunks : iterable of (X, y) or (X, y, sample_weight), or a callable returning one
+            Read once per pass: a list, or anything that can be iterated again (a callable
+            that opens the file anew each time). A one-shot iterator is refused.
+        classes : array-like, optional
+            Every class. By default a first pass over the labels finds them.
+
+        Returns
+        -------
+        self
+        """
+        self._check_loop_params()
+        if callable(chunks):
+            source = chunks
+        else:
+            if iter(chunks) is chunks:
+                raise ParameterError(
+                    "chunks must be readable once per EM iteration: pass a list, or a callable "
+                    "that returns a fresh iterator (e.g. lambda: pd.read_csv(path, "
+                    "chunksize=10_000)); got a one-shot iterator."
+                )
+            source = lambda: chunks  # noqa: E731
+
+        def batches() -> Iterator[tuple]:
+            offset = 0
+            for batch in source():
+                X, y, w = _unpack(batch)
+                codes, n = _encode(y, X, found_classes, offset), _n_rows(X)
+                yield X, codes, check_sample_weight(w, n, allow_all_zero=True), offset
+                offset += n
+
+        found_classes = None if classes is None else np.unique(np.asarray(classes))
+        if found_classes is None:
+            seen = [np.unique(_labeled(_unpack(b)[1])) for b in source()]
+            found_classes = fit_classes(np.concatenate(seen)) if seen else np.array([])
+        if found_classes.size == 0:
+            raise DataError(
+                "Every row is unlabeled (-1, None or NaN): EM needs at least one labeled row "
+                "of each class to know what the classes are."
+            )
+
+        model = self._new_model()
+
+        def survey(step):
+            parts = [step.summarize(_survey_part(_unpack(b)[0], step.columns)) for b in source()]
+            return step.combine(*parts)
+
+        def sweep(model, settings):
+            out = None
+            for X, codes, w, offset in batches():
+                part = em_batch(model, X, codes, w, offset, settings)
+                out = part if out is None else out.merge(part, model)
+            if out is None:
+                raise DataError("chunks gave no rows: there is nothing to learn from.")
+            return out
+
+        first = next(iter(source()), None)
+        if first is None:
+            raise DataError("chunks gave no rows: there is nothing to learn from.")
+        return self._run(model, _meta(_unpack(first)[0]), found_classes, survey, sweep)
+
+    def _run(self, model, meta, classes, survey, sweep):
+        """EM with the passes over the data given as functions (in memory, chunks, Dask):
+        ``survey(step)`` runs one set-up pass, ``sweep(model, settings)`` one EM pass."""
+        summary = None
+        while (step := model.survey_step(meta, summary)) is not None:
+            summary = step.finish(summary, survey(step))
+        model.setup(meta, summary)
+        K, M = len(classes), int(self.n_components)
+        init = self._settings(K, init=True)
+        settings = self._settings(K, init=False)
+        sub_classes = classes if M == 1 else np.arange(K * M)
+        start = sweep(model, init)
+        if start.labeled_weight <= 0:
+            raise DataError(
+                "The labeled rows have weight zero: EM needs labeled rows to start from."
+            )
+        model.install(sub_classes, start.stats)
+        scale = start.labeled_weight + settings.unlabeled_weight * start.unlabeled_weight
+        history: list[float] = []
+        converged = False
+        for _ in range(int(self.max_iter)):
+            result = sweep(model, settings)
+            history.append(
+                result.labeled + settings.unlabeled_weight * result.unlabeled + model.log_prior()
+            )
+            model.install(sub_classes, result.stats)
+            if len(history) > 1 and history[-1] - history[-2] < self.tol * scale:
+                converged = True
+                break
+        self.estimator_, self.classes_ = model, classes
+        self.history_, self.n_iter_, self.converged_ = history, len(history), converged
+        return self
+
+    # -- prediction -------------------------------------------------------------------------------
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """log P(x, y) per row and class, shape (n_samples, n_classes): the class's
+        components summed."""
+        check_is_fitted(self, "estimator_")
+        jll = self.estimator_.predict_joint_log_proba(X)
+        M = int(self.n_components)
+        if M == 1:
+            return jll
+        return logsumexp(jll.reshape(jll.shape[0], -1, M), axis=2)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior log P(y | x), shape (n_samples, n_classes)."""
+        jll = self.predict_joint_log_proba(X)
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior P(y | x), shape (n_samples, n_classes); rows sum to one."""
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class per row (with ``n_components=1``, exactly the predictions of
+        ``estimator_``, its ``decision_threshold`` included)."""
+        check_is_fitted(self, "estimator_")
+        if int(self.n_components) == 1:
+            return self.estimator_.predict(X)
+        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+
+
+# -- labels and batches ---------------------------------------------------------------------
+def _unpack(batch) -> tuple:
+    if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+        raise DataError(
+            f"Each chunk must be a tuple (X, y) or (X, y, sample_weight); got "
+            f"{type(batch).__name__}{'' if not isinstance(batch, tuple) else f' of {len(batch)}'}."
+        )
+    return batch if len(batch) == 3 else (*batch, None)
+
+
+def _n_rows(X) -> int:
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _as_labels(y) -> np.ndarray:
+    return column_or_1d(y, warn=True)
+
+
+def _labeled(y) -> np.ndarray:
+    """The labels of the labeled rows, in their natural dtype: object labels that were
+    object only to hold None (``[0, None, 1]``) become numbers again."""
+    y = _as_labels(y)
+    kept = y[~unlabeled_mask(y)]
+    return np.asarray(kept.tolist()) if kept.dtype.kind == "O" and kept.size else kept
+
+
+def _encode(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
+    """Class index of each row, -1 for an unlabeled one; an unknown label is an error."""
+    y = _as_labels(y)
+    n = _n_rows(X)
+    if y.shape[0] != n:
+        raise DataError(f"X has {n} rows but y has {y.shape[0]} labels; they must match.")
+    unlabeled = unlabeled_mask(y)
+    codes = np.full(n, -1, dtype=np.intp)
+    if (~unlabeled).any():
+        found, row = label_codes(y[~unlabeled], classes)
+        if row is not None:
+            where = int(np.flatnonzero(~unlabeled)[row])
+            raise DataError(
+                f"Label {show(y[where])} at row {offset + where} is not among classes "
+                f"{classes.tolist()!r}. Pass every class in `classes`, or mark the row "
+                "unlabeled with -1 / None / NaN."
+            )
+        codes[~unlabeled] = found
+    return codes
+
+
+__all__ = ["UNLABELED", "EMWarning", "SemiSupervisedNB", "component_shares", "unlabeled_mask"]

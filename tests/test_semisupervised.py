@@ -1,0 +1,274 @@
+"""SemiSupervisedNB: EM over labeled and unlabeled rows (Nigam et al. 2000), soft labels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import train_test_split
+
+from nbayes import (
+    AODE,
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    DataError,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+    ParameterError,
+    PoissonNB,
+    SemiSupervisedNB,
+    TextNB,
+    load,
+    save,
+)
+from nbayes.datasets import load_sms_spam
+from nbayes.distributions import Labels, SoftLabels
+
+RNG = np.random.default_rng(0)
+N = 400
+Y = RNG.integers(0, 2, N)
+COUNTS = RNG.poisson(np.where(Y[:, None] == 0, [5, 1, 3, 1], [1, 5, 1, 3]))
+NORMAL = RNG.normal(Y[:, None] * 2.0, 1.0, size=(N, 3))
+CODES = np.minimum(COUNTS, 6)
+#: 5 % of the labels kept, the others marked -1.
+PARTIAL = np.where(RNG.random(N) < 0.05, Y, -1)
+PARTIAL[:2] = [0, 1]  # both classes labeled whatever the draw
+
+
+def _table():
+    return pd.DataFrame(
+        {"a": NORMAL[:, 0], "b": NORMAL[:, 1], "c": pd.Categorical(CODES[:, 0].astype(str))}
+    )
+
+
+CASES = {
+    "multinomial": (MultinomialNB(), COUNTS),
+    "bernoulli": (BernoulliNB(binarize=2), COUNTS),
+    "categorical": (CategoricalNB(), CODES),
+    "gaussian": (GaussianNB(), NORMAL),
+    "poisson": (PoissonNB(), COUNTS),
+    "mixed": (MixedNB(), _table()),
+    "aode": (AODE(), pd.DataFrame(CODES.astype(str), columns=list("abcd"))),
+}
+
+
+# -- soft labels through the accumulate path ---------------------------------------------------
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_soft_labels_count_as_rows_repeated_per_class_with_fractional_weights(name):
+    est, X = CASES[name]
+    K = 3
+    resp = RNG.dirichlet(np.ones(K), size=N) * RNG.uniform(0.5, 2.0, size=(N, 1))
+    resp[::7, 1] = 0.0  # exact zeros too
+    soft = clone(est)
+    soft.fit(X, Y % K if K > 2 else np.arange(N) % K)  # set up (columns, vocabularies)
+    classes = np.arange(K)
+    soft.install(classes, soft.accumulate(X, SoftLabels(resp), mode="count"))
+    # The same rows, repeated once per class with hard labels and the fractions as weights.
+    repeated = pd.concat([X] * K, ignore_index=True) if isinstance(X, pd.DataFrame) else None
+    rows = repeated if repeated is not None else np.vstack([X] * K)
+    hard = clone(soft)
+    hard.fit(X, np.arange(N) % K)
+    codes = np.repeat(classes, N)
+    hard.install(
+        classes, hard.accumulate(rows, Labels(codes, resp.T.ravel(), K), mode="count")
+    )
+    np.testing.assert_allclose(
+        soft.predict_joint_log_proba(X), hard.predict_joint_log_proba(X), rtol=1e-10, atol=1e-9
+    )
+
+
+def test_soft_labels_refuse_a_code_per_row():
+    with pytest.raises(TypeError, match="no class code per row"):
+        SoftLabels(np.ones((2, 2))).codes
+
+
+# -- EM on every family --------------------------------------------------------------------------
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_em_fits_every_model_and_leaves_an_ordinary_model(name, tmp_path):
+    est, X = CASES[name]
+    em = SemiSupervisedNB(est, max_iter=15).fit(X, PARTIAL)
+    assert em.classes_.tolist() == [0, 1]
+    assert len(em.history_) == em.n_iter_ >= 2
+    # The objective (log posterior) does not decrease; Gaussian's variance floor is not a
+    # prior, so its likelihood may wobble by rounding only.
+    steps = np.diff(em.history_)
+    assert steps.min() >= -1e-9 * abs(em.history_[-1]), steps
+    assert em.score(X, Y) > 0.9
+    # The fitted model is an ordinary nbayes model: saved, loaded, explained.
+    path = tmp_path / "em.nbayes"
+    save(em.estimator_, path)
+    np.testing.assert_array_equal(load(path).predict(X), em.predict(X))
+    if name != "aode":
+        assert em.estimator_.explain(X[:2] if not isinstance(X, pd.DataFrame) else X.iloc[:2])
+
+
+def test_em_beats_the_labeled_only_model_on_gaussian_clusters():
+    lab = PARTIAL >= 0
+    supervised = GaussianNB().fit(NORMAL[lab], PARTIAL[lab]).score(NORMAL, Y)
+    em = SemiSupervisedNB(GaussianNB()).fit(NORMAL, PARTIAL)
+    assert em.score(NORMAL, Y) > supervised
+
+
+def test_zero_iterations_give_the_labeled_only_model():
+    lab = PARTIAL >= 0
+    em = SemiSupervisedNB(MultinomialNB(alpha=0.5), max_iter=0).fit(COUNTS, PARTIAL)
+    ref = MultinomialNB(alpha=0.5).fit(COUNTS[lab], PARTIAL[lab])
+    np.testing.assert_allclose(em.predict_proba(COUNTS), ref.predict_proba(COUNTS), rtol=1e-12)
+    assert em.history_ == [] and em.n_iter_ == 0
+
+
+def test_unlabeled_weight_zero_keeps_the_labeled_only_model():
+    em0 = SemiSupervisedNB(max_iter=0).fit(COUNTS, PARTIAL)
+    em = SemiSupervisedNB(unlabeled_weight=0.0).fit(COUNTS, PARTIAL)
+    np.testing.assert_allclose(em.predict_proba(COUNTS), em0.predict_proba(COUNTS), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        np.where(PARTIAL < 0, -1, PARTIAL),
+        np.where(PARTIAL < 0, np.nan, PARTIAL.astype(float)),
+        np.array([None if v < 0 else v for v in PARTIAL], dtype=object),
+        np.array([np.nan if v < 0 else v for v in PARTIAL], dtype=object),
+    ],
+    ids=["minus-one", "float-nan", "object-none", "object-nan"],
+)
+def test_unlabeled_rows_are_marked_as_in_scikit_learn(marked):
+    ref = SemiSupervisedNB().fit(COUNTS, PARTIAL)
+    em = SemiSupervisedNB().fit(COUNTS, marked)
+    np.testing.assert_allclose(em.history_, ref.history_, rtol=1e-12)
+    assert [float(c) for c in em.classes_] == [0.0, 1.0]
+
+
+def test_string_labels_with_none_for_unlabeled():
+    y = np.array(["ham" if v == 0 else "spam" if v == 1 else None for v in PARTIAL], object)
+    em = SemiSupervisedNB().fit(COUNTS, y)
+    assert em.classes_.tolist() == ["ham", "spam"]
+    assert set(em.predict(COUNTS).tolist()) == {"ham", "spam"}
+
+
+# -- components ----------------------------------------------------------------------------------
+def test_components_per_class_collapse_to_the_classes():
+    em = SemiSupervisedNB(n_components=3, random_state=0).fit(COUNTS, PARTIAL)
+    assert em.estimator_.classes_.tolist() == list(range(6))
+    proba = em.predict_proba(COUNTS)
+    assert proba.shape == (N, 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(em.classes_[proba.argmax(axis=1)], em.predict(COUNTS))
+    again = SemiSupervisedNB(n_components=3, random_state=0).fit(COUNTS, PARTIAL)
+    np.testing.assert_array_equal(again.history_, em.history_)
+    other = SemiSupervisedNB(n_components=3, random_state=1).fit(COUNTS, PARTIAL)
+    assert other.history_[0] != em.history_[0]
+    assert np.diff(em.history_).min() >= -1e-9 * abs(em.history_[-1])
+
+
+def test_components_model_a_class_made_of_two_topics():
+    # Class 0 is two topics (words 0-1 or words 2-3), class 1 a third (words 4-5): one
+    # multinomial per class cannot tell a mixed document of class 0 from class 1.
+    rng = np.random.default_rng(3)
+    topic = rng.integers(0, 3, 3000)
+    rates = np.array([[8, 8, 0.3, 0.3, 1, 1], [0.3, 0.3, 8, 8, 1, 1], [2, 0.3, 2, 0.3, 3, 3]])
+    X = rng.poisson(rates[topic])
+    y = (topic == 2).astype(int)
+    partial = np.where(rng.random(y.size) < 0.05, y, -1)
+    one = SemiSupervisedNB().fit(X, partial).score(X, y)
+    two = SemiSupervisedNB(n_components=2, random_state=0).fit(X, partial).score(X, y)
+    assert two > one + 0.005
+
+
+# -- chunks --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n_components", [1, 2])
+@pytest.mark.parametrize("name", ["multinomial", "gaussian", "mixed", "categorical"])
+def test_chunked_em_equals_in_memory_em_per_iteration(name, n_components):
+    est, X = CASES[name]
+    w = RNG.uniform(0.5, 2.0, N)
+    em = SemiSupervisedNB(est, n_components=n_components, random_state=0, max_iter=8)
+    whole = clone(em).fit(X, PARTIAL, sample_weight=w)
+    cuts = [0, 37, 150, 151, 300, N]
+    take = (lambda a, s: a.iloc[s]) if isinstance(X, pd.DataFrame) else (lambda a, s: a[s])
+    chunks = [
+        (take(X, slice(a, b)), PARTIAL[a:b], w[a:b]) for a, b in zip(cuts[:-1], cuts[1:])
+    ]
+    chunked = clone(em).fit_chunks(chunks)
+    np.testing.assert_allclose(chunked.history_, whole.history_, rtol=1e-10)
+    np.testing.assert_allclose(
+        chunked.predict_joint_log_proba(X), whole.predict_joint_log_proba(X), rtol=1e-10
+    )
+
+
+def test_chunks_from_a_callable_and_given_classes():
+    chunks = [(COUNTS[:200], PARTIAL[:200]), (COUNTS[200:], PARTIAL[200:])]
+    ref = SemiSupervisedNB().fit(COUNTS, PARTIAL)
+    em = SemiSupervisedNB().fit_chunks(lambda: iter(chunks), classes=[0, 1])
+    np.testing.assert_allclose(em.history_, ref.history_, rtol=1e-10)
+
+
+def test_one_shot_iterator_is_refused():
+    with pytest.raises(ParameterError, match="readable once per EM iteration"):
+        SemiSupervisedNB().fit_chunks(iter([(COUNTS, PARTIAL)]))
+
+
+def test_bad_chunk_and_unknown_label_name_the_row():
+    with pytest.raises(DataError, match=r"tuple \(X, y\)"):
+        SemiSupervisedNB().fit_chunks([COUNTS])
+    chunks = [(COUNTS[:200], PARTIAL[:200]), (COUNTS[200:], np.full(200, 7))]
+    with pytest.raises(DataError, match="Label 7 at row 200 is not among classes"):
+        SemiSupervisedNB().fit_chunks(chunks, classes=[0, 1])
+
+
+# -- errors --------------------------------------------------------------------------------------
+def test_complement_nb_is_refused_with_the_reason():
+    with pytest.raises(ParameterError, match="ComplementNB's scores are not probabilities"):
+        SemiSupervisedNB(ComplementNB()).fit(COUNTS, PARTIAL)
+    with pytest.raises(ParameterError, match="Use MultinomialNB"):
+        SemiSupervisedNB(TextNB(ComplementNB())).fit(["a b", "c"], ["x", None])
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"unlabeled_weight": -1}, "'unlabeled_weight' must be a non-negative number"),
+        ({"unlabeled_weight": np.inf}, "'unlabeled_weight' must be finite"),
+        ({"n_components": 0}, "'n_components' must be an integer >= 1"),
+        ({"max_iter": -1}, "'max_iter' must be >= 0"),
+        ({"max_iter": 1.5}, "'max_iter' must be an integer"),
+        ({"tol": -1}, "'tol' must be a number >= 0"),
+        ({"estimator": "nb"}, "estimator must be an nbayes estimator"),
+    ],
+)
+def test_bad_parameters(params, match):
+    with pytest.raises(ParameterError, match=match):
+        SemiSupervisedNB(**params).fit(COUNTS, PARTIAL)
+
+
+def test_no_labeled_row_is_an_error():
+    with pytest.raises(DataError, match="Every row is unlabeled"):
+        SemiSupervisedNB().fit(COUNTS, np.full(N, -1))
+
+
+def test_a_row_of_probability_zero_is_an_error():
+    X = np.array([[3, 0], [0, 3], [2, 2]])
+    with pytest.raises(DataError, match="Row 2 has probability zero under every class"):
+        SemiSupervisedNB(MultinomialNB(estimate="mle")).fit(X, [0, 1, -1])
+
+
+# -- real data -----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sms():
+    df = load_sms_spam()
+    train, test = train_test_split(df, test_size=0.25, random_state=0, stratify=df["label"])
+    return train, test
+
+
+def test_log_likelihood_never_decreases_on_sms_spam(sms):
+    train, test = sms
+    y = train["label"].to_numpy(dtype=object).copy()
+    y[np.random.default_rng(0).random(y.size) >= 0.05] = None
+    em = SemiSupervisedNB(TextNB(MultinomialNB()), max_iter=15, tol=0).fit(train["text"], y)
+    assert em.n_iter_ == 15
+    steps = np.diff(em.history_)
+    assert steps.min() >= -1e-9 * abs(em.history_[-1]), steps
+    assert em.history_[-1] > em.history_[0] + 1.0
