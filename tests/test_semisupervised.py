@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -72,9 +74,7 @@ def test_soft_labels_count_as_rows_repeated_per_class_with_fractional_weights(na
     hard = clone(soft)
     hard.fit(X, np.arange(N) % K)
     codes = np.repeat(classes, N)
-    hard.install(
-        classes, hard.accumulate(rows, Labels(codes, resp.T.ravel(), K), mode="count")
-    )
+    hard.install(classes, hard.accumulate(rows, Labels(codes, resp.T.ravel(), K), mode="count"))
     np.testing.assert_allclose(
         soft.predict_joint_log_proba(X), hard.predict_joint_log_proba(X), rtol=1e-10, atol=1e-9
     )
@@ -82,7 +82,7 @@ def test_soft_labels_count_as_rows_repeated_per_class_with_fractional_weights(na
 
 def test_soft_labels_refuse_a_code_per_row():
     with pytest.raises(TypeError, match="no class code per row"):
-        SoftLabels(np.ones((2, 2))).codes
+        _ = SoftLabels(np.ones((2, 2))).codes
 
 
 # -- EM on every family --------------------------------------------------------------------------
@@ -189,9 +189,7 @@ def test_chunked_em_equals_in_memory_em_per_iteration(name, n_components):
     whole = clone(em).fit(X, PARTIAL, sample_weight=w)
     cuts = [0, 37, 150, 151, 300, N]
     take = (lambda a, s: a.iloc[s]) if isinstance(X, pd.DataFrame) else (lambda a, s: a[s])
-    chunks = [
-        (take(X, slice(a, b)), PARTIAL[a:b], w[a:b]) for a, b in zip(cuts[:-1], cuts[1:])
-    ]
+    chunks = [(take(X, slice(a, b)), PARTIAL[a:b], w[a:b]) for a, b in itertools.pairwise(cuts)]
     chunked = clone(em).fit_chunks(chunks)
     np.testing.assert_allclose(chunked.history_, whole.history_, rtol=1e-10)
     np.testing.assert_allclose(
@@ -264,7 +262,7 @@ def sms():
 
 
 def test_log_likelihood_never_decreases_on_sms_spam(sms):
-    train, test = sms
+    train, _ = sms
     y = train["label"].to_numpy(dtype=object).copy()
     y[np.random.default_rng(0).random(y.size) >= 0.05] = None
     em = SemiSupervisedNB(TextNB(MultinomialNB()), max_iter=15, tol=0).fit(train["text"], y)

@@ -352,11 +352,11 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
 
     def _settings(self, n_classes: int, init: bool) -> StepSettings:
         lam = self.unlabeled_weight
-        if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not lam >= 0:
+        if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not float(lam) >= 0:
             raise ParameterError(
                 f"Parameter 'unlabeled_weight' must be a non-negative number; got {lam!r}."
             )
-        if not np.isfinite(lam):
+        if not np.isfinite(float(lam)):
             raise ParameterError(f"Parameter 'unlabeled_weight' must be finite; got {lam!r}.")
         M = self.n_components
         if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
@@ -425,7 +425,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             offset = 0
             for batch in source():
                 X, y, w = _unpack(batch)
-                codes, n = _encode(y, X, found_classes, offset), _n_rows(X)
+                codes, n = _encode(y, X, known, offset), _n_rows(X)
                 yield X, codes, check_sample_weight(w, n, allow_all_zero=True), offset
                 offset += n
 
@@ -439,6 +439,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 "of each class to know what the classes are."
             )
 
+        known: np.ndarray = found_classes
         model = self._new_model()
 
         def survey(step):
@@ -457,9 +458,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         first = next(iter(source()), None)
         if first is None:
             raise DataError("chunks gave no rows: there is nothing to learn from.")
-        return self._run(model, _meta(_unpack(first)[0]), found_classes, survey, sweep)
+        return self._em(model, _meta(_unpack(first)[0]), found_classes, survey, sweep)
 
-    def _run(self, model, meta, classes, survey, sweep):
+    def _em(self, model, meta, classes, survey, sweep):
         """EM with the passes over the data given as functions (in memory, chunks, Dask):
         ``survey(step)`` runs one set-up pass, ``sweep(model, settings)`` one EM pass."""
         summary = None
