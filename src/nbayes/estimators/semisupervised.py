@@ -231,6 +231,12 @@ def _meta(X):
 
 
 def _survey_part(X, columns):
+    """The part of a batch a survey pass reads: survey passes read tables (Dask partitions),
+    so a 2-d array becomes a table with columns 0..d-1 (as its set-up numbers them)."""
+    if not isinstance(X, (pd.DataFrame, pd.Series)) and not sp.issparse(X):
+        array = np.asarray(X)
+        if array.ndim == 2:
+            X = pd.DataFrame(array)
     if columns is None:
         return X
     if not isinstance(X, pd.DataFrame):
@@ -261,8 +267,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     with ``estimate="map"`` a Dirichlet(alpha), with ``estimate="mle"`` a flat prior (see
     ``log_prior`` of the estimators). Each iteration does not decrease it (for lambda <= 1
     and for lambda > 1 alike: the weights are fixed). ``history_`` records it. The Gaussian
-    family's variance floor (``var_smoothing``) is not a prior: its objective is the
-    likelihood, and EM keeps it non-decreasing only approximately.
+    family's variance floor (``var_smoothing``) and the semi-naive models' smoothing have no
+    ``log_prior``: their objective is the likelihood alone, which EM then keeps
+    non-decreasing only approximately (the smoothing moves each M-step off its maximum).
 
     Parameters
     ----------
@@ -443,7 +450,14 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         model = self._new_model()
 
         def survey(step):
-            parts = [step.summarize(_survey_part(_unpack(b)[0], step.columns)) for b in source()]
+            parts = []
+            for batch in source():
+                X, y, w = _unpack(batch)
+                part = _survey_part(X, step.columns)
+                if step.labels:
+                    parts.append(step.summarize(part, *_survey_labels(y, w, known)))
+                else:
+                    parts.append(step.summarize(part))
             return step.combine(*parts)
 
         def sweep(model, settings):
@@ -546,6 +560,18 @@ def _labeled(y) -> np.ndarray:
     y = _as_labels(y)
     kept = y[~unlabeled_mask(y)]
     return np.asarray(kept.tolist()) if kept.dtype.kind == "O" and kept.size else kept
+
+
+def _survey_labels(y, sample_weight, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and weights for a survey pass that needs them (supervised bin edges): the
+    labeled rows as they are, the unlabeled ones with weight zero (and any class's label)."""
+    y = _as_labels(y)
+    unlabeled = unlabeled_mask(y)
+    weights = check_sample_weight(sample_weight, y.shape[0], allow_all_zero=True)
+    filled = np.where(unlabeled, classes[0], y)
+    if filled.dtype.kind == "O" and filled.size:
+        filled = np.asarray(filled.tolist())
+    return filled, np.where(unlabeled, 0.0, weights)
 
 
 def _encode(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
