@@ -396,7 +396,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        return self.fit_chunks([(X, y, sample_weight)])
+        return self._fit_chunks([(X, y, sample_weight)], None, in_memory=True)
 
     def fit_chunks(self, chunks: Iterable[Batch] | Callable[[], Iterable[Batch]], classes=None):
         """Run EM over data that comes in chunks, one pass over the chunks per iteration.
@@ -416,6 +416,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        return self._fit_chunks(chunks, classes, in_memory=False)
+
+    def _fit_chunks(self, chunks, classes, in_memory: bool):
         self._check_loop_params()
         if callable(chunks):
             source = chunks
@@ -460,9 +463,13 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                     parts.append(step.summarize(part))
             return step.combine(*parts)
 
-        def sweep(model, settings):
+        encoded: dict = {}  # in memory: the batch's features, encoded once (see _encoder)
+
+        def sweep(model, settings, encode=None):
             out = None
-            for X, codes, w, offset in batches():
+            for i, (X, codes, w, offset) in enumerate(batches()):
+                if encode is not None:
+                    X = encoded[i] if i in encoded else encoded.setdefault(i, encode(X))
                 part = em_batch(model, X, codes, w, offset, settings)
                 out = part if out is None else out.merge(part, model)
             if out is None:
@@ -472,38 +479,45 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         first = next(iter(source()), None)
         if first is None:
             raise DataError("chunks gave no rows: there is nothing to learn from.")
-        return self._em(model, _meta(_unpack(first)[0]), found_classes, survey, sweep)
+        meta = _meta(_unpack(first)[0])
+        return self._em(model, meta, found_classes, survey, sweep, in_memory)
 
-    def _em(self, model, meta, classes, survey, sweep):
+    def _em(self, outer, meta, classes, survey, sweep, in_memory: bool = False):
         """EM with the passes over the data given as functions (in memory, chunks, Dask):
-        ``survey(step)`` runs one set-up pass, ``sweep(model, settings)`` one EM pass."""
+        ``survey(step)`` runs one set-up pass, ``sweep(model, settings, encode)`` one EM
+        pass (``encode``: a fixed feature map to apply to each batch once, or None)."""
         summary = None
-        while (step := model.survey_step(meta, summary)) is not None:
+        while (step := outer.survey_step(meta, summary)) is not None:
             summary = step.finish(summary, survey(step))
-        model.setup(meta, summary)
+        outer.setup(meta, summary)
+        model, encode = _encoder(outer) if in_memory else (outer, None)
         K, M = len(classes), int(self.n_components)
         init = self._settings(K, init=True)
         settings = self._settings(K, init=False)
         sub_classes = classes if M == 1 else np.arange(K * M)
-        start = sweep(model, init)
+        start = sweep(model, init, encode)
         if start.labeled_weight <= 0:
             raise DataError(
                 "The labeled rows have weight zero: EM needs labeled rows to start from."
             )
         model.install(sub_classes, start.stats)
+        stats = start.stats
         scale = start.labeled_weight + settings.unlabeled_weight * start.unlabeled_weight
         history: list[float] = []
         converged = False
         for _ in range(int(self.max_iter)):
-            result = sweep(model, settings)
+            result = sweep(model, settings, encode)
             history.append(
                 result.labeled + settings.unlabeled_weight * result.unlabeled + model.log_prior()
             )
             model.install(sub_classes, result.stats)
+            stats = result.stats
             if len(history) > 1 and history[-1] - history[-2] < self.tol * scale:
                 converged = True
                 break
-        self.estimator_, self.classes_ = model, classes
+        if model is not outer:
+            outer.install(sub_classes, stats)
+        self.estimator_, self.classes_ = outer, classes
         self.history_, self.n_iter_, self.converged_ = history, len(history), converged
         return self
 
@@ -534,6 +548,18 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         if int(self.n_components) == 1:
             return self.estimator_.predict(X)
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+
+
+def _encoder(model):
+    """(the model that counts encoded rows, the encoding) for a model whose features are a
+    fixed map of its input once set up -- TextNB's vectoriser: in memory the texts are
+    vectorised once rather than twice per iteration (scoring and counting). Others: the
+    model itself and no encoding."""
+    from .text import TextNB
+
+    if isinstance(model, TextNB):
+        return model.classifier_, model.transform
+    return model, None
 
 
 # -- labels and batches ---------------------------------------------------------------------
