@@ -276,3 +276,49 @@ def test_log_likelihood_never_decreases_on_sms_spam(sms):
     steps = np.diff(em.history_)
     assert steps.min() >= -1e-9 * abs(em.history_[-1]), steps
     assert em.history_[-1] > em.history_[0] + 1.0
+
+
+# -- Dask ----------------------------------------------------------------------------------------
+@pytest.mark.xdist_group("dask-cluster")
+@pytest.mark.parametrize("n_components", [1, 2])
+@pytest.mark.parametrize("name", ["multinomial", "mixed", "text"])
+def test_em_on_dask_equals_in_memory_em_per_iteration(dask_client, name, n_components):
+    import dask.array as da
+    import dask.dataframe as dd
+
+    from nbayes import dask as nbdask
+
+    w = RNG.uniform(0.5, 2.0, N)
+    em = SemiSupervisedNB(
+        CASES[name][0] if name != "text" else TextNB(),
+        n_components=n_components,
+        random_state=0,
+        max_iter=6,
+    )
+    if name == "text":
+        words = np.array(["cash prize now", "lunch at noon", "win cash", "meeting at noon"])
+        X = pd.Series(words[Y * 2 + RNG.integers(0, 2, N)])
+        local = clone(em).fit(X, PARTIAL, sample_weight=w)
+        frame = pd.DataFrame({"text": X, "y": PARTIAL, "w": w})
+        ddf = dd.from_pandas(frame, npartitions=4)
+        distributed = nbdask.fit_semisupervised(clone(em), ddf["text"], ddf["y"], ddf["w"])
+        probe = X
+    elif name == "mixed":
+        X = CASES[name][1]
+        local = clone(em).fit(X, PARTIAL, sample_weight=w)
+        ddf = dd.from_pandas(X.assign(y=PARTIAL, w=w), npartitions=3)
+        distributed = nbdask.fit_semisupervised(clone(em), ddf, "y", "w")
+        probe = X
+    else:
+        X = CASES[name][1]
+        local = clone(em).fit(X, PARTIAL, sample_weight=w)
+        distributed = nbdask.fit_semisupervised(
+            clone(em), da.from_array(X, chunks=(90, -1)), PARTIAL, w
+        )
+        probe = X
+    np.testing.assert_allclose(distributed.history_, local.history_, rtol=1e-10)
+    np.testing.assert_allclose(
+        distributed.predict_joint_log_proba(probe),
+        local.predict_joint_log_proba(probe),
+        rtol=1e-10,
+    )

@@ -435,7 +435,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             offset = 0
             for batch in source():
                 X, y, w = _unpack(batch)
-                codes, n = _encode(y, X, known, offset), _n_rows(X)
+                codes, n = encode_labels(y, X, known, offset), _n_rows(X)
                 yield X, codes, check_sample_weight(w, n, allow_all_zero=True), offset
                 offset += n
 
@@ -450,7 +450,6 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             )
 
         known: np.ndarray = found_classes
-        model = self._new_model()
 
         def survey(step):
             parts = []
@@ -458,7 +457,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 X, y, w = _unpack(batch)
                 part = _survey_part(X, step.columns)
                 if step.labels:
-                    parts.append(step.summarize(part, *_survey_labels(y, w, known)))
+                    parts.append(step.summarize(part, *survey_labels(y, w, known)))
                 else:
                     parts.append(step.summarize(part))
             return step.combine(*parts)
@@ -480,12 +479,35 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         if first is None:
             raise DataError("chunks gave no rows: there is nothing to learn from.")
         meta = _meta(_unpack(first)[0])
-        return self._em(model, meta, found_classes, survey, sweep, in_memory)
+        return self.fit_passes(meta, found_classes, survey, sweep, in_memory=in_memory)
 
-    def _em(self, outer, meta, classes, survey, sweep, in_memory: bool = False):
-        """EM with the passes over the data given as functions (in memory, chunks, Dask):
-        ``survey(step)`` runs one set-up pass, ``sweep(model, settings, encode)`` one EM
-        pass (``encode``: a fixed feature map to apply to each batch once, or None)."""
+    def fit_passes(self, meta, classes, survey, sweep, *, in_memory: bool = False):
+        """Run EM over data reached only through passes: what :meth:`fit`, :meth:`fit_chunks`
+        and :func:`nbayes.dask.fit_semisupervised` share.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            The data's columns (see :meth:`EstimatorProtocol.setup`).
+        classes : ndarray
+            The classes, sorted.
+        survey : callable
+            ``survey(step) -> summary``: one set-up pass (:class:`SurveyStep`) over all rows;
+            a pass that needs labels gets :func:`survey_labels` of each batch.
+        sweep : callable
+            ``sweep(model, settings, encode) -> PassResult``: :func:`em_batch` of every batch
+            under ``model``, merged; ``encode`` (None, or a map of each batch's features to
+            apply first) is given only with ``in_memory``.
+        in_memory : bool, default=False
+            Whether the passes see the same batches each time, so that a fixed encoding of
+            their features (TextNB's vectoriser) may be applied once.
+
+        Returns
+        -------
+        self
+        """
+        self._check_loop_params()
+        outer = self._new_model()
         summary = None
         while (step := outer.survey_step(meta, summary)) is not None:
             summary = step.finish(summary, survey(step))
@@ -588,7 +610,7 @@ def _labeled(y) -> np.ndarray:
     return np.asarray(kept.tolist()) if kept.dtype.kind == "O" and kept.size else kept
 
 
-def _survey_labels(y, sample_weight, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def survey_labels(y, sample_weight, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Labels and weights for a survey pass that needs them (supervised bin edges): the
     labeled rows as they are, the unlabeled ones with weight zero (and any class's label)."""
     y = _as_labels(y)
@@ -600,7 +622,7 @@ def _survey_labels(y, sample_weight, classes: np.ndarray) -> tuple[np.ndarray, n
     return filled, np.where(unlabeled, 0.0, weights)
 
 
-def _encode(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
+def encode_labels(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
     """Class index of each row, -1 for an unlabeled one; an unknown label is an error."""
     y = _as_labels(y)
     n = _n_rows(X)
