@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -568,7 +569,8 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         ``estimator_``, its ``decision_threshold`` included)."""
         check_is_fitted(self, "estimator_")
         if int(self.n_components) == 1:
-            return self.estimator_.predict(X)
+            model: Any = self.estimator_  # every nbayes estimator predicts
+            return model.predict(X)
         return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
 
 
