@@ -18,7 +18,9 @@ from ._base import (
     Family,
     Labels,
     Params,
+    SoftLabels,
     Stats,
+    accumulate_by_class,
     compressed_view,
     dot,
     linear_tables,
@@ -98,6 +100,7 @@ class Categorical(Family):
     """
 
     name = "categorical"
+    soft_labels = True  # one-hot codes times the weight matrix (see _soft_counts)
     class_keys = ("n_counts",)
     shared_params = ("alpha", "estimate")
 
@@ -205,6 +208,8 @@ class Categorical(Family):
         }
 
     def accumulate(self, X, labels: Labels) -> Stats:
+        if isinstance(labels, SoftLabels):
+            return self._soft_counts(X, labels)
         n_classes, d = labels.n_classes, X.shape[1]
         if sp.issparse(X):
             # Implicit zeros are category 0: count the stored codes, derive category 0 from
@@ -240,6 +245,30 @@ class Categorical(Family):
             idx, w = idx[observed], w[observed]
         counts = np.bincount(idx, weights=w, minlength=n_classes * total)
         return {"n_counts": counts.reshape(n_classes, total), "n_categories": n_cat}
+
+    def _soft_counts(self, X, labels: SoftLabels) -> Stats:
+        """Counts under soft labels: the sparse one-hot codes (rows x categories of all
+        columns) times the weight matrix, one product whatever the number of classes."""
+        if sp.issparse(X) or X.shape[0] == 0:
+            return accumulate_by_class(self.accumulate, self.merge, X, labels)
+        n, d = X.shape
+        # Rows of zero weight add no categories either: zero weight must equal a dropped row.
+        observed = (X >= 0) & (labels.weights > 0)[:, None]
+        n_cat = np.where(observed, X, 0).max(axis=0, initial=0) + 1
+        off = offsets_of(n_cat)
+        total = int(n_cat.sum())
+        columns = off[None, :] + X
+        if observed.all():
+            indptr = np.arange(0, n * d + 1, d)
+            indices = columns.ravel()
+        else:
+            indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
+            indices = columns[observed]
+        onehot = sp.csr_matrix(
+            (np.ones(indices.size), indices.astype(np.intp), indptr), shape=(n, total)
+        )
+        counts = np.ascontiguousarray(np.asarray(onehot.T @ labels.matrix).T)
+        return {"n_counts": counts, "n_categories": n_cat}
 
     @staticmethod
     def _count_codes(X: np.ndarray, labels: Labels) -> Stats:

@@ -14,7 +14,9 @@ from ._base import (
     Family,
     Labels,
     Params,
+    SoftLabels,
     Stats,
+    accumulate_by_class,
     class_sums,
     describe_cell,
     dot_classes,
@@ -159,6 +161,7 @@ class Gaussian(Family):
     """
 
     name = "gaussian"
+    soft_labels = True  # moments from products with the weights (see accumulate)
     finite_shows_in_result = True
     sparse_ok = False
     class_keys = ("n_weight", "mean", "m2")
@@ -223,6 +226,9 @@ class Gaussian(Family):
         return {"n_weight": z, "mean": z.copy(), "m2": z.copy()}
 
     def accumulate(self, X, labels: Labels) -> Stats:
+        if isinstance(labels, SoftLabels) and (X.shape[0] == 0 or self._missing(X) is not None):
+            # Missing cells: the exact two-pass moments, one class at a time.
+            return accumulate_by_class(self.accumulate, self.merge, X, labels)
         # Only inf - inf makes NaN here: input that check_result rejects right after; sums
         # that overflow finite input are refused by the engine's check_overflow.
         with np.errstate(invalid="ignore", over="ignore"):
@@ -238,7 +244,13 @@ class Gaussian(Family):
         # where a class mean lies far (many spreads) from that row, which the sums reveal.
         shift = X[0].astype(np.float64)
         compiled = kernels()
-        if compiled is not None and X.flags.c_contiguous and X.dtype in (np.float32, np.float64):
+        soft = isinstance(labels, SoftLabels)  # class sums are then products with the weights
+        if (
+            compiled is not None
+            and not soft
+            and X.flags.c_contiguous
+            and X.dtype in (np.float32, np.float64)
+        ):
             sum_dev = np.zeros((labels.n_classes, X.shape[1]))
             sum_sq = np.zeros_like(sum_dev)
             compiled.class_moment_sums(
@@ -266,7 +278,12 @@ class Gaussian(Family):
             np.any((sum_sq > ONE_PASS_MAX_RATIO * m2) | ~np.isfinite(m2), axis=0)
         )
         if inexact.size:
-            exact = self._two_pass(np.asarray(X[:, inexact], dtype=np.float64), labels, None)
+            exact = accumulate_by_class(
+                lambda cols, hard: self._two_pass(cols, hard, None),
+                self.merge,
+                np.asarray(X[:, inexact], dtype=np.float64),
+                labels,
+            )
             stats["mean"][:, inexact] = exact["mean"]
             stats["m2"][:, inexact] = exact["m2"]
         return stats

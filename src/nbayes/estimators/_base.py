@@ -871,6 +871,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         order. Includes class-independent terms, so it is a true log-probability."""
         return self._jll(X, normalised=True)
 
+    def joint_log_scores(self, X) -> np.ndarray:
+        """log P(x, y) without the families' class-independent normalisers, shape
+        (n_samples, n_classes) (see :meth:`EstimatorProtocol.joint_log_scores`)."""
+        return self._jll(X, normalised=False)
+
     def _posterior(self, X, log: bool) -> np.ndarray:
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)

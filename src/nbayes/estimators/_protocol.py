@@ -242,6 +242,13 @@ class EstimatorProtocol(ABC):
         (:class:`nbayes.SemiSupervisedNB`)."""
         return 0.0
 
+    def joint_log_scores(self, X) -> np.ndarray:
+        """log P(x, y) up to a term per row that is the same for every class, shape
+        (n_samples, n_classes): what posteriors and EM need, without the class-independent
+        normalisers (multinomial coefficients cost a log-gamma per stored value). By default
+        :meth:`predict_joint_log_proba` itself."""
+        return self.predict_joint_log_proba(X)
+
     # -- state as plain data ------------------------------------------------------------------
     @abstractmethod
     def get_state(self) -> dict:

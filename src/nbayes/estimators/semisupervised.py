@@ -138,6 +138,20 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
+def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(softmax of each row, log-sum-exp of each row), computed in place of ``scores``; a
+    row of -inf gives NaN and -inf."""
+    scores = np.ascontiguousarray(scores)  # row-wise work; scores may come class-major
+    top = scores.max(axis=1)
+    top[~np.isfinite(top)] = 0.0
+    scores -= top[:, None]
+    np.exp(scores, out=scores)
+    total = scores.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores /= total[:, None]
+        return scores, top + np.log(total)
+
+
 def em_batch(
     model: EstimatorProtocol,
     X,
@@ -188,23 +202,28 @@ def em_batch(
             labeled_weight=float(weights[labeled].sum()),
             unlabeled_weight=float(weights[~labeled].sum()),
         )
-    jll = model.predict_joint_log_proba(X)
-    sub_class = np.arange(jll.shape[1]) // M
-    # A labeled row belongs to its class's components only; an unlabeled one to any.
-    allowed = (codes[:, None] == sub_class[None, :]) | ~labeled[:, None]
-    masked = np.where(allowed, jll, -np.inf)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        loglik = logsumexp(masked, axis=1)
-        row_weight = np.where(labeled, weights, lam * weights)
-        bad = np.flatnonzero(~np.isfinite(loglik) & (row_weight > 0))
-        if bad.size:
-            row = int(bad[0])
-            raise DataError(
-                f"Row {first_row + row} has probability zero under every class it may belong "
-                f"to (log-likelihood {show(loglik[row])}), so EM cannot weigh it. Use a "
-                "smoothed estimate (alpha > 0, estimate='posterior_mean') or drop the row."
-            )
-        resp = np.exp(masked - loglik[:, None]) * row_weight[:, None]
+    jll = model.joint_log_scores(X)
+    rows = np.flatnonzero(labeled)
+    cols = codes[rows, None] * M + np.arange(M)
+    own_scores = np.take_along_axis(jll[rows], cols, axis=1)  # before jll turns into resp
+    # Every row's posterior over every sub-class (what an unlabeled row gets), weighted.
+    resp, loglik = _softmax(jll)
+    row_weight = np.where(labeled, weights, lam * weights)
+    resp *= row_weight[:, None]
+    if rows.size:
+        # Labeled rows (usually few): the posterior over their own class's components.
+        own, loglik[rows] = _softmax(own_scores)
+        block = np.zeros((rows.size, resp.shape[1]))
+        np.put_along_axis(block, cols, own * weights[rows, None], axis=1)
+        resp[rows] = block
+    bad = np.flatnonzero(~np.isfinite(loglik) & (row_weight > 0))
+    if bad.size:
+        row = int(bad[0])
+        raise DataError(
+            f"Row {first_row + row} has probability zero under every class it may belong "
+            f"to (log-likelihood {show(loglik[row])}), so EM cannot weigh it. Use a "
+            "smoothed estimate (alpha > 0, estimate='posterior_mean') or drop the row."
+        )
     resp[row_weight == 0] = 0.0
     ll = np.where(row_weight > 0, loglik, 0.0) * weights
     return PassResult(
@@ -304,7 +323,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     history_ : list of float
         The objective (above) of the model entering each iteration: ``history_[0]`` is that
-        of the labeled-only model.
+        of the labeled-only model. The rows' class-independent terms (multinomial
+        coefficients, Gaussian constants) are left out: they do not change from one
+        iteration to the next and cost a pass of log-gamma (see ``joint_log_scores``).
     n_iter_ : int
         EM iterations run.
     converged_ : bool

@@ -319,6 +319,9 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """log P(counts, y), shape (n_samples, n_classes)."""
         return self.classifier_.predict_joint_log_proba(self.transform(X))
 
+    def joint_log_scores(self, X) -> np.ndarray:
+        return self.classifier_.joint_log_scores(self.transform(X))
+
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """The words (vocabulary order), or ``hash_<i>`` bucket names for a HashingVectorizer."""
         check_is_fitted(self, "vectorizer_")
