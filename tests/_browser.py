@@ -15,6 +15,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -88,6 +89,9 @@ class DevTools:
                 "about:blank",
             ],
             preexec_fn=wire,
+            # Its own process group: helpers (zygote, crash handler) that outlive the browser
+            # and keep writing into the profile are stopped with it (see close).
+            start_new_session=True,
             pass_fds=(3, 4),  # kept open: the wire() copies (close_fds runs after it)
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -111,6 +115,10 @@ class DevTools:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # what is left of the group
+        except ProcessLookupError:
+            pass
 
     def _read_message(self, deadline: float) -> dict:
         while b"\0" not in self._buffer:
@@ -172,7 +180,9 @@ def open_page(url: str, screenshot: Path, width: int = 1280, max_height: int = 1
     binary = chromium()
     if binary is None:
         raise FileNotFoundError("chromium is not installed (apt-get install chromium)")
-    with tempfile.TemporaryDirectory() as profile:
+    # A helper process may still be writing into the profile as it is removed: what cannot be
+    # removed stays in the temporary folder rather than failing the check.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         browser = DevTools(binary, profile)
         try:
             target = browser.call("Target.createTarget", {"url": "about:blank"})["targetId"]
