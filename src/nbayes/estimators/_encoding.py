@@ -132,18 +132,23 @@ class Vocabulary:
         """The per-column look-up, built from the flat arrays on first use, with the set of
         value types (:func:`_type_tag`) of each column beside it."""
         if self._lookup is None:
-            self._lookup = [{} for _ in range(self.n_columns)]  # bounded by the group's width
-            self._types: list[set[str]] = [set() for _ in range(self.n_columns)]
+            # Built aside and published last: another thread scoring with this model (or
+            # pickling it for a Dask worker) never sees a half-filled look-up, which would
+            # score known values as unseen.
+            lookup: list[dict] = [{} for _ in range(self.n_columns)]  # bounded by the width
+            tags: list[set[str]] = [set() for _ in range(self.n_columns)]
             order = np.argsort(self.column, kind="stable")
             split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
             for table, types, values, codes in zip(  # bounded by the group's width
-                self._lookup,
-                self._types,
+                lookup,
+                tags,
                 np.split(self.values[order], split),
                 np.split(self.code[order], split),
             ):
                 table.update(zip(values.tolist(), codes.tolist()))
                 types.update(_type_tags(table))
+            self._types = tags
+            self._lookup = lookup
         return self._lookup
 
     def n_categories(self) -> np.ndarray:
