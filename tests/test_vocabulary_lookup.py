@@ -7,6 +7,7 @@ kept state never goes stale: after appends, failed batches, merges and model fil
 """
 
 import copy
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,7 @@ import pytest
 
 import nbayes
 from nbayes.distributions import Categorical
-from nbayes.estimators._encoding import Vocabulary
+from nbayes.estimators._encoding import UNSEEN_CODE, Vocabulary
 from nbayes.exceptions import UnknownLabelError
 
 
@@ -146,3 +147,25 @@ def test_integer_blocks_encode_as_the_general_path(recwarn):
     for a, b in zip(fast[3], slow[3]):
         assert a.tolist() == b.tolist()
     assert fast[4] == slow[4] and any("300 of its 300 values" in m for m in fast[4])
+
+
+def test_a_pickle_carries_the_values_not_the_lookup_cache():
+    # A Dask worker that holds a shell sends it on to another worker while it scores with
+    # it, so the shell can be pickled while its look-up is being built. The cache never
+    # travels: a copy rebuilt from the values knows them all (this failed now and then in
+    # the Dask conformance suite: "training saw nothing values such as 0, 1, 2").
+    vocab = Vocabulary(2)
+    vocab.encode(np.array([["a", 1], ["b", 2]], dtype=object), True, False)
+    vocab._lookup = [{} for _ in range(2)]  # as a concurrent pickle would see it mid-build
+    vocab._types = [set(), set()]
+    copy_ = pickle.loads(pickle.dumps(vocab))
+    assert copy_._lookup is None and "_buffers" not in vars(copy_)
+    codes, unseen = copy_.encode(np.array([["b", 2], ["a", "1"]], dtype=object), False, False)
+    assert codes.tolist() == [[1, 1], [0, 0]] and unseen is None
+
+
+def test_a_column_that_learned_no_value_scores_values_as_unseen():
+    vocab = Vocabulary(1)
+    vocab.encode(np.array([[None], [None]], dtype=object), True, False)
+    codes, unseen = vocab.encode(np.array([["z"]], dtype=object), False, False, warn=False)
+    assert unseen == 0 and codes.item() == UNSEEN_CODE

@@ -128,6 +128,19 @@ class Vocabulary:
         # shares them; the look-up is extended in place, so a snapshot rebuilds its own.
         return Vocabulary(self.n_columns, self.first_code, self.values, self.column, self.code)
 
+    def __getstate__(self) -> dict:
+        # Only the flat arrays travel: the look-up is a cache rebuilt on first use. A Dask
+        # worker that holds a shell sends it on to another worker while scoring with it, so
+        # pickling must never see the cache being built (nor ship a million-entry dict).
+        state = dict(self.__dict__)  # one C-level copy: atomic for other Python threads
+        for cache in ("_lookup", "_types", "_buffers"):
+            state.pop(cache, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lookup = None
+
     def _tables(self) -> list[dict]:
         """The per-column look-up, built from the flat arrays on first use, with the set of
         value types (:func:`_type_tag`) of each column beside it."""
@@ -309,13 +322,13 @@ class Vocabulary:
         holds: numbers for a column of text ("7" for 7, "2.5" for 2.5, "3" for 3.0 when the
         column holds "3" but not "3.0"), text for a column of numbers ("7" -> 7, "2.5" -> 2.5).
         A CSV read with other types at predict than at fit then still matches."""
+        table = self._tables()[j]
         types = self._types[j]
         if types not in ({"s"}, {"i"}, {"f"}, {"i", "f"}):
             return  # an empty, mixed or boolean vocabulary: no unambiguous reading
         miss = np.flatnonzero(code_of < 0)
         values = np.asarray(_python_values(uniques), dtype=object)[miss]
         tags = np.array(list(map(_type_tag, values)), dtype="<U1")
-        table = self._tables()[j]
         if types == {"s"}:
             ints, floats = tags == "i", tags == "f"
             text = np.full(values.size, None, dtype=object)
@@ -349,6 +362,7 @@ class Vocabulary:
         row = int(np.argmax(unseen))
         example = column.iloc[row] if hasattr(column, "iloc") else column[row]
         known = self.categories(j)[:3].tolist()
+        self._tables()  # the value types are kept beside the look-up
         seen_types = ", ".join(sorted(_TYPE_NAMES[t] for t in self._types[j])) or "nothing"
         where = describe(j) if describe is not None else f"column index {j}"
         warnings.warn(
