@@ -655,3 +655,65 @@ def test_seminaive_on_a_dask_array_needs_a_table_or_given_edges(client):
     got = nbdask.fit(nbayes.AODE(bin_edges=edges), Xd, y)
     local = nbayes.AODE(bin_edges=edges).fit(X, y)
     np.testing.assert_allclose(got.predict_proba(X), local.predict_proba(X), rtol=RTOL)
+
+
+@pytest.mark.parametrize("model", ["tan", "aode"])
+def test_cli_seminaive_on_the_cluster_equals_the_run_in_memory(
+    capsys, client, tmp_path, monkeypatch, model
+):
+    # Strings with gaps, a numeric column with gaps, a small integer column and true/false:
+    # the Dask run surveys every partition for categories and bin edges, counts on the
+    # workers and merges; its model must predict what the run without --dask predicts.
+    rng = np.random.default_rng(5)
+    n = 300
+    y = rng.choice(["yes", "no"], n)
+    size = np.round(rng.normal(size=n) + 1.5 * (y == "yes"), 3)
+    size[rng.random(n) < 0.1] = np.nan
+    pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "blue", "green", None], n),
+            "size": size,
+            "doors": rng.integers(0, 4, n),
+            "flag": rng.choice(["true", "false"], n),
+            "label": y,
+        }
+    ).to_csv(tmp_path / "messy.csv", index=False)
+    # Small blocks, so that the file is several partitions (the CLI reads 64 MB blocks).
+    read_csv = dd.read_csv
+    monkeypatch.setattr(dd, "read_csv", lambda *a, **k: read_csv(*a, **{**k, "blocksize": 2000}))
+    assert dd.read_csv(tmp_path / "messy.csv").npartitions > 2
+    for name, extra in (("d", ["--dask", client.scheduler.address]), ("c", [])):
+        status, out, err = cli(
+            capsys,
+            "train",
+            tmp_path / "messy.csv",
+            "--target",
+            "label",
+            "--model",
+            model,
+            "-o",
+            tmp_path / f"{name}.nbayes",
+            *extra,
+        )
+        assert status == 0, err
+        assert "on 300 rows" in out, out
+    got, want = nbayes.load(tmp_path / "d.nbayes"), nbayes.load(tmp_path / "c.nbayes")
+    assert type(got) is type(want) is {"tan": nbayes.TAN, "aode": nbayes.AODE}[model]
+    assert want.bin_edges_["size"].size > 0
+    for column, edges in want.bin_edges_.items():
+        np.testing.assert_array_equal(got.bin_edges_[column], edges, err_msg=column)
+    assert getattr(got, "structure_", None) == getattr(want, "structure_", None)
+    for name in ("d", "c"):
+        status, _, err = cli(
+            capsys,
+            "predict",
+            tmp_path / f"{name}.nbayes",
+            tmp_path / "messy.csv",
+            "--proba",
+            "-o",
+            tmp_path / f"{name}.csv",
+        )
+        assert status == 0, err
+    got_p, want_p = pd.read_csv(tmp_path / "d.csv"), pd.read_csv(tmp_path / "c.csv")
+    assert list(want_p.columns) == ["prediction", "proba_no", "proba_yes"]
+    pd.testing.assert_frame_equal(got_p, want_p, rtol=1e-10)
