@@ -354,6 +354,46 @@ def test_joint_bayes_with_a_backoff_unlearns_both_and_refuses_merge_and_protocol
         nbayes.JointBayes(backoff=nbayes.TAN()).survey_step(df.iloc[:0])
 
 
+@pytest.mark.parametrize(
+    "first, second, message",
+    [
+        # Two TAN() objects with the same settings are the same setting: merge then says
+        # why a backoff model cannot merge (it once read "backoff=TAN() but ... =TAN()").
+        (nbayes.TAN(), nbayes.TAN(), r"cannot be merged \(nbayes.merge\) yet"),
+        (
+            nbayes.TAN(),
+            nbayes.TAN(alpha=0.5),
+            r"model 2 has backoff__alpha=0.5 but model 1 has backoff__alpha=1.0\. Merge only",
+        ),
+        (nbayes.TAN(), nbayes.AODE(), r"model 2 has backoff=AODE\(\) but model 1 has backoff=TAN"),
+        # Long arrays print alike (numpy summarises them): the differing element is named.
+        (
+            nbayes.TAN(bin_edges={"n": np.arange(2000.0)}),
+            nbayes.TAN(bin_edges={"n": np.r_[np.arange(1000.0), 1000.5, np.arange(1001.0, 2000)]}),
+            r"model 2 has backoff__bin_edges\['n'\]\[1000\]=1000.5 but model 1 has "
+            r"backoff__bin_edges\['n'\]\[1000\]=1000.0\.",
+        ),
+        (
+            nbayes.TAN(bin_edges={"n": np.arange(2000.0)}),
+            nbayes.TAN(bin_edges={"n": np.arange(1999.0)}),
+            r"model 2 has backoff__bin_edges\['n'\].shape=\(1999,\) but model 1 has "
+            r"backoff__bin_edges\['n'\].shape=\(2000,\)\.",
+        ),
+        (
+            nbayes.TAN(bin_edges={"n": [0.0]}),
+            nbayes.TAN(bin_edges={"m": [0.0]}),
+            r"model 2 has backoff__bin_edges keys=\['m'\] but model 1 has backoff__bin_edges "
+            r"keys=\['n'\]",
+        ),
+    ],
+)
+def test_merge_of_joint_bayes_says_what_differs_in_the_backoff(first, second, message):
+    df, y = table()
+    models = [nbayes.JointBayes(backoff=b).fit(df, y) for b in (first, second)]
+    with pytest.raises(ParameterError, match=message):
+        nbayes.merge(*models)
+
+
 @pytest.mark.parametrize("cls", [nbayes.AODE, nbayes.TAN, nbayes.KDB, nbayes.JointBayes])
 def test_a_value_seen_only_with_weight_zero_gets_no_code(cls):
     # The shared column layout learns values from rows of non-zero weight only, as if the

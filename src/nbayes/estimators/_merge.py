@@ -7,6 +7,7 @@ from functools import reduce
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import ParameterError
@@ -23,6 +24,48 @@ def _same(a, b) -> bool:
         return a == b
 
 
+def _difference(path: str, a, b) -> tuple[str, object, object] | None:
+    """The first place where two hyperparameter values differ, as (path, value of a, value
+    of b), or None when they are the same.
+
+    Estimators (a ``backoff=``) are the same when they are of one class with the same
+    settings, as ``clone`` sees them; the path then goes inside them with scikit-learn's
+    nested names (``backoff__alpha``), dicts by key and arrays by element, so that two values
+    whose reprs print alike (two ``TAN()`` objects, long arrays that numpy summarises with
+    ``...``) are told apart by what actually differs.
+    """
+    if isinstance(a, BaseEstimator) and isinstance(b, BaseEstimator) and type(a) is type(b):
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        for key in pa:  # bounded by the estimator's parameters
+            found = _difference(f"{path}__{key}", pa[key], pb[key])
+            if found is not None:
+                return found
+        return None
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return f"{path} keys", sorted(a, key=repr), sorted(b, key=repr)
+        for key in a:  # bounded by the dict's keys
+            found = _difference(f"{path}[{key!r}]", a[key], b[key])
+            if found is not None:
+                return found
+        return None
+    if _same(a, b):
+        return None
+    if a is not None and b is not None and not isinstance(a, str) and not isinstance(b, str):
+        try:
+            x, y = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+            unequal = ~np.asarray(x == y, dtype=bool) if x.shape == y.shape else None
+        except (ValueError, TypeError):  # ragged or incomparable: report the whole values
+            return path, a, b
+        if x.ndim and y.ndim and x.shape != y.shape:
+            return f"{path}.shape", x.shape, y.shape
+        if x.ndim and unequal is not None and unequal.any():
+            where = tuple(int(i) for i in np.argwhere(unequal)[0])
+            index = "".join(f"[{i}]" for i in where)
+            return f"{path}{index}", x[where], y[where]
+    return path, a, b
+
+
 def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
     """Raise a ParameterError naming the first difference between model 1 and model ``i``."""
     fix = "Merge only models of one kind, fitted with the same settings on the same columns."
@@ -33,10 +76,12 @@ def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
         )
     params_1, params_i = first.get_params(deep=False), other.get_params(deep=False)
     for name, value in params_1.items():
-        if not _same(value, params_i[name]):
+        found = _difference(name, params_i[name], value)
+        if found is not None:
+            where, got, want = found
             raise ParameterError(
-                f"Cannot merge: model {i} has {name}={params_i[name]!r} but model 1 has "
-                f"{name}={value!r}. {fix}"
+                f"Cannot merge: model {i} has {where}={got!r} but model 1 has "
+                f"{where}={want!r}. {fix}"
             )
     if other.n_features_in_ != first.n_features_in_:
         raise ParameterError(
