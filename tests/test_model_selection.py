@@ -4,13 +4,16 @@ synthetic data for every estimator and on the real data sets, with sample weight
 
 from __future__ import annotations
 
+import functools
 import tarfile
 
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.exceptions import FitFailedWarning
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+from sklearn.metrics import accuracy_score, log_loss, make_scorer
 from sklearn.model_selection import GridSearchCV as SklearnSearch
 from sklearn.model_selection import KFold, StratifiedKFold, TimeSeriesSplit
 
@@ -123,6 +126,106 @@ def test_every_fold_score_equals_scikit_learns_search(name, scoring):
         ours.predict_proba(X), refit.predict_proba(X), rtol=1e-10, atol=1e-12
     )
     assert repr(ours.best_estimator_) == repr(refit)
+
+
+STACKED = {
+    "MultinomialNB": (
+        nbayes.MultinomialNB,
+        [{"alpha": 0.01}, {"alpha": 1.0, "fit_prior": False}, {"estimate": "mle"}],
+    ),
+    "ComplementNB": (nbayes.ComplementNB, [{"alpha": 0.1}, {"alpha": 1.0, "norm": True}]),
+    "BernoulliNB": (nbayes.BernoulliNB, [{"alpha": 0.5}, {"alpha": 2.0}, {"estimate": "mle"}]),
+    "PoissonNB": (nbayes.PoissonNB, [{"alpha": 0.5, "beta": 0.1}, {"alpha": 2.0}]),
+}
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", sorted(STACKED))
+def test_the_candidates_of_a_fold_are_scored_in_one_product(name, sparse, monkeypatch):
+    # Each candidate's scores are its own joint_log_scores (-inf under the MLE included),
+    # from one pass of the engine over the held-out rows for all of them.
+    counts, _, y, _ = _synthetic()
+    counts[:, 7] = 0
+    counts[250:, 7] = np.arange(50) % 2  # a word the training rows never hold: MLE -inf
+    X = sp.csr_matrix(counts) if sparse else counts
+    cls, grid = STACKED[name]
+    model = cls(missing="ignore") if name != "ComplementNB" else cls()
+    model.fit(X[:250], y[:250])
+    models = [model.finalize_with(params) for params in grid]
+    calls = []
+    engine_score = nbayes._engine.joint_log_likelihood
+    monkeypatch.setattr(
+        nbayes._engine,
+        "joint_log_likelihood",
+        lambda *a, **k: calls.append(1) or engine_score(*a, **k),
+    )
+    got = list(model.joint_log_scores_of(models, X[200:]))
+    assert len(calls) == 1 and len(got) == len(models)
+    with np.errstate(invalid="ignore"):
+        for m, scores in zip(models, got):
+            np.testing.assert_allclose(scores, m.joint_log_scores(X[200:]), rtol=1e-13)
+    if name == "MultinomialNB":
+        assert np.isneginf(got[2]).any()
+
+
+def test_families_that_do_not_stack_are_scored_one_candidate_at_a_time(monkeypatch):
+    counts, _, y, _ = _synthetic()
+    X = counts + np.random.default_rng(1).normal(size=counts.shape)
+    model = nbayes.GaussianNB().fit(X, y)
+    models = [model.finalize_with({"var_smoothing": v}) for v in (1e-9, 1e-2)]
+    got = list(model.joint_log_scores_of(models, X))
+    for m, scores in zip(models, got):
+        np.testing.assert_array_equal(scores, m.joint_log_scores(X))
+
+
+def test_accuracy_and_log_loss_are_computed_from_the_stacked_scores(monkeypatch):
+    # The quick metrics never call predict / predict_proba per candidate, and give what
+    # scikit-learn's scorers give through them (a callable scorer takes that path).
+    counts, _, y, w = _synthetic()
+    calls = []
+    for method in ("predict", "predict_proba"):
+        original = getattr(nbayes.MultinomialNB, method)
+
+        @functools.wraps(original)
+        def counted(self, X, _original=original):
+            calls.append(1)
+            return _original(self, X)
+
+        monkeypatch.setattr(nbayes.MultinomialNB, method, counted)
+    grid = {"alpha": [0.01, 0.3, 3.0]}
+    cv = StratifiedKFold(3, shuffle=True, random_state=1)
+    quick = GridSearchCV(
+        nbayes.MultinomialNB(), grid, cv=cv, scoring=["neg_log_loss", "accuracy"], refit=False
+    ).fit(counts, y, sample_weight=w)
+    assert calls == []
+    scorers = {
+        "neg_log_loss": make_scorer(
+            log_loss, greater_is_better=False, response_method="predict_proba"
+        ),
+        "accuracy": make_scorer(accuracy_score),
+    }
+    slow = GridSearchCV(nbayes.MultinomialNB(), grid, cv=cv, scoring=scorers, refit=False)
+    slow.fit(counts, y, sample_weight=w)
+    assert len(calls) == 2 * 9
+    assert_same_search(quick, slow, 3, metrics=("neg_log_loss", "accuracy"))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.FitFailedWarning")
+@pytest.mark.filterwarnings("ignore:One or more of the test scores are non-finite")
+@pytest.mark.filterwarnings("ignore:Scoring failed")
+def test_a_held_out_fold_without_a_class_fails_the_log_loss_as_in_scikit_learn():
+    counts, _, _, _ = _synthetic(90)
+    y = np.array(["ham"] * 45 + ["spam"] * 45)  # KFold(3): fold 0 holds ham only
+    ours, theirs = both(
+        nbayes.MultinomialNB(),
+        {"alpha": [0.1, 1.0]},
+        counts,
+        y,
+        cv=KFold(3),
+        scoring="neg_log_loss",
+    )
+    assert np.isnan(ours.cv_results_["split0_test_score"]).all()
+    assert_same_search(ours, theirs, 3)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.FitFailedWarning")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 from scipy.stats import rankdata
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import FitFailedWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.metrics import check_scoring
@@ -32,6 +32,7 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
+from . import _engine as engine
 from .estimators._base import check_sample_weight, fit_classes, label_codes
 from .estimators._folds import check_splits, count_folds
 from .exceptions import DataError, ParameterError
@@ -179,7 +180,10 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.error_score = error_score
 
     # -- set-up ---------------------------------------------------------------------------------
-    def _candidates(self) -> list[dict]:
+    def candidates(self) -> list[dict]:
+        """The candidates of ``param_grid`` in scikit-learn's order, checked: only the
+        estimator's finalize-time parameters may vary (a ParameterError says which do not).
+        """
         candidates = list(ParameterGrid(self.param_grid))
         allowed = _finalize_params(self.estimator)
         names = sorted({k for c in candidates for k in c})
@@ -226,7 +230,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         -------
         self
         """
-        candidates = self._candidates()
+        candidates = self.candidates()
         scorer, metrics = self._scorers()
         y_checked = column_or_1d(y, warn=True)
         cv = check_cv(self.cv, y_checked, classifier=True)
@@ -236,43 +240,118 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.count_time_ = time.perf_counter() - start
 
         keys = [None] if metrics is None else metrics
+        quick = _quick_metrics(self.estimator, self.scoring, keys)
         n_c, n_s = len(candidates), len(splits)
         scores = {k: np.full((n_c, n_s), np.nan) for k in keys}
         fit_time, score_time = np.zeros((n_c, n_s)), np.zeros((n_c, n_s))
         weighted = sample_weight is not None and _accepts_sample_weight(scorer)
+        codes, _ = label_codes(y_checked, folds.classes)
+        weights = check_sample_weight(sample_weight, y_checked.shape[0]) if weighted else None
         for s, (_, test) in enumerate(splits):  # bounded by the number of splits
             X_test, y_test = _safe_indexing(X, test), y_checked[test]
             score_params = (
                 {"sample_weight": _safe_indexing(sample_weight, test)} if weighted else {}
             )
             stats = folds.train_statistics(s)
+            models: dict[int, object] = {}
             for c, params in enumerate(candidates):  # bounded by the grid
                 t0 = time.perf_counter()
                 try:
-                    model = folds.model.finalize_with(params, stats)
-                    t1 = time.perf_counter()
-                    got = scorer(model, X_test, y_test, **score_params)
+                    models[c] = folds.model.finalize_with(params, stats)
                 except Exception as exc:
                     if self.error_score == "raise":
                         raise
-                    t1 = time.perf_counter()
-                    got = {k: self.error_score for k in keys} if metrics else self.error_score
-                    warnings.warn(
-                        f"Candidate {params!r} failed on split {s}; its score is set to "
-                        f"{self.error_score!r}. The error: {exc!r}",
-                        FitFailedWarning,
-                        stacklevel=2,
-                    )
-                fit_time[c, s], score_time[c, s] = t1 - t0, time.perf_counter() - t1
-                for k in keys:
-                    scores[k][c, s] = got if k is None else got[k]
+                    self._failed(params, s, exc, keys, scores, c)
+                fit_time[c, s] = time.perf_counter() - t0
+            # The candidates that the quick metrics can score are scored together: one pass
+            # over the held-out rows for all of them (one matrix product where the families
+            # stack), their time shared out evenly. The others go through the scorer.
+            together = _scored_together(quick, models, codes[test], folds.classes.size)
+            if together:
+                t0 = time.perf_counter()
+                w_test = None if weights is None else weights[test]
+                got = _score_together(
+                    folds.model, models, together, X_test, codes[test], w_test, quick
+                )
+                if got is None:
+                    together = []
+                else:
+                    for k in keys:  # bounded by the number of metrics
+                        scores[k][together, s] = got[k]
+                    score_time[together, s] = (time.perf_counter() - t0) / len(together)
+            for c in sorted(set(models) - set(together)):  # bounded by the grid
+                t0 = time.perf_counter()
+                try:
+                    got = scorer(models[c], X_test, y_test, **score_params)
+                except Exception as exc:
+                    if self.error_score == "raise":
+                        raise
+                    self._failed(candidates[c], s, exc, keys, scores, c)
+                else:
+                    for k in keys:  # bounded by the number of metrics
+                        scores[k][c, s] = got if k is None else got[k]
+                score_time[c, s] = time.perf_counter() - t0
 
-        self.cv_results_ = _results(candidates, scores, fit_time, score_time)
+        self._finish(folds, scores, fit_time, score_time)
+        return self
+
+    def quick_metrics(self) -> dict | None:
+        """``{metric key: "accuracy" or "neg_log_loss"}`` (key None for a single metric) when
+        every metric of ``scoring`` is one that the search computes itself from the joint
+        log scores of the held-out rows (those that add up over rows, so that Dask
+        partitions can score their rows apart); None otherwise."""
+        _, metrics = self._scorers()
+        return _quick_metrics(self.estimator, self.scoring, [None] if metrics is None else metrics)
+
+    def fit_fold_scores(
+        self, folds: FoldStatistics, scores: dict, *, fit_time=None, score_time=None
+    ) -> GridSearchCV:
+        """Finish a search whose fold scores were computed elsewhere
+        (:func:`nbayes.dask.grid_search` scores the held-out rows on the cluster): set
+        ``cv_results_``, the best candidate and ``best_estimator_`` (the finalize of all of
+        ``folds``' statistics), as :meth:`fit` does.
+
+        Parameters
+        ----------
+        folds : FoldStatistics
+            The statistics the candidates were made from.
+        scores : dict
+            ``{metric key: array (n_candidates, n_folds)}``, keys as :meth:`quick_metrics`.
+        fit_time, score_time : array (n_candidates, n_folds), optional
+            Seconds per candidate and fold (zeros by default).
+
+        Returns
+        -------
+        self
+        """
+        n = (len(self.candidates()), len(folds.test_stats))
+        zeros = np.zeros(n)
+        self._finish(
+            folds,
+            {k: np.asarray(v, dtype=np.float64).reshape(n) for k, v in scores.items()},
+            zeros if fit_time is None else np.asarray(fit_time),
+            zeros if score_time is None else np.asarray(score_time),
+        )
+        return self
+
+    def _finish(self, folds: FoldStatistics, scores: dict, fit_time, score_time) -> None:
+        scorer, metrics = self._scorers()
+        self.cv_results_ = _results(self.candidates(), scores, fit_time, score_time)
         self.multimetric_ = metrics is not None
         self.scorer_ = scorer
-        self.n_splits_ = n_s
+        self.n_splits_ = fit_time.shape[1]
         self._choose_best(folds)
-        return self
+
+    def _failed(self, params, split, exc, keys, scores, c) -> None:
+        """A candidate's finalize or scoring failed: score it ``error_score``, and warn."""
+        for k in keys:  # bounded by the number of metrics
+            scores[k][c, split] = self.error_score
+        warnings.warn(
+            f"Candidate {params!r} failed on split {split}; its score is set to "
+            f"{self.error_score!r}. The error: {exc!r}",
+            FitFailedWarning,
+            stacklevel=3,
+        )
 
     def _choose_best(self, folds: FoldStatistics) -> None:
         refit, results = self.refit, self.cv_results_
@@ -554,6 +633,83 @@ def _metric(scoring: str, jll: np.ndarray, codes: np.ndarray, w) -> np.ndarray:
     eps = np.finfo(np.float64).eps
     loss = -np.log(np.clip(np.exp(log_p), eps, 1 - eps))
     return -np.average(loss, axis=0, weights=w)
+
+
+#: Scorers that GridSearchCV computes itself from the stacked joint log scores of a fold's
+#: candidates, as scikit-learn's scorers of these names compute them from ``predict`` and
+#: ``predict_proba`` (the estimator's own ``score`` is accuracy).
+QUICK_SCORING = ("accuracy", "neg_log_loss")
+
+
+def _quick_metrics(estimator, scoring, keys: list) -> dict | None:
+    """{metric key: quick scorer name} when every metric of ``scoring`` is a quick one."""
+    if scoring is None:
+        own = getattr(type(estimator), "score", None) is ClassifierMixin.score
+        return {None: "accuracy"} if own else None
+    if isinstance(scoring, str):
+        return {None: scoring} if scoring in QUICK_SCORING else None
+    names = scoring if isinstance(scoring, Mapping) else {k: k for k in scoring}
+    if all(isinstance(names[k], str) and names[k] in QUICK_SCORING for k in keys):
+        return {k: names[k] for k in keys}
+    return None
+
+
+def _scored_together(quick, models: dict, codes: np.ndarray, n_classes: int) -> list[int]:
+    """The candidates of a fold that the quick metrics score: all, unless a decision
+    threshold changes ``predict`` (accuracy) or the held-out rows lack a class, which
+    scikit-learn's log-loss refuses (the scorer then reports it as it does)."""
+    if quick is None or len(models) < 2:
+        return []
+    if "neg_log_loss" in quick.values() and np.unique(codes).size < n_classes:
+        return []
+    return [
+        c
+        for c in sorted(models)
+        if "accuracy" not in quick.values()
+        or getattr(models[c], "decision_threshold", None) is None
+    ]
+
+
+def _score_together(model, models: dict, together: list, X, codes, w, quick: dict):
+    """{metric key: scores of the ``together`` candidates} on held-out X, from their joint
+    log scores (one pass over X for all of them); None where that fails, so that the
+    scorer can report the failure candidate by candidate as scikit-learn's search would."""
+    out = {k: np.empty(len(together)) for k in quick}
+    try:
+        scored = model.joint_log_scores_of([models[c] for c in together], X)
+        for i, jll in enumerate(scored):  # bounded by the candidates
+            for k, name in quick.items():  # bounded by the number of metrics
+                out[k][i] = _held_out_score(name, jll, codes, w)
+    except Exception:  # noqa: BLE001 - the scorer reports it, candidate by candidate
+        return None
+    return out
+
+
+def _held_out_score(name: str, jll: np.ndarray, codes: np.ndarray, w) -> float:
+    """scikit-learn's ``accuracy`` or ``neg_log_loss`` of joint log scores (n, C) of the
+    held-out rows against their class codes, ``w`` their weights or None."""
+    return QUICK_SIGN[name] * float(np.average(row_scores(name, jll, codes), weights=w))
+
+
+#: Sign of a quick metric's score given the mean of its :func:`row_scores`.
+QUICK_SIGN = {"accuracy": 1.0, "neg_log_loss": -1.0}
+
+
+def row_scores(name: str, jll: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Per held-out row, what ``accuracy`` (1 for a hit) or ``neg_log_loss`` (the log-loss)
+    averages, from joint log scores (n, C) and class codes (n,). As scikit-learn's scorers:
+    the prediction is the argmax (ties to the first class); the log-loss clips the
+    probability of the true class to [eps, 1 - eps], and with two classes that of class 0
+    is 1 - P(class 1)."""
+    if name == "accuracy":
+        return (np.argmax(jll, axis=1) == codes).astype(np.float64)
+    proba = engine.normalise(jll.copy(), log=False)
+    if proba.shape[1] == 2:
+        p_true = np.where(codes == 1, proba[:, 1], 1.0 - proba[:, 1])
+    else:
+        p_true = proba[np.arange(codes.size), codes]
+    eps = np.finfo(np.float64).eps
+    return -np.log(np.clip(p_true, eps, 1 - eps))
 
 
 def _accepts_sample_weight(scorer) -> bool:

@@ -332,6 +332,10 @@ class Family(abc.ABC):
     #: ``prepare(lazy=True)`` skips the scan of X and :meth:`check_result` looks at the
     #: (much smaller) output instead.
     finite_shows_in_result: bool = False
+    #: The parameters that scoring reads, each with the class axis first, where they are all
+    #: it reads (no hyperparameter that a finalize may change, nothing without a class axis):
+    #: then :meth:`stack_params` lays several models' tables side by side. None otherwise.
+    stackable_params: tuple[str, ...] | None = None
 
     def __init__(self, alpha=1.0, estimate: str = "posterior_mean", missing: str = "error"):
         if missing not in MISSING:
@@ -512,6 +516,19 @@ class Family(abc.ABC):
         temporary and a pass over it.
         """
         return False
+
+    def stack_params(self, params_list: Sequence[Params]) -> Params | None:
+        """Parameters of several models of this family over the same columns, laid side by
+        side along the class axis (model 0's classes first), so that one
+        :meth:`joint_log_likelihood` call scores every model: its column block ``i * K + k``
+        is model ``i``'s class ``k``. A grid search scores all candidates of a fold this
+        way, in one matrix product over the held-out rows. None where the family cannot
+        (:attr:`stackable_params` is None); the caller then scores the models one by one.
+        """
+        if self.stackable_params is None or not params_list:
+            return None
+        stacked = {k: np.concatenate([p[k] for p in params_list]) for k in self.stackable_params}
+        return {**params_list[0], **stacked}
 
     def scoring_params(self, params: Params) -> Params:
         """``params`` plus whatever scoring derives from them (transposed weight tables, say:

@@ -133,6 +133,7 @@ class Multinomial(Family):
     soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
     class_keys = ("n_counts",)
+    stackable_params: tuple[str, ...] | None = ("log_theta",)
     shared_params = ("alpha", "estimate")
     integer_counts = False
 

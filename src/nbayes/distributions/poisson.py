@@ -52,6 +52,7 @@ class Poisson(Family):
     soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
     class_keys = ("n_sum", "n_observed")
+    stackable_params: tuple[str, ...] | None = ("log_rate", "rate")
     shared_params = ("alpha", "estimate")
 
     def __init__(self, alpha=1.0, beta: float = 1.0, estimate="posterior_mean", missing="error"):

@@ -33,6 +33,8 @@ CV_CANDIDATES = {"alpha": np.logspace(-3, 1, 13), "var_smoothing": np.logspace(-
 CV_FOLDS = 5
 #: Where the search starts from for the parameters chosen after the first.
 CV_START = {"alpha": 1.0, "var_smoothing": 1e-9}
+#: Scores (floats) that :meth:`BaseNB.joint_log_scores_of` stacks at most at a time: 32 MB.
+_STACK_BUDGET = 2**22
 
 
 def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False) -> np.ndarray:
@@ -332,10 +334,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             if name == "alpha" and getattr(self, "estimate", None) == "map":
                 grid = 1.0 + grid  # the MAP estimate needs alpha >= 1
             losses = np.zeros(grid.size)
-            for c, value in enumerate(grid):  # bounded: the candidate set
-                for stats, (X_t, c_t, w_t) in zip(trains, held_out):  # bounded: the folds
-                    model = base.finalize_with({**chosen, name: value}, stats)
-                    log_p = model.predict_log_proba(X_t)[np.arange(c_t.size), c_t]
+            for stats, (X_t, c_t, w_t) in zip(trains, held_out):  # bounded: the folds
+                # Every candidate of the fold scored in one pass over its held-out rows.
+                models = [base.finalize_with({**chosen, name: v}, stats) for v in grid]
+                for c, jll in enumerate(base.joint_log_scores_of(models, X_t)):  # candidates
+                    log_p = engine.normalise(jll, log=True)[np.arange(c_t.size), c_t]
                     losses[c] -= np.dot(w_t[w_t > 0], log_p[w_t > 0])
             losses /= weights.sum()
             chosen[name] = float(grid[int(np.argmin(losses))])
@@ -875,6 +878,67 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """log P(x, y) without the families' class-independent normalisers, shape
         (n_samples, n_classes) (see :meth:`EstimatorProtocol.joint_log_scores`)."""
         return self._jll(X, normalised=False)
+
+    def joint_log_scores_of(self, models, X):
+        """:meth:`joint_log_scores` of X under each of ``models``, in order, from one pass
+        over X where their families allow (see :meth:`EstimatorProtocol.joint_log_scores_of`).
+
+        ``models`` are :meth:`finalize_with` of one model over the same statistics (the
+        candidates of a grid search on one fold). Where every family can lay their parameter
+        tables side by side (``Family.stack_params``), the candidates are scored together: one
+        matrix product over X gives every candidate's scores, and X is checked once, not once
+        per candidate. The scores are those of each model's own :meth:`joint_log_scores`.
+        Candidates are stacked in groups whose scores take at most about 32 MB at a time.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes), one per model
+        """
+        models = list(models)
+        if not self._stackable(models):
+            yield from EstimatorProtocol.joint_log_scores_of(self, models, X)
+            return
+        first = models[0]
+        X = first._validate_X(X, reset=False)
+        blocks = first._blocks(X, "score")
+        n_classes = len(first.classes_)
+        size = max(1, blocks[0].shape[0] * n_classes)
+        per_group = max(1, _STACK_BUDGET // size)
+        for start in range(0, len(models), per_group):  # bounded by the memory budget
+            group = models[start : start + per_group]
+            params = [
+                fam.stack_params([m.params_[g] for m in group])
+                for g, fam in enumerate(first.families_)
+            ]
+            jll = engine.joint_log_likelihood(
+                first.families_,
+                params,
+                np.concatenate([m.class_log_prior_ for m in group]),
+                blocks,
+                first._feature_names_per_block(),
+                normalised=False,
+            )
+            for i in range(len(group)):  # bounded by the group
+                yield np.ascontiguousarray(jll[:, i * n_classes : (i + 1) * n_classes])
+
+    def _stackable(self, models: list) -> bool:
+        """Whether :meth:`joint_log_scores_of` can score ``models`` in one product: fitted
+        models of this class with the same classes (two or more, so that the class prior
+        enters every stacked score as it enters each model's) and families that stack."""
+        if len(models) < 2 or any(type(m) is not type(self) for m in models):
+            return False
+        for m in models:  # bounded by the candidates
+            check_is_fitted(m, "stats_")
+        first = models[0]
+        if len(first.classes_) < 2:
+            return False
+        kinds = [type(f) for f in first.families_]
+        for m in models:  # bounded by the candidates
+            if not np.array_equal(m.classes_, first.classes_):
+                return False
+            if [type(f) for f in m.families_] != kinds:
+                return False
+        return all(f.stackable_params is not None for f in first.families_)
 
     def _posterior(self, X, log: bool) -> np.ndarray:
         check_is_fitted(self, "stats_")

@@ -249,6 +249,15 @@ class EstimatorProtocol(ABC):
         :meth:`predict_joint_log_proba` itself."""
         return self.predict_joint_log_proba(X)
 
+    def joint_log_scores_of(self, models, X):
+        """:meth:`joint_log_scores` of X under each of ``models`` (fitted models made by
+        :meth:`finalize_with` of one model over the same statistics), in order: one array
+        (n_samples, n_classes) per model. A grid search scores the candidates of a fold with
+        it; an estimator may score them all in one pass over X. By default one call each.
+        """
+        for model in models:  # bounded by the candidates
+            yield model.joint_log_scores(X)
+
     # -- state as plain data ------------------------------------------------------------------
     @abstractmethod
     def get_state(self) -> dict:
