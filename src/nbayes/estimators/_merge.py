@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import ParameterError
 from ._base import BaseNB
+from .text import TextNB
 
 
 def _same(a, b) -> bool:
@@ -103,6 +104,31 @@ def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
             f"Cannot merge: model {i} models its columns with families {fams_i!r} but model "
             f"1 with {fams_1!r}. {fix}"
         )
+    _check_classes(first, other, i)
+
+
+def _check_text_compatible(first, other, i: int) -> None:
+    """:func:`_check_compatible` for TextNB: the same vectoriser and classifier settings and
+    classes (the vocabularies may differ: merge takes their union)."""
+    fix = "Merge only TextNB models fitted with the same settings."
+    if type(other.classifier_) is not type(first.classifier_):
+        raise ParameterError(
+            f"Cannot merge: model {i} has a {type(other.classifier_).__name__} classifier but "
+            f"model 1 a {type(first.classifier_).__name__}. {fix}"
+        )
+    for part in ("vectorizer_", "classifier_"):  # the two components
+        params_1 = getattr(first, part).get_params(deep=False)
+        params_i = getattr(other, part).get_params(deep=False)
+        for name, value in params_1.items():
+            if not _same(value, params_i[name]):
+                raise ParameterError(
+                    f"Cannot merge: model {i} has {part[:-1]}__{name}={params_i[name]!r} but "
+                    f"model 1 has {part[:-1]}__{name}={value!r}. {fix}"
+                )
+    _check_classes(first, other, i)
+
+
+def _check_classes(first, other, i: int) -> None:
     classes_1, classes_i = set(first.classes_.tolist()), set(other.classes_.tolist())
     if classes_1 != classes_i:
         raise ParameterError(
@@ -121,8 +147,9 @@ def merge(*models: BaseNB) -> BaseNB:
     on all the rows together (to floating-point rounding): counts add up and Gaussian moments
     combine with the Chan et al. formula. Models must be of one class with the same
     hyperparameters, columns and classes; classes listed in another order are aligned by
-    label. Category codes seen by only some models are fine (the vocabulary is the union).
-    The inputs are left unchanged.
+    label. Category codes seen by only some models are fine (the vocabulary is the union);
+    so are the words of TextNB models whose vocabularies ``fit`` learned without limits
+    (:meth:`TextNB.recode_statistics`). The inputs are left unchanged.
 
     Parameters
     ----------
@@ -154,14 +181,17 @@ def merge(*models: BaseNB) -> BaseNB:
     if not models:
         raise ParameterError("merge needs at least one fitted model; got none.")
     for i, model in enumerate(models, start=1):
-        if not isinstance(model, BaseNB):
+        if not isinstance(model, (BaseNB, TextNB)):
             raise ParameterError(
                 f"merge takes nbayes estimators; model {i} is a {type(model).__name__}."
             )
         check_is_fitted(model, "stats_")
     first = models[0]
     for i, other in enumerate(models[1:], start=2):
-        _check_compatible(first, other, i)
+        if type(other) is not type(first) or not isinstance(first, TextNB):
+            _check_compatible(first, other, i)
+        else:
+            _check_text_compatible(first, other, i)
     index = pd.Index(first.classes_)
     merged = copy.deepcopy(first)
     aligned = [first.stats_]

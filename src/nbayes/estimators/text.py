@@ -14,6 +14,7 @@ from functools import partial, reduce
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
@@ -21,6 +22,7 @@ from .._docstrings import shared_parameters
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
+from ._encoding import Vocabulary
 from ._protocol import EstimatorProtocol, Mode, SurveyStep
 
 #: Presets that model word counts or presence; Gaussian is dense-only and makes no sense here.
@@ -434,7 +436,10 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         )
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
-        return self.classifier_.merge_statistics(a, b)
+        # After recode_statistics took in another model's words, statistics made before it
+        # are narrower: the words at the end were in none of their texts (count zero).
+        width = self.classifier_.n_features_in_
+        return self.classifier_.merge_statistics(self._widened(a, width), self._widened(b, width))
 
     def subtract_statistics(self, a: dict, b: dict) -> dict:
         return self.classifier_.subtract_statistics(a, b)
@@ -446,7 +451,111 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return self.classifier_.align_statistics(stats, positions, n_classes)
 
     def recode_statistics(self, other) -> dict:
-        return self.classifier_.recode_statistics(other.classifier_)
+        """``other``'s word counts in this model's word codes, for :func:`nbayes.merge`.
+
+        Both vocabularies go through the column layout's :class:`Vocabulary` (one column of
+        words): a vocabulary that ``fit`` learned without limits (``min_df=1``,
+        ``max_df=1.0``, no ``max_features``) takes in the words only ``other`` knows, after
+        its own, and ``other``'s counts are re-coded to match. None of this model's texts
+        held those words, so their counts here are zero and the merged model equals a fit
+        on all the texts (its words in another order). A fixed vocabulary or a hashing
+        vectoriser needs no re-coding.
+
+        Raises
+        ------
+        ParameterError
+            Different learned vocabularies under limits: which words a fit on all the texts
+            keeps depends on counts that neither model has.
+        """
+        if self._hashing or np.array_equal(_words_of(self), _words_of(other)):
+            return self.classifier_.recode_statistics(other.classifier_)
+        if not _learns_every_word(self.vectorizer_):
+            vec = self.vectorizer_
+            raise ParameterError(
+                "Cannot merge TextNB models whose vocabularies were learned under limits "
+                f"(min_df={vec.min_df!r}, max_df={vec.max_df!r}, max_features="
+                f"{vec.max_features!r}): which words a fit on all the texts keeps depends on "
+                "counts over all of them. Learn one vocabulary first "
+                "(learn_vocabulary over all chunks, or CountVectorizer(vocabulary=...)) and "
+                "fit every shard with it, or use HashingVectorizer(alternate_sign=False, "
+                "norm=None)."
+            )
+        mine, theirs = _word_vocabulary(self), _word_vocabulary(other)
+        code_here = mine.absorb(theirs)  # of each of other's words, in other's code order
+        width = int(mine.values.size)
+        added = mine.values[len(self.vectorizer_.vocabulary_) :].tolist()
+        self.vectorizer_.vocabulary_.update(
+            zip(added, range(len(self.vectorizer_.vocabulary_), width))
+        )
+        self.classifier_.n_features_in_ = width
+        return self._over_words(other.classifier_.stats_, code_here, width)
+
+    def _widened(self, stats: dict, width: int) -> dict:
+        """``stats`` over ``width`` words: its own first, then words that came in later."""
+        axes = _feature_axes(self.classifier_.families_[0], stats["groups"][0])
+        n_words = next((v.shape[a] for v, a in axes.values() if a is not None), width)
+        if n_words == width:
+            return stats
+        return self._over_words(stats, np.arange(n_words), width)
+
+    def _over_words(self, stats: dict, code_here: np.ndarray, width: int) -> dict:
+        """Word statistics laid out over ``width`` words, word ``j`` of ``stats`` at
+        ``code_here[j]``. The texts behind ``stats`` held none of the other words: those
+        columns get the statistics of texts without them (zero counts, but observed: a
+        Bernoulli or Poisson model learns from absences too)."""
+        family = self.classifier_.families_[0]
+        class_count = np.asarray(stats["class_count"], dtype=np.float64)
+        k = class_count.size
+        # Each class's texts as one weighted row of zeros over all the words.
+        absent = family.accumulate(sp.csr_matrix((k, width)), Labels(np.arange(k), class_count, k))
+        out = {}
+        for key, (value, axis) in _feature_axes(family, stats["groups"][0]).items():
+            if axis is None:
+                out[key] = value
+                continue
+            laid = np.array(absent[key], dtype=np.result_type(value, absent[key]))
+            index: list = [slice(None)] * value.ndim
+            index[axis] = code_here
+            laid[tuple(index)] = value
+            out[key] = laid
+        return {**stats, "groups": [out]}
+
+    def unlearn(self, X, y, sample_weight=None):
+        """Remove texts learned earlier, exactly: their word counts are subtracted (see
+        :meth:`BaseNB.unlearn`).
+
+        The vocabulary stays as it is, so the model equals ``partial_fit`` of the remaining
+        texts with this vectoriser; a ``fit`` on them alone could learn fewer words.
+
+        Parameters
+        ----------
+        X : sequence of str, length n_samples
+            Texts the model was trained on.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            The weights the texts were learned with.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts, y = ["cash now", "lunch at noon", "cash prize"], ["spam", "ham", "spam"]
+        >>> model = TextNB().fit(texts, y).unlearn(texts[2:], y[2:])
+        >>> int(model.classifier_.class_count_.sum())
+        2
+        """
+        check_is_fitted(self, "classifier_")
+        self.classifier_.unlearn(self.transform(X), y, sample_weight=sample_weight)
+        return self
+
+    @property
+    def stats_(self) -> dict:
+        """The classifier's statistics: what :func:`nbayes.merge` adds up."""
+        check_is_fitted(self, "classifier_")
+        return self.classifier_.stats_
 
     def install(self, classes, stats: dict):
         self.classifier_.install(classes, stats)
@@ -519,16 +628,10 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         ['spam']
         """
         check_is_fitted(self, "classifier_")
-        vocabulary = None
-        if not self._hashing:
-            vocab = self.vectorizer_.vocabulary_
-            terms = np.empty(len(vocab), dtype=object)
-            terms[list(vocab.values())] = list(vocab.keys())
-            vocabulary = terms
         return {
             "params": self.get_params(deep=False),
             "vectorizer": clone(self.vectorizer_),
-            "vocabulary": vocabulary,
+            "vocabulary": None if self._hashing else _words(self),
             "classifier": clone(self.classifier_),
             "classifier_state": self.classifier_.get_state(),
         }
@@ -564,6 +667,55 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
         self.vectorizer_, self.classifier_, self.classes_ = vec, clf, clf.classes_
         return self
+
+
+def _words(model: TextNB) -> np.ndarray | None:
+    """The words of a fitted CountVectorizer in code order (None for hashing)."""
+    vocab = getattr(model.vectorizer_, "vocabulary_", None)
+    if vocab is None:
+        return None
+    words = np.empty(len(vocab), dtype=object)
+    words[list(vocab.values())] = list(vocab.keys())
+    return words
+
+
+def _words_of(model: TextNB) -> np.ndarray:
+    """:func:`_words` of a CountVectorizer model."""
+    words = _words(model)
+    assert words is not None  # asked of CountVectorizer models only
+    return words
+
+
+def _word_vocabulary(model: TextNB) -> Vocabulary:
+    """The model's words as a one-column :class:`Vocabulary` (code i: the i-th word)."""
+    words = _words_of(model)
+    n = words.size
+    return Vocabulary(1, 0, words, np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64))
+
+
+def _learns_every_word(vec) -> bool:
+    """Whether a CountVectorizer keeps every word it sees (no min_df / max_df / max_features
+    cut, no fixed vocabulary): then the vocabulary of all texts is the union of shards'."""
+    return bool(
+        vec.vocabulary is None
+        and isinstance(vec.min_df, (int, np.integer))
+        and vec.min_df <= 1
+        and isinstance(vec.max_df, float)
+        and vec.max_df >= 1.0
+        and vec.max_features is None
+    )
+
+
+def _feature_axes(family, group: dict) -> dict:
+    """key -> (array, axis of the words or None) of one family's statistics, the axis found
+    by comparing the family's empty statistics over one and over two features."""
+    one, two = family.zeros(1, 1), family.zeros(1, 2)
+    out = {}
+    for key, value in group.items():
+        a, b = np.shape(one[key]), np.shape(two[key])
+        axis = next((i for i, (p, q) in enumerate(zip(a, b)) if p != q), None)
+        out[key] = (value, axis)
+    return out
 
 
 # -- the vocabulary survey (run on Dask workers: module-level functions) ----------------------
