@@ -169,3 +169,125 @@ def test_a_column_that_learned_no_value_scores_values_as_unseen():
     vocab.encode(np.array([[None], [None]], dtype=object), True, False)
     codes, unseen = vocab.encode(np.array([["z"]], dtype=object), False, False, warn=False)
     assert unseen == 0 and codes.item() == UNSEEN_CODE
+
+
+def test_text_columns_use_the_compiled_table_and_answer_as_a_dict(recwarn):
+    """A column of text gets the compiled TextTable; it finds exactly what a dict of the same
+    values finds (non-ASCII text, str subclasses, values of other types, text with no UTF-8
+    form), and a column that learns a value of another type turns into a dict, still
+    answering the same."""
+    from nbayes._accel import compiled_kernels, numpy_only
+
+    if not compiled_kernels():
+        pytest.skip("the text table needs the compiled loops")
+    learned = np.array(
+        [["é"], ["a"], ["日本"], ["b" * 30], ["7"], ["2.5"], ["a" * 8], ["\ud800"]], dtype=object
+    )
+    probe = [
+        ["é"],
+        [np.str_("a")],
+        ["日本"],
+        ["b" * 30],
+        ["b" * 29],
+        ["\ud800"],
+        ["\udfff"],
+        [7],
+        [1.5],
+        [2.5],
+        [True],
+        ["a" * 8],
+        ["a" * 9],
+        ["7"],
+    ]
+
+    def run():
+        text = Vocabulary(1)
+        text.encode(learned[:-1], True, False)  # all with a UTF-8 form
+        text.encode(np.array([["z"]], dtype=object), True, False)  # look-up built, grown
+        kinds = [type(t).__name__ for t in text._lookup]
+        first = text.encode(np.array(probe, dtype=object), False, False, warn=False)
+        text.encode(np.array([[5], ["y"]], dtype=object), True, False)  # a number joins
+        after = [type(t).__name__ for t in text._lookup]
+        second = text.encode(np.array([*probe, [5]], dtype=object), False, False, warn=False)
+        odd = Vocabulary(1)  # a lone surrogate has no UTF-8 form: a dict from the start
+        odd.encode(learned, True, False)
+        odd._tables()
+        third = odd.encode(np.array(probe, dtype=object), False, False, warn=False)
+        return first, second, third, kinds, after, type(odd._lookup[0]).__name__
+
+    fast = run()
+    with numpy_only():
+        slow = run()
+    for a, b in zip(fast[:3], slow[:3]):
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1] == b[1]
+    assert fast[3] == ["TextTable"] and fast[4] == ["dict"] and fast[5] == "dict"
+    assert slow[3] == ["dict"]
+    # Not found: b*29, the surrogates, 1.5 (no "1.5"), True, a*9; the numbers 7 and 2.5 are
+    # read as the text "7" and "2.5" while the column holds text only.
+    found = fast[0][0].ravel() != UNSEEN_CODE
+    assert found.tolist() == [1, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1]
+    found = fast[1][0].ravel() != UNSEEN_CODE
+    assert found.tolist() == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1]
+
+
+def test_partial_fit_adds_each_batch_without_a_table_of_the_whole_vocabulary(monkeypatch):
+    """partial_fit counts a batch of categorical codes over the codes it holds and adds
+    them to the statistics (Categorical.add_batch): no batch table as wide as the
+    vocabulary is made and merged. The result equals fit's."""
+    widths = []
+    merge = Categorical.merge
+
+    def spy(self, a, b):
+        widths.append(b["n_counts"].shape[1])
+        return merge(self, a, b)
+
+    monkeypatch.setattr(Categorical, "merge", spy)
+    X, y = ids(3000)
+    model = nbayes.MixedNB()
+    for rows in np.array_split(np.arange(3000), 30):
+        model.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
+    assert widths == []  # no batch statistics were merged
+    whole = nbayes.MixedNB().fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+    for a, b in zip(model.stats_["groups"], whole.stats_["groups"]):
+        for key in a:
+            if key != "n_counts":
+                np.testing.assert_allclose(a[key], b[key], rtol=1e-12)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_add_batch_equals_merging_the_batch_statistics(compiled):
+    """Categorical.add_batch(stats, X, labels) == merge(stats, accumulate(X, labels)):
+    missing cells, rows of zero weight (which add no category), fractional weights, a
+    column the batch leaves empty, codes past the statistics' categories; None for sparse
+    batches and soft labels."""
+    import contextlib
+
+    import scipy.sparse as sp
+
+    from nbayes._accel import numpy_only
+    from nbayes.distributions import Labels, SoftLabels
+
+    rng = np.random.default_rng(4)
+    fam = Categorical(missing="ignore")
+    with contextlib.nullcontext() if compiled else numpy_only():
+        old = fam.accumulate(
+            rng.integers(0, [5, 3, 40], size=(50, 3)),
+            Labels(rng.integers(0, 3, 50), rng.random(50), 3),
+        )
+        X = rng.integers(0, [9, 2, 60], size=(40, 3)) + np.array([0, 0, 30])
+        X[rng.random((40, 3)) < 0.2] = -1
+        X[:, 1] = -1  # nothing observed in column 1
+        weights = rng.random(40) * 3
+        weights[X[:, 0] == 8] = 0  # the largest code of column 0 only in rows of weight 0
+        labels = Labels(rng.integers(0, 3, 40), weights, 3)
+        added = fam.add_batch(old, X, labels)
+        merged = fam.merge(old, fam.accumulate(X, labels))
+        assert fam.add_batch(old, sp.csr_matrix(np.maximum(X, 0)), labels) is None
+        soft = SoftLabels(rng.random((40, 3)))
+        assert fam.add_batch(old, X, soft) is None
+    np.testing.assert_array_equal(added["n_categories"], merged["n_categories"])
+    assert added["n_categories"][:2].tolist() == [8, 3] and added["n_categories"][2] > 80
+    np.testing.assert_allclose(added["n_counts"], merged["n_counts"], rtol=1e-14)
+    assert added["n_counts"] is not old["n_counts"] and old["n_counts"].shape == (3, 48)

@@ -132,6 +132,36 @@ def accumulate(
     return out
 
 
+def accumulate_onto(
+    families: Sequence[Family],
+    stats: ModelStats,
+    blocks: Sequence,
+    labels: Labels,
+    feature_names=None,
+) -> ModelStats:
+    """``merge(stats, accumulate(blocks, labels))`` (not checked for overflow), where a
+    family that can add a batch straight to statistics (``add_batch``: Categorical, whose
+    batch table on a growing vocabulary would be as wide as the vocabulary) does so."""
+    names = feature_names or [None] * len(families)
+    merged: list = [None] * len(families)
+    for g, (fam, X) in enumerate(zip(families, blocks)):  # bounded: one per column group
+        add_batch = getattr(fam, "add_batch", None)
+        if add_batch is not None:
+            merged[g] = add_batch(stats["groups"][g], X, labels, names[g])
+    rest = [g for g, group in enumerate(merged) if group is None]
+    if rest:
+        batch = accumulate(
+            [families[g] for g in rest],
+            [blocks[g] for g in rest],
+            labels,
+            [names[g] for g in rest],
+            check=False,
+        )
+        for g, group in zip(rest, batch["groups"]):
+            merged[g] = families[g].merge(stats["groups"][g], group)
+    return {"class_count": stats["class_count"] + labels.class_weight, "groups": merged}
+
+
 def check_overflow(
     families: Sequence[Family],
     stats: ModelStats,

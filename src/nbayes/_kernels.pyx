@@ -409,3 +409,220 @@ def grid_counts(const real[:, ::1] X, const Py_ssize_t[::1] classes,
                 elif pos > bins - 1:
                     pos = bins - 1
                 c[j * bins + <Py_ssize_t>pos] += w
+
+
+# -- a persistent hash table of text values (category look-up) ---------------------------------
+
+from cpython.unicode cimport PyUnicode_Check
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp, memcpy
+
+
+cdef extern from "Python.h":
+    # NULL with an exception set where the text has no UTF-8 form (a lone surrogate).
+    const char *PyUnicode_AsUTF8AndSize(object text, Py_ssize_t *size)
+    void PyErr_Clear()
+
+
+cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
+    h ^= h >> 30
+    h *= 0xbf58476d1ce4e5b9ULL
+    h ^= h >> 27
+    h *= 0x94d049bb133111ebULL
+    return h ^ (h >> 31)
+
+
+cdef inline uint64_t _hash_text(const char *p, Py_ssize_t n) noexcept nogil:
+    """64-bit hash of n bytes: eight at a time, each word mixed in, then a final mix."""
+    cdef uint64_t h = 0x9e3779b97f4a7c15ULL ^ <uint64_t> n
+    cdef uint64_t w
+    while n >= 8:
+        memcpy(&w, p, 8)
+        h = (h ^ (w * 0xff51afd7ed558ccdULL)) * 0xc4ceb9fe1a85ec53ULL
+        h = (h << 29) | (h >> 35)
+        p += 8
+        n -= 8
+    if n:
+        w = 0
+        memcpy(&w, p, n)
+        h = (h ^ (w * 0xff51afd7ed558ccdULL)) * 0xc4ceb9fe1a85ec53ULL
+    return _mix(h)
+
+
+cdef class TextTable:
+    """Text value -> int64 code, kept between calls and grown in place: the category look-up
+    of :class:`nbayes.estimators._encoding.Vocabulary` for a column of text.
+
+    It answers as a dict of str keys would (texts are equal when their UTF-8 bytes are), in
+    one compiled pass over a list of values, without a Python object per probe: a dict of a
+    million strings costs several cache misses per probe, a miss more than a hit, and this
+    table one or two. Values that are not str are never found (no text equals them); adding
+    one, or a text with no UTF-8 form, raises TypeError with the table unchanged (the caller
+    then keeps a dict).
+
+    Slots hold (hash, entry) pairs, open addressing with linear probing at most half full;
+    entries hold the key's bytes (one growing buffer) and its code.
+    """
+
+    cdef int64_t *slots          # 2 per slot: hash, entry (-1: empty)
+    cdef Py_ssize_t n_slots      # a power of two
+    cdef int64_t *starts         # key i is bytes[starts[i]:starts[i + 1]]
+    cdef int64_t *codes
+    cdef char *data
+    cdef Py_ssize_t n_entries, entry_room, n_bytes, byte_room
+
+    def __cinit__(self):
+        self.n_slots = 16
+        self.slots = <int64_t *> PyMem_Malloc(2 * self.n_slots * sizeof(int64_t))
+        self.entry_room = 16
+        self.starts = <int64_t *> PyMem_Malloc((self.entry_room + 1) * sizeof(int64_t))
+        self.codes = <int64_t *> PyMem_Malloc(self.entry_room * sizeof(int64_t))
+        self.byte_room = 256
+        self.data = <char *> PyMem_Malloc(self.byte_room)
+        if not (self.slots and self.starts and self.codes and self.data):
+            raise MemoryError()
+        cdef Py_ssize_t s
+        for s in range(self.n_slots):
+            self.slots[2 * s + 1] = -1
+        self.starts[0] = 0
+        self.n_entries = 0
+        self.n_bytes = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.slots)
+        PyMem_Free(self.starts)
+        PyMem_Free(self.codes)
+        PyMem_Free(self.data)
+
+    def __len__(self):
+        return self.n_entries
+
+    def __reduce__(self):
+        raise TypeError("TextTable is a cache: rebuild it rather than pickle it")
+
+    cdef inline Py_ssize_t _find(self, const char *p, Py_ssize_t n, uint64_t h) noexcept nogil:
+        """Slot of the key (its entry >= 0), or the empty slot where it would go."""
+        cdef Py_ssize_t mask = self.n_slots - 1
+        cdef Py_ssize_t s = <Py_ssize_t> (h & <uint64_t> mask)
+        cdef int64_t e
+        while True:
+            e = self.slots[2 * s + 1]
+            if e < 0:
+                return s
+            if (<uint64_t> self.slots[2 * s] == h
+                    and self.starts[e + 1] - self.starts[e] == n
+                    and memcmp(self.data + self.starts[e], p, n) == 0):
+                return s
+            s = (s + 1) & mask
+
+    cdef int _grow_slots(self) except -1:
+        cdef Py_ssize_t old_n = self.n_slots, s, t, mask
+        cdef int64_t *old = self.slots
+        cdef int64_t *new = <int64_t *> PyMem_Malloc(4 * old_n * sizeof(int64_t))
+        if not new:
+            raise MemoryError()
+        mask = 2 * old_n - 1
+        for s in range(2 * old_n):
+            new[2 * s + 1] = -1
+        for s in range(old_n):
+            if old[2 * s + 1] >= 0:
+                t = <Py_ssize_t> (<uint64_t> old[2 * s] & <uint64_t> mask)
+                while new[2 * t + 1] >= 0:
+                    t = (t + 1) & mask
+                new[2 * t] = old[2 * s]
+                new[2 * t + 1] = old[2 * s + 1]
+        self.slots = new
+        self.n_slots = 2 * old_n
+        PyMem_Free(old)
+        return 0
+
+    cdef int _reserve(self, Py_ssize_t entries, Py_ssize_t n_bytes) except -1:
+        """Room for ``entries`` more keys of ``n_bytes`` bytes in all; each buffer doubles
+        when full, so growing key by key copies each key about twice in all."""
+        cdef Py_ssize_t room
+        cdef void *p
+        while 2 * (self.n_entries + entries) > self.n_slots:
+            self._grow_slots()
+        if self.n_entries + entries > self.entry_room:
+            room = max(2 * self.entry_room, self.n_entries + entries)
+            p = PyMem_Realloc(self.starts, (room + 1) * sizeof(int64_t))
+            if not p:
+                raise MemoryError()
+            self.starts = <int64_t *> p
+            p = PyMem_Realloc(self.codes, room * sizeof(int64_t))
+            if not p:
+                raise MemoryError()
+            self.codes = <int64_t *> p
+            self.entry_room = room
+        if self.n_bytes + n_bytes > self.byte_room:
+            room = max(2 * self.byte_room, self.n_bytes + n_bytes)
+            p = PyMem_Realloc(self.data, room)
+            if not p:
+                raise MemoryError()
+            self.data = <char *> p
+            self.byte_room = room
+        return 0
+
+    def lookup(self, list values):
+        """Code of each value (a list), -1 where the table does not hold it."""
+        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, size, s
+        cdef const char *p
+        cdef uint64_t h
+        out_array = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] out = out_array
+        cdef object v
+        for i in range(n):
+            v = <object> PyList_GET_ITEM(values, i)
+            out[i] = -1
+            if not PyUnicode_Check(v):
+                continue
+            p = PyUnicode_AsUTF8AndSize(v, &size)
+            if p == NULL:  # no UTF-8 form: no key (all have one) equals it
+                PyErr_Clear()
+                continue
+            h = _hash_text(p, size)
+            s = self._find(p, size, h)
+            if self.slots[2 * s + 1] >= 0:
+                out[i] = self.codes[self.slots[2 * s + 1]]
+        return out_array
+
+    def add(self, list values, const int64_t[::1] codes):
+        """Map each value (a list of str) to its code, as ``dict.update(zip(values, codes))``
+        does: a value already held takes the new code. TypeError, with nothing added, where
+        a value is not str or has no UTF-8 form."""
+        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, size, s, total = 0
+        cdef const char *p
+        cdef uint64_t h
+        cdef int64_t e
+        cdef object v
+        if codes.shape[0] != n:
+            raise ValueError("values and codes differ in length")
+        for i in range(n):  # checked first: a failure leaves the table as it was
+            v = <object> PyList_GET_ITEM(values, i)
+            if not PyUnicode_Check(v):
+                raise TypeError(f"not text: {type(v).__name__}")
+            p = PyUnicode_AsUTF8AndSize(v, &size)
+            if p == NULL:
+                PyErr_Clear()
+                raise TypeError("text without a UTF-8 form")
+            total += size
+        self._reserve(n, total)
+        for i in range(n):
+            v = <object> PyList_GET_ITEM(values, i)
+            p = PyUnicode_AsUTF8AndSize(v, &size)
+            h = _hash_text(p, size)
+            s = self._find(p, size, h)
+            e = self.slots[2 * s + 1]
+            if e >= 0:
+                self.codes[e] = codes[i]
+                continue
+            e = self.n_entries
+            memcpy(self.data + self.n_bytes, p, size)
+            self.n_bytes += size
+            self.starts[e + 1] = self.n_bytes
+            self.codes[e] = codes[i]
+            self.slots[2 * s] = <int64_t> h
+            self.slots[2 * s + 1] = e
+            self.n_entries += 1

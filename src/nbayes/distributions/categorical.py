@@ -285,6 +285,40 @@ class Categorical(Family):
             X, labels.n_classes, count, lambda: X.max(axis=0, initial=0) + 1
         )
 
+    def add_batch(self, stats: Stats, X, labels: Labels, feature_names=None) -> Stats | None:
+        """``merge(stats, accumulate(X, labels))`` without a table of the batch as wide as
+        ``stats``: the batch is counted over the range of codes each column holds in it and
+        added to a copy of ``stats`` laid out for the new numbers of categories.
+
+        On a large vocabulary that grows batch by batch (``partial_fit``), new values take
+        the highest codes, so the batch's own table (one cell per class and code up to its
+        largest) would span the whole vocabulary, and merging it would lay out and add that
+        much again per batch. None where the batch is sparse or the labels soft: the caller
+        then accumulates and merges.
+        """
+        if sp.issparse(X) or isinstance(labels, SoftLabels):
+            return None
+        codes = np.ascontiguousarray(self.prepare(X, feature_names), dtype=np.int64)
+        # What accumulate counts: observed cells of rows of positive weight (zero weight
+        # must equal a dropped row, which adds no category either).
+        counted = (codes >= 0) & (labels.weights > 0)[:, None]
+        high = np.where(counted, codes, -1).max(axis=0, initial=-1)
+        none = np.iinfo(np.int64).max
+        low = np.where(counted, codes, none).min(axis=0, initial=none)
+        width = np.where(high >= 0, high - low + 1, 0)
+        low = np.where(high >= 0, low, 0)
+        n_cat = np.maximum(stats["n_categories"], high + 1)
+        counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
+        if counts is stats["n_counts"]:
+            counts = counts.copy()  # the statistics given stay untouched
+        per_class = int(width.sum())
+        start = offsets_of(width)  # of each column's range in the batch's table
+        if per_class:
+            batch = _count_ranges(codes, labels, counted, start - low, per_class)
+            target = np.repeat(offsets_of(n_cat) + low - start, width) + np.arange(per_class)
+            counts[:, target] += batch
+        return {"n_counts": counts, "n_categories": n_cat}
+
     def merge(self, a: Stats, b: Stats) -> Stats:
         n_cat = np.maximum(a["n_categories"], b["n_categories"])
         counts = expand(a["n_counts"], a["n_categories"], n_cat)
@@ -717,6 +751,33 @@ def _compiled_counts(compiled, X: np.ndarray, labels: Labels, lowest: int) -> St
         lambda: np.maximum(compiled.column_max_codes(codes, weights), 0) + 1,
         first_stride=FIRST_STRIDE,
     )
+
+
+def _count_ranges(
+    codes: np.ndarray, labels: Labels, counted: np.ndarray, offsets: np.ndarray, per_class: int
+) -> np.ndarray:
+    """(n_classes, per_class) sums of the weights of the ``counted`` cells, the code ``c`` of
+    column ``j`` at ``offsets[j] + c`` (see :meth:`Categorical.add_batch`)."""
+    compiled = kernels()
+    if compiled is not None:
+        out = np.zeros(labels.n_classes * per_class)
+        compiled.count_codes(
+            codes,
+            np.ascontiguousarray(labels.codes),
+            np.ascontiguousarray(labels.weights),
+            np.ascontiguousarray(offsets, dtype=np.intp),
+            per_class,
+            out,
+            MISSING_CODE,
+            np.iinfo(np.int64).max,
+        )
+        return out.reshape(labels.n_classes, per_class)
+    key = (labels.codes * per_class)[:, None] + offsets[None, :] + codes
+    weights = np.broadcast_to(labels.weights[:, None], codes.shape)
+    sums = np.bincount(
+        key[counted], weights=weights[counted], minlength=labels.n_classes * per_class
+    )
+    return sums.reshape(labels.n_classes, per_class)
 
 
 def _bincount_codes(

@@ -462,9 +462,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         else:
             # One overflow check, of the sum: a batch that overflows makes it overflow too.
             # Only then is the batch checked alone, for an error that names its row.
-            stats = self._accumulate(X, labels, "learn", check=False)
+            stats = self._accumulate_onto(self.stats_, X, labels)
             try:
-                stats = self.merge_statistics(self.stats_, stats)
+                engine.check_overflow(self.families_, stats, None, self._feature_names_per_block())
             except DataError:
                 self._accumulate(X, labels, "learn")
                 raise
@@ -477,16 +477,31 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def _accumulate(self, X, labels: Labels, mode: Mode, check: bool = True) -> dict:
         """Statistics of one validated batch (``check``: see :func:`engine.accumulate`)."""
-        counted = None
-        if mode == "learn" and not labels.weights.all():
-            counted = labels.weights != 0
         return engine.accumulate(
             self.families_,
-            self._blocks(X, mode, counted),
+            self._blocks(X, mode, self._counted(labels, mode)),
             labels,
             self._feature_names_per_block(),
             check=check,
         )
+
+    def _accumulate_onto(self, stats: dict, X, labels: Labels) -> dict:
+        """``stats`` merged with the statistics of one validated batch that is learned from,
+        not checked for overflow (:func:`engine.accumulate_onto`)."""
+        return engine.accumulate_onto(
+            self.families_,
+            stats,
+            self._blocks(X, "learn", self._counted(labels, "learn")),
+            labels,
+            self._feature_names_per_block(),
+        )
+
+    @staticmethod
+    def _counted(labels: Labels, mode: Mode) -> np.ndarray | None:
+        """Rows whose values a learning batch adds to the vocabularies (None: all)."""
+        if mode == "learn" and not labels.weights.all():
+            return labels.weights != 0
+        return None
 
     # -- the estimator protocol (see ._protocol) ------------------------------------------------
     def setup(self, meta, summary=None) -> None:

@@ -6,10 +6,13 @@ factorisation plus a look-up of its few distinct values, with no loop over rows.
 grow: values are appended with the next free code of their column, so codes learned earlier
 never change and statistics accumulated with them stay valid.
 
-The look-up is a hash table (a dict) per column from value to code, built once from the flat
-arrays when first needed (after loading or merging) and extended as values are appended, so
-encoding a batch costs the batch's distinct values, not the vocabulary: partial_fit over many
-chunks and one-row predictions stay fast on vocabularies of millions of values.
+The look-up is a hash table per column from value to code, built once from the flat arrays
+when first needed (after loading or merging) and extended as values are appended, so encoding a
+batch costs the batch's distinct values, not the vocabulary: partial_fit over many chunks and
+one-row predictions stay fast on vocabularies of millions of values. A column of text gets the
+compiled :class:`nbayes._kernels.TextTable` where the loops are built (a probe into a dict of a
+million strings costs several cache misses; the table's one or two), any other column a dict,
+which answers the same.
 """
 
 from __future__ import annotations
@@ -141,25 +144,24 @@ class Vocabulary:
         self.__dict__.update(state)
         self._lookup = None
 
-    def _tables(self) -> list[dict]:
-        """The per-column look-up, built from the flat arrays on first use, with the set of
-        value types (:func:`_type_tag`) of each column beside it."""
+    def _tables(self) -> list:
+        """The per-column look-up (:func:`_new_table`: a compiled :class:`TextTable` for a
+        column of text, else a dict), built from the flat arrays on first use, with the set
+        of value types (:func:`_type_tag`) of each column beside it."""
         if self._lookup is None:
             # Built aside and published last: another thread scoring with this model (or
             # pickling it for a Dask worker) never sees a half-filled look-up, which would
             # score known values as unseen.
-            lookup: list[dict] = [{} for _ in range(self.n_columns)]  # bounded by the width
-            tags: list[set[str]] = [set() for _ in range(self.n_columns)]
+            lookup: list = []
+            tags: list[set[str]] = []
             order = np.argsort(self.column, kind="stable")
             split = np.cumsum(np.bincount(self.column, minlength=self.n_columns))[:-1]
-            for table, types, values, codes in zip(  # bounded by the group's width
-                lookup,
-                tags,
-                np.split(self.values[order], split),
-                np.split(self.code[order], split),
+            for values, codes in zip(  # bounded by the group's width
+                np.split(self.values[order], split), np.split(self.code[order], split)
             ):
-                table.update(zip(values.tolist(), codes.tolist()))
-                types.update(_type_tags(table))
+                keys = values.tolist()
+                tags.append(_type_tags(keys))
+                lookup.append(_new_table(keys, codes, tags[-1]))
             self._types = tags
             self._lookup = lookup
         return self._lookup
@@ -311,10 +313,9 @@ class Vocabulary:
             # Nothing to find (a first fit): no look-up is built, which fit never needs.
             return np.full(len(uniques), -1, dtype=np.int64)
         table = self._tables()[j]
-        if not table:
+        if not len(table):
             return np.full(len(uniques), -1, dtype=np.int64)
-        # (np.array of a list measured several times faster here than np.fromiter)
-        return np.array(list(map(table.get, _python_values(uniques), repeat(-1))), dtype=np.int64)
+        return _find(table, _python_values(uniques))
 
     def _coerce(self, j: int, uniques, code_of: np.ndarray) -> None:
         """Fill ``code_of`` for values of ``uniques`` outside the vocabulary whose type differs
@@ -338,8 +339,7 @@ class Vocabulary:
             as_int = np.where(whole, x, 0).astype(np.int64).astype(str).astype(object)
             as_float = x.astype(str).astype(object)
             # 3.0 is "3.0" if the column holds that, else "3"; both present: ambiguous.
-            exact = np.array(list(map(table.get, as_float, repeat(-1))), dtype=np.int64)
-            short = np.array(list(map(table.get, as_int, repeat(-1))), dtype=np.int64)
+            exact, short = _find(table, as_float.tolist()), _find(table, as_int.tolist())
             short[~whole] = -1
             none = np.array(None, dtype=object)
             pick = np.where(exact >= 0, as_float, np.where(short >= 0, as_int, none))
@@ -352,7 +352,7 @@ class Vocabulary:
             number = pd.to_numeric(pd.Series(values[words], dtype=object), errors="coerce")
             keys[words] = number.to_numpy(dtype=np.float64, na_value=np.nan)
         # None (no reading) is never a key: missing values are not in the vocabulary.
-        code_of[miss] = np.array(list(map(table.get, keys.tolist(), repeat(-1))), dtype=np.int64)
+        code_of[miss] = _find(table, keys.tolist())
 
     def _warn_unseen(self, j: int, column, unseen: np.ndarray, missing, describe) -> None:
         """UserWarning when most observed values of a column at predict are unseen."""
@@ -382,8 +382,16 @@ class Vocabulary:
         first = int(self.n_categories()[j])
         codes = first + np.arange(added.size, dtype=np.int64)
         if self._lookup is not None:  # else built when first needed (fit never needs it)
-            self._lookup[j].update(zip(_python_values(added), codes.tolist()))
-            self._types[j].update(_type_tags(added.tolist()))
+            keys = _python_values(added)
+            table = self._lookup[j]
+            try:
+                _add(table, keys, codes)
+            except TypeError:  # a value that is not text: this column's look-up is a dict
+                mine = self.column == j
+                table = dict(zip(self.values[mine].tolist(), self.code[mine].tolist()))
+                table.update(zip(keys, codes.tolist()))
+                self._lookup[j] = table
+            self._types[j].update(_type_tags(keys))
         self.values = self._extend("values", added)
         self.column = self._extend("column", np.full(added.size, j, dtype=np.int64))
         self.code = self._extend("code", codes)
@@ -591,6 +599,40 @@ def _python_values(values) -> list:
     if isinstance(values, np.ndarray) and values.dtype != object:
         return values.tolist()
     return np.asarray(values, dtype=object).tolist()
+
+
+def _new_table(keys: list, codes: np.ndarray, tags: set[str]):
+    """Look-up from ``keys`` (Python values) to ``codes``: the compiled :class:`TextTable`
+    where the loops are built and every key is text (it answers as a dict would, several
+    times faster on a large vocabulary), else a dict."""
+    from .._accel import kernels
+
+    compiled = kernels()
+    if compiled is not None and tags <= {"s"}:
+        table = compiled.TextTable()
+        try:
+            table.add(keys, np.ascontiguousarray(codes, dtype=np.int64))
+            return table
+        except TypeError:  # text with no UTF-8 form (a lone surrogate): a dict
+            pass
+    return dict(zip(keys, np.asarray(codes).tolist()))
+
+
+def _find(table, keys: list) -> np.ndarray:
+    """Code of each of ``keys`` in a look-up of :func:`_new_table` (-1: not held)."""
+    if isinstance(table, dict):
+        # (np.array of a list measured several times faster here than np.fromiter)
+        return np.array(list(map(table.get, keys, repeat(-1))), dtype=np.int64)
+    return table.lookup(keys)
+
+
+def _add(table, keys: list, codes: np.ndarray) -> None:
+    """Add ``keys`` with their ``codes`` to a look-up of :func:`_new_table`; TypeError, with
+    the look-up unchanged, where a compiled table cannot hold one of them."""
+    if isinstance(table, dict):
+        table.update(zip(keys, codes.tolist()))
+    else:
+        table.add(keys, np.ascontiguousarray(codes, dtype=np.int64))
 
 
 def _type_tags(values) -> set[str]:
