@@ -205,6 +205,8 @@ def test_text_columns_use_the_compiled_table_and_answer_as_a_dict(recwarn):
         text.encode(learned[:-1], True, False)  # all with a UTF-8 form
         text.encode(np.array([["z"]], dtype=object), True, False)  # look-up built, grown
         kinds = [type(t).__name__ for t in text._lookup]
+        # known and new values learned together: new ones get the next codes, in order
+        grown = text.encode(np.array([["r"], ["a"], ["q"], ["é"]], dtype=object), True, False)
         first = text.encode(np.array(probe, dtype=object), False, False, warn=False)
         text.encode(np.array([[5], ["y"]], dtype=object), True, False)  # a number joins
         after = [type(t).__name__ for t in text._lookup]
@@ -213,16 +215,17 @@ def test_text_columns_use_the_compiled_table_and_answer_as_a_dict(recwarn):
         odd.encode(learned, True, False)
         odd._tables()
         third = odd.encode(np.array(probe, dtype=object), False, False, warn=False)
-        return first, second, third, kinds, after, type(odd._lookup[0]).__name__
+        return first, second, third, grown, kinds, after, type(odd._lookup[0]).__name__
 
     fast = run()
     with numpy_only():
         slow = run()
-    for a, b in zip(fast[:3], slow[:3]):
+    for a, b in zip(fast[:4], slow[:4]):
         np.testing.assert_array_equal(a[0], b[0])
         assert a[1] == b[1]
-    assert fast[3] == ["TextTable"] and fast[4] == ["dict"] and fast[5] == "dict"
-    assert slow[3] == ["dict"]
+    assert fast[3][0].ravel().tolist() == [9, 2, 8, 5]  # q, r new after z (code 7)
+    assert fast[4] == ["TextTable"] and fast[5] == ["dict"] and fast[6] == "dict"
+    assert slow[4] == ["dict"]
     # Not found: b*29, the surrogates, 1.5 (no "1.5"), True, a*9; the numbers 7 and 2.5 are
     # read as the text "7" and "2.5" while the column holds text only.
     found = fast[0][0].ravel() != UNSEEN_CODE

@@ -181,7 +181,10 @@ def check_overflow(
             "the ratios of sample weights matter: divide them by a large constant."
         )
     names = feature_names or [None] * len(families)
+    total_weight = float(np.sum(stats["class_count"]))
     for g, (fam, group) in enumerate(zip(families, stats["groups"])):
+        if fam.cannot_overflow(group, total_weight):
+            continue
         j = fam.overflowed(group)
         if j is None:
             continue

@@ -588,6 +588,52 @@ cdef class TextTable:
                 out[i] = self.codes[self.slots[2 * s + 1]]
         return out_array
 
+    def find_or_add(self, list values, int64_t first):
+        """Code of each value (a list of distinct str), adding those the table lacks with
+        the codes ``first``, ``first + 1``, ... in list order; returns the codes and the mask
+        of the added values. TypeError, with nothing added, where a value is not str or has
+        no UTF-8 form. One probe per value where a look-up and an add take two."""
+        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, size, s, total = 0
+        cdef const char *p
+        cdef uint64_t h
+        cdef int64_t e
+        cdef object v
+        for i in range(n):  # checked first: a failure leaves the table as it was
+            v = <object> PyList_GET_ITEM(values, i)
+            if not PyUnicode_Check(v):
+                raise TypeError(f"not text: {type(v).__name__}")
+            p = PyUnicode_AsUTF8AndSize(v, &size)
+            if p == NULL:
+                PyErr_Clear()
+                raise TypeError("text without a UTF-8 form")
+            total += size
+        self._reserve(n, total)
+        out_array = np.empty(n, dtype=np.int64)
+        added_array = np.zeros(n, dtype=bool)
+        cdef int64_t[::1] out = out_array
+        cdef unsigned char[::1] added = added_array.view(np.uint8)
+        for i in range(n):
+            v = <object> PyList_GET_ITEM(values, i)
+            p = PyUnicode_AsUTF8AndSize(v, &size)
+            h = _hash_text(p, size)
+            s = self._find(p, size, h)
+            e = self.slots[2 * s + 1]
+            if e >= 0:
+                out[i] = self.codes[e]
+                continue
+            e = self.n_entries
+            memcpy(self.data + self.n_bytes, p, size)
+            self.n_bytes += size
+            self.starts[e + 1] = self.n_bytes
+            self.codes[e] = first
+            out[i] = first
+            added[i] = 1
+            first += 1
+            self.slots[2 * s] = <int64_t> h
+            self.slots[2 * s + 1] = e
+            self.n_entries += 1
+        return out_array, added_array
+
     def add(self, list values, const int64_t[::1] codes):
         """Map each value (a list of str) to its code, as ``dict.update(zip(values, codes))``
         does: a value already held takes the new code. TypeError, with nothing added, where

@@ -448,6 +448,12 @@ class Family(abc.ABC):
     #: How this family's statistics overflow, for :meth:`overflowed`'s error message.
     overflow_reason: str = "sums of the values exceed it"
 
+    def cannot_overflow(self, stats: Stats, total_weight: float) -> bool:
+        """Whether ``stats`` of rows whose weights sum to ``total_weight`` (finite) are
+        finite for certain, by a bound that spares :meth:`overflowed` its pass over them
+        (False here: no bound known)."""
+        return False
+
     def overflowed(self, stats: Stats) -> int | None:
         """Feature whose statistics are not finite (-1: only a total over features is), or
         None when all are finite.

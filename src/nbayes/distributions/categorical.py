@@ -363,6 +363,12 @@ class Categorical(Family):
     def n_samples(self, stats):
         return _segment_sums(stats["n_counts"], stats["n_categories"]).max(axis=1, initial=0.0)
 
+    def cannot_overflow(self, stats: Stats, total_weight: float) -> bool:
+        # A row adds its weight to one category per feature at most, so all the counts
+        # together sum to at most (number of features) x (total weight); the margin covers
+        # rounding. A large vocabulary then needs no pass per partial_fit batch.
+        return bool(np.isfinite(4.0 * max(stats["n_categories"].size, 1) * total_weight))
+
     def overflowed(self, stats: Stats) -> int | None:
         # Counts are laid out flat per (feature, category): name the feature.
         j = super().overflowed(stats)

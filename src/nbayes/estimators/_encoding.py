@@ -289,11 +289,8 @@ class Vocabulary:
                 ) from None
         # NaN, None, pd.NA and NaT factorise to -1.
         missing = cell_value < 0
-        code_of = self._codes_of(j, uniques)
-        if learn and (code_of < 0).any():
-            new = code_of < 0
-            code_of[new] = self._append(j, uniques, new)
-        elif not learn and (code_of < 0).any():
+        code_of = self._codes_learning(j, uniques) if learn else self._codes_of(j, uniques)
+        if not learn and (code_of < 0).any():
             # Only when not learning: fit on the same rows keeps "7" and 7 apart, and
             # partial_fit must agree with it.
             self._coerce(j, uniques, code_of)
@@ -316,6 +313,28 @@ class Vocabulary:
         if not len(table):
             return np.full(len(uniques), -1, dtype=np.int64)
         return _find(table, _python_values(uniques))
+
+    def _codes_learning(self, j: int, uniques) -> np.ndarray:
+        """Code in column ``j`` of each value of ``uniques`` (distinct values), appending
+        those the vocabulary lacks with fresh codes in the order of ``uniques``. A column of
+        text with a compiled table does both in one probe per value."""
+        table = None if self._lookup is None else self._lookup[j]
+        if len(uniques) and table is not None and not isinstance(table, dict):
+            try:
+                code_of, new = table.find_or_add(
+                    _python_values(uniques), int(self.n_categories()[j])
+                )
+            except TypeError:  # a value that is not text: the general path below
+                pass
+            else:
+                if new.any():
+                    self._record(j, np.asarray(uniques[np.flatnonzero(new)], dtype=object))
+                return code_of
+        code_of = self._codes_of(j, uniques)
+        if (code_of < 0).any():
+            new = code_of < 0
+            code_of[new] = self._append(j, uniques, new)
+        return code_of
 
     def _coerce(self, j: int, uniques, code_of: np.ndarray) -> None:
         """Fill ``code_of`` for values of ``uniques`` outside the vocabulary whose type differs
@@ -391,11 +410,19 @@ class Vocabulary:
                 table = dict(zip(self.values[mine].tolist(), self.code[mine].tolist()))
                 table.update(zip(keys, codes.tolist()))
                 self._lookup[j] = table
-            self._types[j].update(_type_tags(keys))
+        self._record(j, added, first)
+        return codes
+
+    def _record(self, j: int, added: np.ndarray, first: int | None = None) -> None:
+        """Append ``added`` (object array), which the look-up of column ``j`` already maps to
+        the next free codes of the column, to the flat arrays and the column's value types."""
+        if first is None:
+            first = int(self.n_categories()[j]) - added.size  # the look-up counts them
+        if self._lookup is not None:
+            self._types[j].update(_type_tags(added.tolist()))
         self.values = self._extend("values", added)
         self.column = self._extend("column", np.full(added.size, j, dtype=np.int64))
-        self.code = self._extend("code", codes)
-        return codes
+        self.code = self._extend("code", first + np.arange(added.size, dtype=np.int64))
 
     def _extend(self, name: str, added: np.ndarray) -> np.ndarray:
         """``getattr(self, name)`` followed by ``added``, in a buffer that doubles when full:
