@@ -294,3 +294,73 @@ def test_add_batch_equals_merging_the_batch_statistics(compiled):
     assert added["n_categories"][:2].tolist() == [8, 3] and added["n_categories"][2] > 80
     np.testing.assert_allclose(added["n_counts"], merged["n_counts"], rtol=1e-14)
     assert added["n_counts"] is not old["n_counts"] and old["n_counts"].shape == (3, 48)
+
+
+def stats_close(a, b):
+    np.testing.assert_allclose(a["class_count"], b["class_count"], rtol=1e-12)
+    for ga, gb in zip(a["groups"], b["groups"]):
+        assert ga.keys() == gb.keys()
+        for key in ga:
+            np.testing.assert_allclose(ga[key], gb[key], rtol=1e-12, atol=1e-12)
+
+
+def test_batches_kept_apart_are_added_when_stats_are_read_and_never_change_a_copy(tmp_path):
+    """partial_fit keeps the categorical counts of its latest batches apart and adds them
+    when stats_ is read: the same statistics as adding each batch at once (a model whose
+    stats_ is read after every batch). Nothing shared with a copy, a pickle, a snapshot of
+    stats_ or a saved file changes when later batches arrive."""
+    from nbayes._engine import PENDING_BATCHES
+    from nbayes.estimators._base import PENDING
+
+    X, y = ids(4000)
+    chunks = np.array_split(np.arange(4000), 200)
+    model, eager = nbayes.MixedNB(), nbayes.MixedNB()
+    for rows in chunks[:100]:
+        model.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
+        eager.partial_fit(X.iloc[rows], y[rows], classes=[0, 1]).stats_  # noqa: B018
+    _, kept = vars(model)[PENDING]
+    assert "stats_" not in vars(model) and 0 < len(kept) <= PENDING_BATCHES
+    shallow, pickled = copy.copy(model), pickle.dumps(model)
+    half = copy.deepcopy(eager.stats_)
+    snapshot = model.stats_  # read: the kept batches are added, once
+    assert PENDING not in vars(model) and model.stats_ is snapshot
+    stats_close(snapshot, half)
+    saved = nbayes.save(model, tmp_path / "half.nbayes")
+    for rows in chunks[100:]:
+        model.partial_fit(X.iloc[rows], y[rows])
+        eager.partial_fit(X.iloc[rows], y[rows]).stats_  # noqa: B018
+    assert PENDING in vars(model)
+    stats_close(model.stats_, eager.stats_)
+    whole = nbayes.MixedNB().fit(X, y)
+    np.testing.assert_allclose(model.predict_proba(X), whole.predict_proba(X), rtol=1e-12)
+    for other in (shallow, pickle.loads(pickled), nbayes.load(saved)):
+        stats_close(other.stats_, half)
+    stats_close(snapshot, half)
+    # A copy taken while batches are kept apart learns on its own.
+    shallow.partial_fit(X.iloc[2000:2100], y[2000:2100])
+    np.testing.assert_allclose(
+        shallow.predict_proba(X[:2100]),
+        nbayes.MixedNB().fit(X.iloc[:2100], y[:2100]).predict_proba(X[:2100]),
+        rtol=1e-12,
+    )
+    # Setting the statistics drops what was kept; unlearning and refitting start afresh.
+    before = copy.deepcopy(model.stats_)
+    model.partial_fit(X.iloc[:10], y[:10])
+    model.unlearn(X.iloc[:10], y[:10])
+    stats_close(model.stats_, before)
+    model.partial_fit(X.iloc[:10], y[:10])
+    model.fit(X.iloc[:30], y[:30])
+    assert PENDING not in vars(model)
+    stats_close(model.stats_, nbayes.MixedNB().fit(X.iloc[:30], y[:30]).stats_)
+
+
+def test_presets_keep_batches_apart_too():
+    rng = np.random.default_rng(5)
+    X, y = rng.integers(0, 300, size=(3000, 4)), rng.integers(0, 3, size=3000)
+    weights = rng.random(3000)
+    model = nbayes.CategoricalNB()
+    for rows in np.array_split(np.arange(3000), 60):
+        model.partial_fit(X[rows], y[rows], classes=[0, 1, 2], sample_weight=weights[rows])
+    whole = nbayes.CategoricalNB().fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(model.predict_log_proba(X), whole.predict_log_proba(X), rtol=1e-10)
+    stats_close(model.stats_, whole.stats_)

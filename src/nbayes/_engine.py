@@ -132,23 +132,38 @@ def accumulate(
     return out
 
 
+#: partial_fit keeps the categorical counts of at most this many batches apart before it adds
+#: them to the statistics (:func:`fold`), and no more cells than the statistics hold.
+PENDING_BATCHES = 64
+
+
 def accumulate_onto(
     families: Sequence[Family],
     stats: ModelStats,
     blocks: Sequence,
     labels: Labels,
     feature_names=None,
-) -> ModelStats:
-    """``merge(stats, accumulate(blocks, labels))`` (not checked for overflow), where a
-    family that can add a batch straight to statistics (``add_batch``: Categorical, whose
-    batch table on a growing vocabulary would be as wide as the vocabulary) does so."""
+    pending: tuple = (),
+) -> tuple[ModelStats, tuple]:
+    """``(stats, pending)`` with a batch added: ``fold(families, *result)`` equals
+    ``merge(fold(families, stats, pending), accumulate(blocks, labels))``, not checked for
+    overflow.
+
+    A family that can count a batch apart (``batch_delta``: Categorical) has the batch's
+    counts appended to ``pending``, to be added by :func:`fold` with others: on a vocabulary
+    that grows batch by batch, adding each batch at once would lay out and copy a table as
+    wide as the vocabulary per batch, which costs more than the batch. Other groups are
+    merged now. ``pending`` holds one ``(group, delta)`` pair per batch and group, in order.
+    """
     names = feature_names or [None] * len(families)
-    merged: list = [None] * len(families)
+    groups = list(stats["groups"])
+    deltas = []
     for g, (fam, X) in enumerate(zip(families, blocks)):  # bounded: one per column group
-        add_batch = getattr(fam, "add_batch", None)
-        if add_batch is not None:
-            merged[g] = add_batch(stats["groups"][g], X, labels, names[g])
-    rest = [g for g, group in enumerate(merged) if group is None]
+        batch_delta = getattr(fam, "batch_delta", None)
+        delta = None if batch_delta is None else batch_delta(X, labels, names[g])
+        if delta is not None:
+            deltas.append((g, delta))
+    rest = [g for g in range(len(families)) if g not in {h for h, _ in deltas}]
     if rest:
         batch = accumulate(
             [families[g] for g in rest],
@@ -158,8 +173,29 @@ def accumulate_onto(
             check=False,
         )
         for g, group in zip(rest, batch["groups"]):
-            merged[g] = families[g].merge(stats["groups"][g], group)
-    return {"class_count": stats["class_count"] + labels.class_weight, "groups": merged}
+            groups[g] = families[g].merge(groups[g], group)
+    merged = {"class_count": stats["class_count"] + labels.class_weight, "groups": groups}
+    pending = pending + tuple(deltas)
+    held = sum(delta["n_counts"].size for _, delta in pending)
+    cells = sum(stats["groups"][g]["n_counts"].size for g in {h for h, _ in pending})
+    batches = len(pending) // max(len(deltas), 1)
+    # Kept apart, the counts must be bounded without looking (see check_overflow).
+    total_weight = float(np.sum(merged["class_count"]))
+    unbounded = any(not families[g].cannot_overflow(groups[g], total_weight) for g, _ in deltas)
+    if pending and (batches > PENDING_BATCHES or held > max(cells, 2**16) or unbounded):
+        return fold(families, merged, pending), ()
+    return merged, pending
+
+
+def fold(families: Sequence[Family], stats: ModelStats, pending: tuple) -> ModelStats:
+    """``stats`` with the batch counts of ``pending`` (see :func:`accumulate_onto`) added,
+    each group's in batch order; ``stats`` stays untouched."""
+    if not pending:
+        return stats
+    groups = list(stats["groups"])
+    for g in sorted({h for h, _ in pending}):  # bounded: one per column group
+        groups[g] = families[g].add_deltas(groups[g], [d for h, d in pending if h == g])
+    return {**stats, "groups": groups}
 
 
 def check_overflow(

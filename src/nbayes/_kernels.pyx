@@ -451,6 +451,42 @@ cdef inline uint64_t _hash_text(const char *p, Py_ssize_t n) noexcept nogil:
     return _mix(h)
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define NB_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define NB_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void NB_PREFETCH(const void *p) nogil
+
+
+#: Probes fetch the slot of the value this many places ahead, so that several cache misses
+#: of a large table are in flight at once instead of one per probe.
+cdef Py_ssize_t PREFETCH_AHEAD = 8
+
+
+cdef class _Scratch:
+    """Per-call arrays of :class:`TextTable`: each value's UTF-8 bytes, size and hash."""
+
+    cdef const char **text
+    cdef Py_ssize_t *size
+    cdef uint64_t *hash
+
+    def __cinit__(self, Py_ssize_t n):
+        self.text = <const char **> PyMem_Malloc(max(n, 1) * sizeof(char *))
+        self.size = <Py_ssize_t *> PyMem_Malloc(max(n, 1) * sizeof(Py_ssize_t))
+        self.hash = <uint64_t *> PyMem_Malloc(max(n, 1) * sizeof(uint64_t))
+        if not (self.text and self.size and self.hash):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        PyMem_Free(self.text)
+        PyMem_Free(self.size)
+        PyMem_Free(self.hash)
+
+
 cdef class TextTable:
     """Text value -> int64 code, kept between calls and grown in place: the category look-up
     of :class:`nbayes.estimators._encoding.Vocabulary` for a column of text.
@@ -565,25 +601,48 @@ cdef class TextTable:
             self.byte_room = room
         return 0
 
-    def lookup(self, list values):
-        """Code of each value (a list), -1 where the table does not hold it."""
-        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, size, s
-        cdef const char *p
-        cdef uint64_t h
-        out_array = np.empty(n, dtype=np.int64)
-        cdef int64_t[::1] out = out_array
+    cdef Py_ssize_t _read(self, list values, const char **text, Py_ssize_t *size,
+                          uint64_t *hash, bint strict) except -1:
+        """The UTF-8 bytes and hash of each value (size -1: not text, or no UTF-8 form),
+        in a first pass, so that the probes can prefetch their slots. With ``strict`` such
+        a value raises TypeError instead. Returns the total number of bytes."""
+        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, total = 0
         cdef object v
         for i in range(n):
             v = <object> PyList_GET_ITEM(values, i)
-            out[i] = -1
+            size[i] = -1
             if not PyUnicode_Check(v):
+                if strict:
+                    raise TypeError(f"not text: {type(v).__name__}")
                 continue
-            p = PyUnicode_AsUTF8AndSize(v, &size)
-            if p == NULL:  # no UTF-8 form: no key (all have one) equals it
+            text[i] = PyUnicode_AsUTF8AndSize(v, &size[i])
+            if text[i] == NULL:  # no UTF-8 form: no key (all have one) equals it
                 PyErr_Clear()
+                size[i] = -1
+                if strict:
+                    raise TypeError("text without a UTF-8 form")
                 continue
-            h = _hash_text(p, size)
-            s = self._find(p, size, h)
+            hash[i] = _hash_text(text[i], size[i])
+            total += size[i]
+        return total
+
+    def lookup(self, list values):
+        """Code of each value (a list), -1 where the table does not hold it."""
+        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, s
+        out_array = np.full(n, -1, dtype=np.int64)
+        cdef int64_t[::1] out = out_array
+        scratch = _Scratch(n)
+        self._read(values, scratch.text, scratch.size, scratch.hash, False)
+        cdef const char **text = scratch.text
+        cdef Py_ssize_t *size = scratch.size
+        cdef uint64_t *hash = scratch.hash
+        cdef Py_ssize_t mask = self.n_slots - 1
+        for i in range(n):
+            if i + PREFETCH_AHEAD < n and size[i + PREFETCH_AHEAD] >= 0:
+                NB_PREFETCH(&self.slots[2 * (hash[i + PREFETCH_AHEAD] & <uint64_t> mask)])
+            if size[i] < 0:
+                continue
+            s = self._find(text[i], size[i], hash[i])
             if self.slots[2 * s + 1] >= 0:
                 out[i] = self.codes[self.slots[2 * s + 1]]
         return out_array
@@ -593,43 +652,37 @@ cdef class TextTable:
         the codes ``first``, ``first + 1``, ... in list order; returns the codes and the mask
         of the added values. TypeError, with nothing added, where a value is not str or has
         no UTF-8 form. One probe per value where a look-up and an add take two."""
-        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, size, s, total = 0
-        cdef const char *p
-        cdef uint64_t h
+        cdef Py_ssize_t n = PyList_GET_SIZE(values), i, s, mask
         cdef int64_t e
-        cdef object v
-        for i in range(n):  # checked first: a failure leaves the table as it was
-            v = <object> PyList_GET_ITEM(values, i)
-            if not PyUnicode_Check(v):
-                raise TypeError(f"not text: {type(v).__name__}")
-            p = PyUnicode_AsUTF8AndSize(v, &size)
-            if p == NULL:
-                PyErr_Clear()
-                raise TypeError("text without a UTF-8 form")
-            total += size
+        scratch = _Scratch(n)
+        # Read (and checked) first: a failure leaves the table as it was.
+        total = self._read(values, scratch.text, scratch.size, scratch.hash, True)
         self._reserve(n, total)
+        cdef const char **text = scratch.text
+        cdef Py_ssize_t *size = scratch.size
+        cdef uint64_t *hash = scratch.hash
         out_array = np.empty(n, dtype=np.int64)
         added_array = np.zeros(n, dtype=bool)
         cdef int64_t[::1] out = out_array
         cdef unsigned char[::1] added = added_array.view(np.uint8)
+        mask = self.n_slots - 1
         for i in range(n):
-            v = <object> PyList_GET_ITEM(values, i)
-            p = PyUnicode_AsUTF8AndSize(v, &size)
-            h = _hash_text(p, size)
-            s = self._find(p, size, h)
+            if i + PREFETCH_AHEAD < n:
+                NB_PREFETCH(&self.slots[2 * (hash[i + PREFETCH_AHEAD] & <uint64_t> mask)])
+            s = self._find(text[i], size[i], hash[i])
             e = self.slots[2 * s + 1]
             if e >= 0:
                 out[i] = self.codes[e]
                 continue
             e = self.n_entries
-            memcpy(self.data + self.n_bytes, p, size)
-            self.n_bytes += size
+            memcpy(self.data + self.n_bytes, text[i], size[i])
+            self.n_bytes += size[i]
             self.starts[e + 1] = self.n_bytes
             self.codes[e] = first
             out[i] = first
             added[i] = 1
             first += 1
-            self.slots[2 * s] = <int64_t> h
+            self.slots[2 * s] = <int64_t> hash[i]
             self.slots[2 * s + 1] = e
             self.n_entries += 1
         return out_array, added_array

@@ -287,14 +287,21 @@ class Categorical(Family):
 
     def add_batch(self, stats: Stats, X, labels: Labels, feature_names=None) -> Stats | None:
         """``merge(stats, accumulate(X, labels))`` without a table of the batch as wide as
-        ``stats``: the batch is counted over the range of codes each column holds in it and
-        added to a copy of ``stats`` laid out for the new numbers of categories.
+        ``stats``: :meth:`batch_delta` then :meth:`add_deltas`. None where the batch is
+        sparse or the labels soft: the caller then accumulates and merges."""
+        delta = self.batch_delta(X, labels, feature_names)
+        return None if delta is None else self.add_deltas(stats, [delta])
+
+    def batch_delta(self, X, labels: Labels, feature_names=None) -> Stats | None:
+        """The counts of a batch over the range of codes each column holds in it: a
+        ``"n_counts"`` table of shape (n_classes, sum of the ranges' widths), with each
+        column's ``"low"`` code and ``"width"`` (0: nothing counted) and the
+        ``"n_categories"`` the batch implies. :meth:`add_deltas` adds it to statistics.
 
         On a large vocabulary that grows batch by batch (``partial_fit``), new values take
-        the highest codes, so the batch's own table (one cell per class and code up to its
-        largest) would span the whole vocabulary, and merging it would lay out and add that
-        much again per batch. None where the batch is sparse or the labels soft: the caller
-        then accumulates and merges.
+        the highest codes, so the batch's own table in the usual layout (one cell per class
+        and code up to its largest) would span the whole vocabulary. None where the batch is
+        sparse or the labels soft (use :meth:`accumulate`).
         """
         if sp.issparse(X) or isinstance(labels, SoftLabels):
             return None
@@ -307,16 +314,27 @@ class Categorical(Family):
         low = np.where(counted, codes, none).min(axis=0, initial=none)
         width = np.where(high >= 0, high - low + 1, 0)
         low = np.where(high >= 0, low, 0)
-        n_cat = np.maximum(stats["n_categories"], high + 1)
+        per_class = int(width.sum())
+        counts = _count_ranges(codes, labels, counted, offsets_of(width) - low, per_class)
+        return {"n_counts": counts, "low": low, "width": width, "n_categories": high + 1}
+
+    def add_deltas(self, stats: Stats, deltas) -> Stats:
+        """``stats`` plus the :meth:`batch_delta` of each batch of ``deltas``, in order (the
+        same sums as merging the batches one by one), in a new table laid out once for the
+        categories of all of them; ``stats`` stays untouched."""
+        n_cat = stats["n_categories"]
+        for delta in deltas:  # bounded: callers fold a few batches at a time
+            n_cat = np.maximum(n_cat, delta["n_categories"])
         counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
         if counts is stats["n_counts"]:
-            counts = counts.copy()  # the statistics given stay untouched
-        per_class = int(width.sum())
-        start = offsets_of(width)  # of each column's range in the batch's table
-        if per_class:
-            batch = _count_ranges(codes, labels, counted, start - low, per_class)
-            target = np.repeat(offsets_of(n_cat) + low - start, width) + np.arange(per_class)
-            counts[:, target] += batch
+            counts = counts.copy()
+        off = offsets_of(n_cat)
+        for delta in deltas:
+            width = delta["width"]
+            per_class = int(width.sum())
+            if per_class:
+                shift = off + delta["low"] - offsets_of(width)
+                counts[:, np.repeat(shift, width) + np.arange(per_class)] += delta["n_counts"]
         return {"n_counts": counts, "n_categories": n_cat}
 
     def merge(self, a: Stats, b: Stats) -> Stats:

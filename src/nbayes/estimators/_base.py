@@ -201,8 +201,52 @@ def derived_names(cls) -> frozenset[str]:
     return frozenset(k for c in cls.__mro__ for k, v in vars(c).items() if isinstance(v, Derived))
 
 
+#: Where partial_fit keeps statistics and the batch counts not yet added to them (see
+#: :class:`Statistics`); the trailing underscore makes it a fitted attribute that
+#: ``_forget`` drops.
+PENDING = "_pending_stats_"
+
+
+class Statistics:
+    """``stats_``, the fitted statistics, declared on the class.
+
+    ``partial_fit`` may keep the categorical counts of its latest batches apart
+    (:func:`engine.accumulate_onto`): adding a batch to a table as wide as a large vocabulary
+    copies the table, which costs more than the batch. Reading ``stats_`` adds them, once
+    (:func:`engine.fold`); setting it drops them. Neither the statistics nor the batches
+    kept are ever changed in place, so a copy of the model or of ``stats_`` is unaffected
+    by later batches.
+    """
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        state = obj.__dict__
+        if "stats_" in state:
+            return state["stats_"]
+        kept = state.get(PENDING)
+        if kept is None:
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute 'stats_'")
+        stats = engine.fold(obj.families_, *kept)
+        state["stats_"] = stats
+        state.pop(PENDING, None)
+        return stats
+
+    def __set__(self, obj, value) -> None:
+        obj.__dict__.pop(PENDING, None)
+        obj.__dict__["stats_"] = value
+
+    def __delete__(self, obj) -> None:
+        had = PENDING in obj.__dict__ or "stats_" in obj.__dict__
+        obj.__dict__.pop(PENDING, None)
+        if obj.__dict__.pop("stats_", None) is None and not had:
+            raise AttributeError("stats_")
+
+
 class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes classifier over column groups, each modelled by one family."""
+
+    stats_ = Statistics()
 
     # Derived from the statistics by finalize (see Derived); subclasses declare what they
     # publish.
@@ -255,7 +299,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         -------
         self
         """
-        for attr in ("classes_", "stats_"):
+        for attr in ("classes_", "stats_", PENDING):
             self.__dict__.pop(attr, None)
         self.__dict__.pop("_cv_chosen", None)
         if self._cv_names():
@@ -448,7 +492,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def _learn_batch(self, X, y, sample_weight, classes):
         weights = check_sample_weight(sample_weight, X.shape[0])
-        first = not hasattr(self, "stats_")
+        # (not hasattr: reading stats_ would add the batches kept apart, see Statistics)
+        first = "stats_" not in self.__dict__ and PENDING not in self.__dict__
         if first:
             self._set_classes(classes)
             self.families_ = self._make_families(X.shape[1])
@@ -462,13 +507,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         else:
             # One overflow check, of the sum: a batch that overflows makes it overflow too.
             # Only then is the batch checked alone, for an error that names its row.
-            stats = self._accumulate_onto(self.stats_, X, labels)
+            stats, pending = self.__dict__.get(PENDING) or (self.stats_, ())
+            stats, pending = self._accumulate_onto(stats, pending, X, labels)
             try:
                 engine.check_overflow(self.families_, stats, None, self._feature_names_per_block())
             except DataError:
                 self._accumulate(X, labels, "learn")
                 raise
-        self.stats_ = stats
+            if pending:
+                self.__dict__.pop("stats_", None)
+                self.__dict__[PENDING] = (stats, pending)
+        if first or not pending:
+            self.stats_ = stats
         if first:
             self.finalize()
         else:
@@ -485,15 +535,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             check=check,
         )
 
-    def _accumulate_onto(self, stats: dict, X, labels: Labels) -> dict:
-        """``stats`` merged with the statistics of one validated batch that is learned from,
-        not checked for overflow (:func:`engine.accumulate_onto`)."""
+    def _accumulate_onto(self, stats: dict, pending: tuple, X, labels: Labels) -> tuple:
+        """``(stats, pending)`` with one validated batch that is learned from added, not
+        checked for overflow (:func:`engine.accumulate_onto`)."""
         return engine.accumulate_onto(
             self.families_,
             stats,
             self._blocks(X, "learn", self._counted(labels, "learn")),
             labels,
             self._feature_names_per_block(),
+            pending,
         )
 
     @staticmethod

@@ -320,15 +320,16 @@ class Vocabulary:
         text with a compiled table does both in one probe per value."""
         table = None if self._lookup is None else self._lookup[j]
         if len(uniques) and table is not None and not isinstance(table, dict):
+            # One conversion (Arrow text becomes Python str once) for the probes and the
+            # values appended.
+            values = np.asarray(uniques, dtype=object)
             try:
-                code_of, new = table.find_or_add(
-                    _python_values(uniques), int(self.n_categories()[j])
-                )
+                code_of, new = table.find_or_add(values.tolist(), int(self.n_categories()[j]))
             except TypeError:  # a value that is not text: the general path below
                 pass
             else:
                 if new.any():
-                    self._record(j, np.asarray(uniques[np.flatnonzero(new)], dtype=object))
+                    self._record(j, values[new])
                 return code_of
         code_of = self._codes_of(j, uniques)
         if (code_of < 0).any():
