@@ -236,7 +236,7 @@ def test_text_columns_use_the_compiled_table_and_answer_as_a_dict(recwarn):
 
 def test_partial_fit_adds_each_batch_without_a_table_of_the_whole_vocabulary(monkeypatch):
     """partial_fit counts a batch of categorical codes over the codes it holds and adds
-    them to the statistics (Categorical.add_batch): no batch table as wide as the
+    them to the statistics (Categorical.batch_delta, add_deltas): no batch table as wide as the
     vocabulary is made and merged. The result equals fit's."""
     widths = []
     merge = Categorical.merge
@@ -260,8 +260,9 @@ def test_partial_fit_adds_each_batch_without_a_table_of_the_whole_vocabulary(mon
 
 
 @pytest.mark.parametrize("compiled", [True, False])
-def test_add_batch_equals_merging_the_batch_statistics(compiled):
-    """Categorical.add_batch(stats, X, labels) == merge(stats, accumulate(X, labels)):
+def test_batch_deltas_add_up_as_merging_the_batch_statistics(compiled):
+    """Categorical.add_deltas(stats, [batch_delta(X, labels)]) equals
+    merge(stats, accumulate(X, labels)):
     missing cells, rows of zero weight (which add no category), fractional weights, a
     column the batch leaves empty, codes past the statistics' categories; None for sparse
     batches and soft labels."""
@@ -285,11 +286,11 @@ def test_add_batch_equals_merging_the_batch_statistics(compiled):
         weights = rng.random(40) * 3
         weights[X[:, 0] == 8] = 0  # the largest code of column 0 only in rows of weight 0
         labels = Labels(rng.integers(0, 3, 40), weights, 3)
-        added = fam.add_batch(old, X, labels)
+        added = fam.add_deltas(old, [fam.batch_delta(X, labels)])
         merged = fam.merge(old, fam.accumulate(X, labels))
-        assert fam.add_batch(old, sp.csr_matrix(np.maximum(X, 0)), labels) is None
+        assert fam.batch_delta(sp.csr_matrix(np.maximum(X, 0)), labels) is None
         soft = SoftLabels(rng.random((40, 3)))
-        assert fam.add_batch(old, X, soft) is None
+        assert fam.batch_delta(X, soft) is None
     np.testing.assert_array_equal(added["n_categories"], merged["n_categories"])
     assert added["n_categories"][:2].tolist() == [8, 3] and added["n_categories"][2] > 80
     np.testing.assert_allclose(added["n_counts"], merged["n_counts"], rtol=1e-14)

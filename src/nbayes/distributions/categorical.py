@@ -285,13 +285,6 @@ class Categorical(Family):
             X, labels.n_classes, count, lambda: X.max(axis=0, initial=0) + 1
         )
 
-    def add_batch(self, stats: Stats, X, labels: Labels, feature_names=None) -> Stats | None:
-        """``merge(stats, accumulate(X, labels))`` without a table of the batch as wide as
-        ``stats``: :meth:`batch_delta` then :meth:`add_deltas`. None where the batch is
-        sparse or the labels soft: the caller then accumulates and merges."""
-        delta = self.batch_delta(X, labels, feature_names)
-        return None if delta is None else self.add_deltas(stats, [delta])
-
     def batch_delta(self, X, labels: Labels, feature_names=None) -> Stats | None:
         """The counts of a batch over the range of codes each column holds in it: a
         ``"n_counts"`` table of shape (n_classes, sum of the ranges' widths), with each
@@ -781,7 +774,7 @@ def _count_ranges(
     codes: np.ndarray, labels: Labels, counted: np.ndarray, offsets: np.ndarray, per_class: int
 ) -> np.ndarray:
     """(n_classes, per_class) sums of the weights of the ``counted`` cells, the code ``c`` of
-    column ``j`` at ``offsets[j] + c`` (see :meth:`Categorical.add_batch`)."""
+    column ``j`` at ``offsets[j] + c`` (see :meth:`Categorical.batch_delta`)."""
     compiled = kernels()
     if compiled is not None:
         out = np.zeros(labels.n_classes * per_class)
