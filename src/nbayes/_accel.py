@@ -31,6 +31,13 @@ def compiled_kernels() -> bool:
     variable ``NBAYES_COMPILED=0`` switches them off. Without them nbayes gives the same
     results from its numpy code, more slowly for CategoricalNB and GaussianNB.
 
+    Returns
+    -------
+    bool
+        True where the compiled loops are built and not switched off.
+
+    Examples
+    --------
     >>> import nbayes
     >>> isinstance(nbayes.compiled_kernels(), bool)
     True

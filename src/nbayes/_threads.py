@@ -52,6 +52,18 @@ def get_threads() -> int:
 
     In order: the innermost :func:`threads` context, :func:`set_threads`, the environment
     variable ``NBAYES_NUM_THREADS``, and otherwise every CPU this process may run on.
+
+    Returns
+    -------
+    int
+        The number of threads, at least 1.
+
+    Examples
+    --------
+    >>> import nbayes
+    >>> with nbayes.threads(2):
+    ...     nbayes.get_threads()
+    2
     """
     n = _N_THREADS.get()
     if n is None:
@@ -67,6 +79,19 @@ def get_threads() -> int:
 def set_threads(n: int | None) -> None:
     """Use ``n`` threads for every later call, from any thread; ``None`` restores the default.
 
+    Parameters
+    ----------
+    n : int or None
+        A positive number of threads (1 runs on the calling thread only), or None for the
+        default of :func:`get_threads`.
+
+    Raises
+    ------
+    ParameterError
+        ``n`` is not a positive whole number.
+
+    Examples
+    --------
     >>> import nbayes
     >>> nbayes.set_threads(1)
     >>> nbayes.get_threads()
@@ -84,6 +109,22 @@ def threads(n: int | None):
     Use ``threads(1)`` where the caller already runs one fit or predict per core (a Dask
     worker, a joblib pool), so that the cores are not asked for twice as many threads.
 
+    Parameters
+    ----------
+    n : int or None
+        A positive number of threads, or None to keep the setting outside the context.
+
+    Yields
+    ------
+    None
+
+    Raises
+    ------
+    ParameterError
+        ``n`` is not a positive whole number.
+
+    Examples
+    --------
     >>> import nbayes
     >>> with nbayes.threads(1):
     ...     nbayes.get_threads()

@@ -58,6 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'nbayes.dask needs Dask; install it with: pip install "nbayes[dask]"'
     ) from exc
 
+from ._docstrings import shared_doc
 from ._threads import threads
 from ._validation import rows_from
 from .distributions import Labels
@@ -469,6 +470,18 @@ def hash_folds(keys, n_folds: int) -> np.ndarray:
     """Fold of each row from a hash of its key (row number or index value): stable across
     partitionings and runs, about ``1 / n_folds`` of the rows each.
 
+    Parameters
+    ----------
+    keys : array-like of shape (n_samples,)
+        One key per row: its row number, or its index value in a DataFrame.
+    n_folds : int
+        The number of folds.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The fold of each row, in ``0 .. n_folds - 1``.
+
     Examples
     --------
     >>> hash_folds(np.arange(6), 3).tolist()
@@ -724,35 +737,116 @@ def _predict(estimator, X, method: str):
     )
 
 
+# The four prediction functions differ in what they compute per row only.
+_PREDICT_FIELDS = {
+    "parameters": """
+        estimator : fitted nbayes estimator
+            Any fitted nbayes estimator (or a wrapper of one, such as GridSearchCV). It is
+            sent to each worker once, not once per block.
+        X : dask array or dask DataFrame
+            The samples, in blocks of rows (for TextNB: a dask Series of texts). An array's
+            column chunks are joined first, so that every block holds whole rows.""",
+    "proba_returns": """
+        dask array or dask DataFrame
+            Lazy: a dask array of shape (n_samples, n_classes) for an array X; for a
+            DataFrame or Series, a dask DataFrame on X's index with one column per class.
+            Columns in ``classes_`` order.""",
+    "examples": """
+        >>> import dask.array as da
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes import dask as nbdask
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> X = da.from_array(np.array([[3, 0], [0, 2], [1, 1]]), chunks=(2, 2))
+        >>> nbdask.predict(model, X).compute().tolist()
+        ['a', 'b', 'a']
+        >>> nbdask.predict_proba(model, X).compute().round(2)
+        array([[0.99, 0.01],
+               [0.26, 0.74],
+               [0.74, 0.26]])
+        >>> proba = nbdask.predict_log_proba(model, X).compute()
+        >>> bool(np.allclose(np.exp(proba), model.predict_proba(X.compute())))
+        True
+        >>> nbdask.predict_joint_log_proba(model, X).shape
+        (3, 2)""",
+}
+
+
+@shared_doc(**_PREDICT_FIELDS)
 def predict(estimator, X) -> Any:
     """Most probable class per row, computed lazily block by block.
 
     Parameters
     ----------
-    estimator : fitted nbayes estimator
-    X : dask array or dask DataFrame (for TextNB: a dask Series of texts)
+    {{parameters}}
 
     Returns
     -------
-    dask array of shape (n_samples,), or a dask Series (named "prediction", X's index) for
-    a DataFrame or Series.
+    dask array or dask Series
+        Lazy: a dask array of shape (n_samples,) for an array X; for a DataFrame or Series,
+        a dask Series named "prediction" on X's index.
+
+    Examples
+    --------
+    {{examples}}
     """
     return _predict(estimator, X, "predict")
 
 
+@shared_doc(**_PREDICT_FIELDS)
 def predict_proba(estimator, X) -> Any:
-    """Posterior P(y | x) per row, lazily: a dask array of shape (n_samples, n_classes), or a
-    dask DataFrame with one column per class for a DataFrame X."""
+    """Posterior P(y | x) per row, computed lazily block by block.
+
+    Parameters
+    ----------
+    {{parameters}}
+
+    Returns
+    -------
+    {{proba_returns}}
+
+    Examples
+    --------
+    {{examples}}
+    """
     return _predict(estimator, X, "predict_proba")
 
 
+@shared_doc(**_PREDICT_FIELDS)
 def predict_log_proba(estimator, X) -> Any:
-    """Log posterior log P(y | x) per row, lazily; shapes as in :func:`predict_proba`."""
+    """Log posterior log P(y | x) per row, computed lazily block by block.
+
+    Parameters
+    ----------
+    {{parameters}}
+
+    Returns
+    -------
+    {{proba_returns}}
+
+    Examples
+    --------
+    {{examples}}
+    """
     return _predict(estimator, X, "predict_log_proba")
 
 
+@shared_doc(**_PREDICT_FIELDS)
 def predict_joint_log_proba(estimator, X) -> Any:
-    """Joint log P(x, y) per row, lazily; shapes as in :func:`predict_proba`."""
+    """Joint log P(x, y) per row, computed lazily block by block.
+
+    Parameters
+    ----------
+    {{parameters}}
+
+    Returns
+    -------
+    {{proba_returns}}
+
+    Examples
+    --------
+    {{examples}}
+    """
     return _predict(estimator, X, "predict_joint_log_proba")
 
 

@@ -18,20 +18,72 @@ __all__ = [
 
 
 class NBayesError(Exception):
-    """Base class of every error that nbayes raises on purpose."""
+    """Base class of every error that nbayes raises on purpose.
+
+    Examples
+    --------
+    >>> import nbayes
+    >>> try:
+    ...     nbayes.MultinomialNB(alpha=-1).fit([[1]], [0])
+    ... except nbayes.NBayesError as exc:
+    ...     print(type(exc).__name__)
+    ParameterError
+    """
 
 
 class DataError(NBayesError, ValueError):
-    """Input data outside a family's domain (negative counts, NaN, wrong shape, ...)."""
+    """Input data outside a family's domain (negative counts, NaN, wrong shape, ...).
+
+    Examples
+    --------
+    >>> import nbayes
+    >>> nbayes.MultinomialNB().fit([[-1, 2]], [0])
+    Traceback (most recent call last):
+    ...
+    nbayes.exceptions.DataError: Column index 0 must hold non-negative counts for Multinomial ...
+    """
 
 
 class ParameterError(NBayesError, ValueError):
-    """An estimator or family parameter that is invalid or inconsistent."""
+    """An estimator or family parameter that is invalid or inconsistent.
+
+    Examples
+    --------
+    >>> import nbayes
+    >>> nbayes.MultinomialNB(alpha=-1).fit([[1]], [0])
+    Traceback (most recent call last):
+    ...
+    nbayes.exceptions.ParameterError: Parameter 'alpha' must be finite and non-negative; got -1.0.
+    """
 
 
 class UnknownLabelError(DataError):
-    """A label that is not among the estimator's classes."""
+    """A label that is not among the estimator's classes.
+
+    Examples
+    --------
+    >>> import nbayes
+    >>> model = nbayes.MultinomialNB().fit([[1, 0], [0, 1]], ["a", "b"])
+    >>> model.unlearn([[1, 0]], ["c"])
+    Traceback (most recent call last):
+    ...
+    nbayes.exceptions.UnknownLabelError: Cannot unlearn row 0: its label 'c' is not among ...
+    """
 
 
 class ModelFormatError(NBayesError, ValueError):
-    """A model file that cannot be read safely (corrupt, unknown, newer format)."""
+    """A model file that cannot be read safely (corrupt, unknown, newer format).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import nbayes
+    >>> path = os.path.join(tempfile.mkdtemp(), "not-a-model.nbayes")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("hello")
+    >>> try:
+    ...     nbayes.load(path)
+    ... except nbayes.ModelFormatError:
+    ...     print("refused")
+    refused
+    """

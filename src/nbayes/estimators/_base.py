@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import _engine as engine
+from .._docstrings import INPUTS, shared_doc
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..exceptions import DataError, ParameterError, UnknownLabelError
@@ -243,6 +244,36 @@ class Statistics:
             raise AttributeError("stats_")
 
 
+# The prediction methods, shown side by side in each one's Examples.
+_PREDICT = {
+    "X": INPUTS["estimator"],
+    "examples": """
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict([[3, 0], [0, 2]]).tolist()
+        ['a', 'b']
+        >>> model.predict_proba([[3, 0], [0, 2]]).round(2)
+        array([[0.99, 0.01],
+               [0.26, 0.74]])
+        >>> model.predict_log_proba([[3, 0]]).round(2)
+        array([[-0.01, -4.32]])
+        >>> model.decision_function([[3, 0], [0, 2]]).round(2)
+        array([-4.31,  1.06])""",
+}
+
+# The linear form's two methods, shown together.
+_LINEAR = {
+    "X": INPUTS["estimator"],
+    "examples": """
+        >>> from nbayes import CategoricalNB
+        >>> model = CategoricalNB().fit([["red", 1], ["blue", 2], ["red", 2]], [0, 1, 1])
+        >>> model.linear_feature_names().tolist()
+        ['x0=blue', 'x0=red', 'x1=1', 'x1=2']
+        >>> model.linear_features([["blue", 2]]).toarray()
+        array([[1., 0., 0., 1.]])""",
+}
+
+
 class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes classifier over column groups, each modelled by one family."""
 
@@ -298,6 +329,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.classes_.tolist(), model.class_count_.tolist()
+        (['a', 'b'], [2.0, 1.0])
         """
         for attr in ("classes_", "stats_", PENDING):
             self.__dict__.pop(attr, None)
@@ -411,6 +449,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().partial_fit([[2, 0], [1, 1]], ["a", "a"], classes=["a", "b"])
+        >>> model.partial_fit([[0, 3]], ["b"]).class_count_.tolist()
+        [2.0, 1.0]
         """
         first = not hasattr(self, "classes_")
         if first and classes is None:
@@ -1018,21 +1063,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             log=log,
         )
 
+    @shared_doc("predict_log_proba", **_PREDICT)
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log posterior log P(y | x), shape (n_samples, n_classes)."""
         return self._posterior(X, log=True)
 
+    @shared_doc("predict_proba", **_PREDICT)
     def predict_proba(self, X) -> np.ndarray:
-        """Posterior P(y | x), shape (n_samples, n_classes); rows sum to one."""
         return self._posterior(X, log=False)
 
+    @shared_doc("predict", **_PREDICT)
     def predict(self, X) -> np.ndarray:
-        """Most probable class for each row, shape (n_samples,).
-
-        With ``decision_threshold`` set (two classes only), ``classes_[1]`` is predicted
-        exactly when the log-odds exceed the threshold; otherwise the most probable class
-        (ties go to the first class, as ``argmax``), which is the threshold 0.
-        """
         threshold = self._log_odds_threshold()
         jll = self._jll(X, normalised=False)
         if threshold is None:
@@ -1047,6 +1087,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             len(self.classes_) if hasattr(self, "classes_") else None,
         )
 
+    @shared_doc("decision_function", **_PREDICT)
     def decision_function(self, X) -> np.ndarray:
         """Log-odds for two classes, per-class scores otherwise.
 
@@ -1085,13 +1126,23 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         (n_classes,) otherwise."""
         return self._linear_form()[1]
 
+    @shared_doc(**_LINEAR)
     def linear_features(self, X):
         """The feature map that ``coef_`` applies to: X itself for counts and Gaussian features,
         binarised X for Bernoulli, sparse one-hot codes for categorical features.
 
+        Parameters
+        ----------
+        {{X}}
+
         Returns
         -------
         {ndarray, sparse matrix} of shape (n_samples, n_linear)
+            Columns named by :meth:`linear_feature_names`.
+
+        Examples
+        --------
+        {{examples}}
         """
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)
@@ -1100,8 +1151,19 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         )
         return _linear.linear_design(self.families_, self.params_, blocks)
 
+    @shared_doc(**_LINEAR)
     def linear_feature_names(self) -> np.ndarray:
-        """Names of the :meth:`linear_features` columns (``"x3=2"`` for a one-hot category)."""
+        """Names of the :meth:`linear_features` columns (``"x3=2"`` for a one-hot category).
+
+        Returns
+        -------
+        ndarray of str, shape (n_linear,)
+            One name per column of :meth:`linear_features`.
+
+        Examples
+        --------
+        {{examples}}
+        """
         check_is_fitted(self, "stats_")
         return self._linear_names(self._block_names())
 

@@ -44,6 +44,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .._docstrings import inherit_docstrings
 from ..distributions import Labels
 
 Mode = Literal["learn", "count", "unlearn", "score"]
@@ -105,7 +106,22 @@ class EstimatorProtocol(ABC):
     estimators built from families over column groups; a new model beyond the naive assumption
     (AODE, TAN, KDB) implements them over its own statistics (pairwise counts are as additive
     as per-feature counts).
+
+    The docstrings below are the documentation of every implementation: a subclass's method
+    of the same name takes from them the sections (Parameters, Returns, Examples, ...) that
+    it does not write itself (see :func:`nbayes._docstrings.inherit_docstrings`).
+
+    Examples
+    --------
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes.estimators._protocol import EstimatorProtocol
+    >>> isinstance(MultinomialNB(), EstimatorProtocol)
+    True
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        inherit_docstrings(cls, EstimatorProtocol)
 
     # -- set-up ---------------------------------------------------------------------------------
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
@@ -121,6 +137,21 @@ class EstimatorProtocol(ABC):
             The data's columns and dtypes (a table), or its number of columns (an array).
         summary : object, optional
             What the passes so far found (None before the first pass).
+
+        Returns
+        -------
+        SurveyStep or None
+            The pass to run over all the data, or None when :meth:`setup` can go ahead.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB, MultinomialNB
+        >>> MultinomialNB().survey_step(3) is None
+        True
+        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
+        >>> MixedNB().survey_step(meta).columns
+        ['city']
         """
         return None
 
@@ -138,6 +169,17 @@ class EstimatorProtocol(ABC):
             As in :meth:`survey_step`.
         summary : object, optional
             The final summary of the survey passes, if :meth:`survey_step` asked for any.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB()
+        >>> model.setup(2)
+        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
+        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
+        ['a']
         """
 
     # -- statistics -----------------------------------------------------------------------------
@@ -148,53 +190,211 @@ class EstimatorProtocol(ABC):
         Parameters
         ----------
         X : batch of rows, as the estimator's ``fit`` takes them
+            The rows to count, with the columns of :meth:`setup`.
         labels : Labels
             Class codes (indices into the classes the statistics are laid out over), sample
             weights and the number of classes.
         mode : {"learn", "count", "unlearn", "score"}, default="count"
-            Why the batch is read (see the module docstring); decides what an unseen value
-            does.
+            Why the batch is read (the modes of :mod:`nbayes.estimators._protocol`); decides
+            what an unseen value does.
 
         Returns
         -------
         dict
-            Statistics (see the module docstring), over ``labels.n_classes`` classes.
+            Statistics (as :mod:`nbayes.estimators._protocol` lays them out), over
+            ``labels.n_classes`` classes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> stats = model.accumulate([[1, 1]], Labels(np.array([1]), np.array([2.0]), 2))
+        >>> stats["class_count"].tolist(), stats["groups"][0]["n_counts"].tolist()
+        ([0.0, 2.0], [[0.0, 0.0], [2.0, 2.0]])
         """
 
     @abstractmethod
     def merge_statistics(self, a: dict, b: dict) -> dict:
-        """Statistics of the rows of ``a`` and of ``b`` together (pure; same classes)."""
+        """Statistics of the rows of ``a`` and of ``b`` together (pure; same classes).
+
+        Associative and commutative, so partial statistics (chunks, Dask partitions, models
+        fitted apart) can be merged in any order or tree.
+
+        Parameters
+        ----------
+        a, b : dict
+            Statistics in this model's set-up, over the same classes.
+
+        Returns
+        -------
+        dict
+            The statistics of all their rows; ``a`` and ``b`` are left unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> more = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
+        >>> model.merge_statistics(model.stats_, more)["class_count"].tolist()
+        [3.0, 1.0]
+        """
 
     @abstractmethod
     def subtract_statistics(self, a: dict, b: dict) -> dict:
-        """Statistics of the rows of ``a`` without those of ``b``; a DataError when ``b``
-        cannot be part of ``a`` (a count would become negative)."""
+        """Statistics of the rows of ``a`` without those of ``b``: the exact inverse of
+        :meth:`merge_statistics` (unlearning, the training part of a cross-validation fold).
+
+        Parameters
+        ----------
+        a : dict
+            Statistics of some rows.
+        b : dict
+            Statistics of some of those rows, in the same set-up and classes.
+
+        Returns
+        -------
+        dict
+            The statistics of the rows of ``a`` that are not in ``b``.
+
+        Raises
+        ------
+        DataError
+            ``b`` cannot be part of ``a`` (a count would become negative); the message names
+            the class and column.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> row = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
+        >>> model.subtract_statistics(model.stats_, row)["groups"][0]["n_counts"].tolist()
+        [[2.0, 0.0], [0.0, 3.0]]
+        """
 
     def clear_statistics(self, stats: dict) -> dict:
         """``stats`` with every count zero but what describes the columns kept (category
         vocabularies carried in the statistics): the statistics of no rows, in the same
-        encoding, so that merging them adds the columns' categories and nothing else."""
+        encoding, so that merging them adds the columns' categories and nothing else.
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics in this model's set-up.
+
+        Returns
+        -------
+        dict
+            The statistics of no rows, laid out as ``stats``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.clear_statistics(model.stats_)["class_count"].tolist()
+        [0.0, 0.0]
+        """
         return self.subtract_statistics(stats, stats)
 
     @abstractmethod
     def align_statistics(self, stats: dict, positions: np.ndarray, n_classes: int) -> dict:
         """``stats`` laid out over ``n_classes`` classes: class ``i`` of ``stats`` goes to
-        ``positions[i]``; other classes get zeros."""
+        ``positions[i]``; other classes get zeros (merging models that know different
+        classes).
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics over ``len(positions)`` classes.
+        positions : ndarray of int
+            The new index of each class of ``stats``, all different and below ``n_classes``.
+        n_classes : int
+            The number of classes of the result.
+
+        Returns
+        -------
+        dict
+            Statistics over ``n_classes`` classes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.align_statistics(model.stats_, np.array([0, 2]), 3)["class_count"].tolist()
+        [2.0, 0.0, 1.0]
+        """
 
     @abstractmethod
     def recode_statistics(self, other) -> dict:
         """The statistics of fitted ``other`` (same kind, same settings) in this model's
-        encoding, ready to merge with this model's (vocabularies are extended as needed)."""
+        encoding, ready to merge with this model's (vocabularies are extended as needed).
+
+        Parameters
+        ----------
+        other : estimator
+            A fitted model of the same class and set-up parameters, over the same columns.
+
+        Returns
+        -------
+        dict
+            ``other``'s statistics, encoded as this model's (over ``other``'s classes).
+
+        Examples
+        --------
+        >>> from nbayes import CategoricalNB
+        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
+        >>> b = CategoricalNB().fit([["green"]], [0])
+        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
+        [[0.0, 0.0, 1.0]]
+        """
 
     @abstractmethod
     def install(self, classes: np.ndarray, stats: dict):
         """Become the fitted model of ``stats`` over ``classes`` (after :meth:`setup` or on a
-        fitted model with the same columns); finalizes. Returns self."""
+        fitted model with the same columns); finalizes.
+
+        Parameters
+        ----------
+        classes : ndarray of shape (n_classes,)
+            The class labels, sorted, in the order of the statistics' class axis.
+        stats : dict
+            Statistics in this model's set-up.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> twin = MultinomialNB()
+        >>> twin.setup(2)
+        >>> twin.install(model.classes_, model.stats_).predict([[0, 1]]).tolist()
+        ['b']
+        """
 
     @abstractmethod
     def finalize(self) -> None:
         """Derive the parameters (and the published fitted attributes) from the statistics
-        now, rather than on first use after ``partial_fit``."""
+        now, rather than on first use after ``partial_fit``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().partial_fit([[2, 0], [0, 3]], ["a", "b"], classes=["a", "b"])
+        >>> model.finalize()
+        >>> model.feature_log_prob_.shape
+        (2, 2)
+        """
 
     # -- other finalizes of the same statistics (model selection) ------------------------------
     def finalize_params(self) -> frozenset[str]:
@@ -203,11 +403,22 @@ class EstimatorProtocol(ABC):
         differ in these alone share their statistics. :class:`nbayes.model_selection.GridSearchCV`
         varies these without reading the data again.
 
+        Returns
+        -------
+        frozenset of str
+            The parameter names (empty when none can be changed this way).
+
         Raises
         ------
         ParameterError
             Where this model's set-up depends on which rows it learned in a way statistics do
             not undo (so a model of part of the rows cannot be made from statistics).
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> sorted(MultinomialNB().finalize_params())[:3]
+        ['alpha', 'class_prior', 'decision_threshold']
         """
         return frozenset()
 
@@ -221,10 +432,33 @@ class EstimatorProtocol(ABC):
         model's vocabularies, as a fit on those rows alone would never have learned them.
         This model is left unchanged.
 
+        Parameters
+        ----------
+        params : dict, optional
+            New values of some of :meth:`finalize_params`.
+        stats : dict, optional
+            Statistics over ``classes_`` in this model's set-up, e.g. this model's minus
+            those of some rows (:meth:`subtract_statistics`).
+
+        Returns
+        -------
+        estimator
+            A new fitted estimator of the same class; ``get_params()`` shows ``params``.
+
         Raises
         ------
         ParameterError
             A name in ``params`` that is not in :meth:`finalize_params`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0], [2, 1], [0, 4]]); y = [0, 0, 1]
+        >>> model = MultinomialNB().fit(X, y).finalize_with({"alpha": 0.5})
+        >>> refit = MultinomialNB(alpha=0.5).fit(X, y)
+        >>> np.allclose(model.feature_log_prob_, refit.feature_log_prob_)
+        True
         """
         raise NotImplementedError(
             f"{type(self).__name__} cannot be finalized with other parameters; refit it."
@@ -233,20 +467,71 @@ class EstimatorProtocol(ABC):
     # -- scoring --------------------------------------------------------------------------------
     @abstractmethod
     def predict_joint_log_proba(self, X) -> np.ndarray:
-        """log P(x, y) of every row and class, shape (n_samples, n_classes)."""
+        """Joint log-probability log P(x, y) of every class, for each sample.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict_joint_log_proba([[1, 1]]).round(3)
+        array([[-1.216, -2.238]])
+        """
 
     def log_prior(self) -> float:
         """log p(parameters) of the fitted model under the prior whose mode its estimates are,
         up to a constant (0 where the estimates are maximum likelihood, or the prior is not
         known): with the data's log-likelihood, the objective that EM maximises
-        (:class:`nbayes.SemiSupervisedNB`)."""
+        (:class:`nbayes.SemiSupervisedNB`).
+
+        Returns
+        -------
+        float
+            The log prior density of the fitted parameters, up to a constant.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> X, y = [[2, 0], [1, 1], [0, 3]], ["a", "a", "b"]
+        >>> round(MultinomialNB(alpha=2.0).fit(X, y).log_prior(), 3)
+        -6.08
+        """
         return 0.0
 
     def joint_log_scores(self, X) -> np.ndarray:
-        """log P(x, y) up to a term per row that is the same for every class, shape
-        (n_samples, n_classes): what posteriors and EM need, without the class-independent
-        normalisers (multinomial coefficients cost a log-gamma per stored value). By default
-        :meth:`predict_joint_log_proba` itself."""
+        """log P(x, y) up to a term per row that is the same for every class: what posteriors
+        and EM need, without the class-independent normalisers (multinomial coefficients
+        cost a log-gamma per stored value). By default :meth:`predict_joint_log_proba`
+        itself.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; differences between columns are exact log-odds.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> scores = model.joint_log_scores([[1, 1]])
+        >>> joint = model.predict_joint_log_proba([[1, 1]])
+        >>> bool(abs((scores[0, 0] - scores[0, 1]) - (joint[0, 0] - joint[0, 1])) < 1e-12)
+        True
+        """
         return self.predict_joint_log_proba(X)
 
     def joint_log_scores_of(self, models, X):
@@ -262,12 +547,50 @@ class EstimatorProtocol(ABC):
     @abstractmethod
     def get_state(self) -> dict:
         """The fitted state as plain data (numbers, strings, lists, dicts, numpy arrays,
-        registered families and unfitted registered estimators), statistics included."""
+        registered families and unfitted registered estimators), statistics included: what
+        model files (:func:`nbayes.save`) store.
+
+        Returns
+        -------
+        dict
+            The state; :meth:`set_state` of it gives back a model that predicts identically,
+            keeps learning and can be merged.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
+        >>> MultinomialNB().set_state(state).predict([[3, 0]]).tolist()
+        ['a']
+        """
 
     @abstractmethod
     def set_state(self, state: dict):
-        """Become the fitted model of :meth:`get_state` output; returns self. Raises
-        ValueError when the parts do not fit together."""
+        """Become the fitted model of :meth:`get_state` output (the constructor parameters in
+        it are not applied: build the estimator with them first).
+
+        Parameters
+        ----------
+        state : dict
+            What :meth:`get_state` returned, for an estimator of this class.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            The parts do not fit together.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
+        >>> MultinomialNB().set_state(state).classes_.tolist()
+        ['a', 'b']
+        """
 
 
 __all__ = ["MODES", "EstimatorProtocol", "Mode", "SurveyStep", "check_mode"]

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._docstrings import shared_parameters
+from .._docstrings import INPUTS, shared_doc, shared_parameters
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
@@ -54,6 +54,27 @@ def as_texts(X, where: str = "X") -> pd.Series:
             raise DataError(f"{where} must be one text per row; got an array of shape {arr.shape}.")
         X = pd.Series(arr, dtype=object)
     return X.fillna("").astype(str)
+
+
+# TextNB's methods that take texts, shown side by side in each one's Examples.
+_TEXTS = {
+    "X": INPUTS["texts"],
+    "examples": """
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']""",
+}
 
 
 @shared_parameters
@@ -99,9 +120,21 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         (MultinomialNB, CountVectorizer), so that ``GridSearchCV(TextNB(),
         {"classifier__alpha": [...]})`` works.
 
+        Parameters
+        ----------
+        **params : dict
+            Parameter names (``classifier``, ``vectorizer``, or nested ones with ``__``) and
+            their new values.
+
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> TextNB().set_params(classifier__alpha=0.5).classifier
+        MultinomialNB(alpha=0.5)
         """
         for name in ("classifier", "vectorizer"):  # the two components: bounded
             nested = any(key.startswith(f"{name}__") for key in params)
@@ -143,6 +176,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return type(self.vectorizer_).__name__ == "HashingVectorizer"
 
     # -- fitting ----------------------------------------------------------------------------------
+    @shared_doc(**_TEXTS)
     def fit(self, X, y, sample_weight=None):
         """Learn the vocabulary (CountVectorizer) and the model from texts X and labels y.
 
@@ -155,6 +189,10 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+
+        Examples
+        --------
+        {{examples}}
         """
         texts = as_texts(X)
         clf, vec = self._new_classifier(), self._new_vectorizer()
@@ -281,6 +319,16 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from sklearn.feature_extraction.text import HashingVectorizer
+        >>> from nbayes import TextNB
+        >>> model = TextNB(vectorizer=HashingVectorizer(alternate_sign=False, norm=None))
+        >>> _ = model.partial_fit(["win cash now"], ["spam"], classes=["ham", "spam"])
+        >>> _ = model.partial_fit(["see you at lunch"], ["ham"])
+        >>> model.predict(["cash now", "lunch"]).tolist()
+        ['spam', 'ham']
         """
         texts = as_texts(X)
         if not hasattr(self, "vectorizer_"):
@@ -300,32 +348,64 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return self
 
     # -- prediction -------------------------------------------------------------------------------
+    @shared_doc(**_TEXTS)
     def transform(self, X):
-        """Document-term counts of texts X with the fitted vectoriser (sparse CSR)."""
+        """Document-term counts of texts X with the fitted vectoriser.
+
+        Parameters
+        ----------
+        {{X}}
+
+        Returns
+        -------
+        sparse matrix of shape (n_samples, n_features)
+            Word counts (CSR), columns as :meth:`get_feature_names_out`.
+
+        Examples
+        --------
+        {{examples}}
+        """
         check_is_fitted(self, "classifier_")
         return self.vectorizer_.transform(as_texts(X))
 
+    @shared_doc("predict", **_TEXTS)
     def predict(self, X) -> np.ndarray:
-        """Most probable class of each text, shape (n_samples,)."""
         return self.classifier_.predict(self.transform(X))
 
+    @shared_doc("predict_proba", **_TEXTS)
     def predict_proba(self, X) -> np.ndarray:
-        """Posterior P(y | text), shape (n_samples, n_classes)."""
         return self.classifier_.predict_proba(self.transform(X))
 
+    @shared_doc("predict_log_proba", **_TEXTS)
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log posterior, shape (n_samples, n_classes)."""
         return self.classifier_.predict_log_proba(self.transform(X))
 
+    @shared_doc("predict_joint_log_proba", **_TEXTS)
     def predict_joint_log_proba(self, X) -> np.ndarray:
-        """log P(counts, y), shape (n_samples, n_classes)."""
+        """Joint log-probability log P(counts, y) of each text's word counts and every class."""
         return self.classifier_.predict_joint_log_proba(self.transform(X))
 
     def joint_log_scores(self, X) -> np.ndarray:
         return self.classifier_.joint_log_scores(self.transform(X))
 
+    @shared_doc(**_TEXTS)
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
-        """The words (vocabulary order), or ``hash_<i>`` bucket names for a HashingVectorizer."""
+        """The words (vocabulary order), or ``hash_<i>`` bucket names for a HashingVectorizer.
+
+        Parameters
+        ----------
+        input_features : None
+            Unused; scikit-learn's signature.
+
+        Returns
+        -------
+        ndarray of str objects, shape (n_features,)
+            The name of each column of :meth:`transform`.
+
+        Examples
+        --------
+        {{examples}}
+        """
         check_is_fitted(self, "vectorizer_")
         if self._hashing:
             return np.asarray(
@@ -336,9 +416,26 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def top_features(self, class_, k: int | None = 10, by: str = "weight"):
         """The words that most favour ``class_``; see :meth:`BaseNB.top_features`.
 
+        Parameters
+        ----------
+        class_ : label
+            One of ``classes_``.
+        k : int or None, default=10
+            How many words to return; None returns all, best first.
+        by : {"weight", "impact"}, default="weight"
+            Rank by log-odds weight, or by weight times the word's mean count in the class.
+
         Returns
         -------
         DataFrame with columns ``feature`` (the word) and ``weight`` (and ``impact``).
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.top_features("spam", k=2)["feature"].tolist()
+        ['cash', 'cheap']
         """
         check_is_fitted(self, "classifier_")
         return self.classifier_.top_features(
@@ -385,6 +482,25 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Per-text, per-word contributions to the prediction; see :meth:`BaseNB.explain`.
 
         Memory is n_texts x n_classes x n_words: explain a few texts at a time.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts to explain.
+
+        Returns
+        -------
+        Explanation
+            The words' contributions, named by the vocabulary.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> ex = model.explain(["cash prize"])
+        >>> ex.predicted_class.tolist(), ex.to_frame(0)["feature"].tolist()[:2]
+        (['spam'], ['cash', 'prize'])
         """
         return self.classifier_.explain(
             self.transform(X), feature_names=self.get_feature_names_out()

@@ -258,6 +258,23 @@ def _parse_manifest(zf, path) -> dict:
 def read_manifest(path) -> dict:
     """Return the checked manifest of a model file without building the model.
 
+    Parameters
+    ----------
+    path : str or path-like
+        A model file written by :func:`nbayes.save`.
+
+    Returns
+    -------
+    dict
+        The manifest, checked as :func:`load` checks it: ``format``, ``format_version``,
+        ``nbayes_version``, ``estimator``, ``params``, ``state``, ``arrays`` (the shape and
+        dtype of every array) and ``metadata`` (as given to :func:`nbayes.save`).
+
+    Raises
+    ------
+    ModelFormatError
+        The file is not a model file, or its manifest is malformed or of a newer format.
+
     Examples
     --------
     >>> import numpy as np, tempfile, os

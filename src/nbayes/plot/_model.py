@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._docstrings import shared_parameters
 from ..exceptions import ParameterError
 from ._common import matplotlib_axes, require_matplotlib
 
@@ -139,6 +140,7 @@ class ClassConditionalDisplay:
             [prob[:, keep], other]
         )
 
+    @shared_parameters
     def plot(self, ax=None) -> ClassConditionalDisplay:
         """Draw on ``ax`` (a new figure by default).
 
@@ -150,6 +152,20 @@ class ClassConditionalDisplay:
         -------
         ClassConditionalDisplay
             self, with ``ax_``, ``figure_`` and ``lines_`` or ``bars_`` set.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> from nbayes import CategoricalNB
+        >>> from nbayes.plot import ClassConditionalDisplay
+        >>> model = CategoricalNB().fit([["red"], ["red"], ["blue"]], ["a", "a", "b"])
+        >>> display = ClassConditionalDisplay.from_estimator(model, 0)
+        >>> fig, ax = plt.subplots()
+        >>> display.plot(ax=ax).ax_ is ax, len(display.bars_)
+        (True, 2)
+        >>> plt.close("all")
         """
         ax = matplotlib_axes(ax)
         dist = self.distribution
@@ -272,6 +288,20 @@ class TopFeaturesDisplay:
         -------
         TopFeaturesDisplay
             self, with ``axes_``, ``figure_`` and ``bars_`` set.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import TopFeaturesDisplay
+        >>> model = MultinomialNB().fit([[3, 0, 1], [2, 1, 0], [0, 4, 2]], ["a", "a", "b"])
+        >>> display = TopFeaturesDisplay.from_estimator(model, k=2)
+        >>> fig, axes = plt.subplots(1, 2)
+        >>> display.plot(ax=axes).axes_[1] is axes[1], len(display.bars_)
+        (True, 2)
+        >>> plt.close("all")
         """
         n = len(self.tables)
         if ax is None:

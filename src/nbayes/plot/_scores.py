@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import precision_recall_curve
 
+from .._docstrings import shared_parameters
 from ._common import (
     matplotlib_axes,
     model_log_odds_threshold,
@@ -112,6 +113,7 @@ class ThresholdDisplay:
         )
         return display.plot(ax=ax)
 
+    @shared_parameters
     def plot(self, ax=None) -> ThresholdDisplay:
         """Draw on ``ax`` (a new figure by default).
 
@@ -122,6 +124,21 @@ class ThresholdDisplay:
         Returns
         -------
         ThresholdDisplay
+            self, with ``ax_``, ``figure_``, ``precision_line_``, ``recall_line_`` and
+            ``threshold_line_`` set.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> from nbayes.plot import ThresholdDisplay
+        >>> display = ThresholdDisplay(
+        ...     [-1.0, 0.0, 1.0], [0.5, 0.6, 1.0], [1.0, 0.8, 0.4], pos_label="spam")
+        >>> fig, ax = plt.subplots()
+        >>> display.plot(ax=ax).ax_ is ax, display.recall_line_.get_ydata().tolist()
+        (True, [1.0, 0.8, 0.4])
+        >>> plt.close("all")
         """
         ax = matplotlib_axes(ax)
         (self.precision_line_,) = ax.plot(
@@ -235,6 +252,7 @@ class ReliabilityDisplay:
         prob_true, prob_pred = calibration_curve(positive, y_prob, n_bins=n_bins, strategy=strategy)
         return cls(prob_true, prob_pred, pos_label=pos_label).plot(ax=ax)
 
+    @shared_parameters
     def plot(self, ax=None) -> ReliabilityDisplay:
         """Draw on ``ax`` (a new figure by default).
 
@@ -245,6 +263,19 @@ class ReliabilityDisplay:
         Returns
         -------
         ReliabilityDisplay
+            self, with ``ax_``, ``figure_`` and ``line_`` set.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> from nbayes.plot import ReliabilityDisplay
+        >>> display = ReliabilityDisplay([0.0, 1.0], [0.2, 0.75], pos_label=1)
+        >>> fig, ax = plt.subplots()
+        >>> display.plot(ax=ax).ax_ is ax, display.line_.get_xdata().tolist()
+        (True, [0.2, 0.75])
+        >>> plt.close("all")
         """
         ax = matplotlib_axes(ax)
         ax.plot([0, 1], [0, 1], color="0.5", linestyle=":", label="perfectly calibrated")
