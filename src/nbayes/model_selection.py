@@ -33,9 +33,61 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from . import _engine as engine
+from ._docstrings import INPUTS, shared_doc
 from .estimators._base import check_sample_weight, fit_classes, label_codes
 from .estimators._folds import check_splits, count_folds
 from .exceptions import DataError, ParameterError
+
+# The delegating methods of each search, shown side by side in each one's Examples.
+_GRID = {
+    "X": INPUTS["delegated"],
+    "examples": """
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0""",
+}
+_SELECTION = {
+    "X": """
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The samples, with all the columns the search was fitted on.""",
+    "examples": """
+        >>> import numpy as np
+        >>> from nbayes import BernoulliNB
+        >>> from nbayes.model_selection import FeatureSelectionCV
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
+        >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
+        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
+        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
+        ([[1], [0]], [1, 0])
+        >>> search.predict_proba(rows[:1]).round(2)
+        array([[0.08, 0.92]])""",
+}
+_FOLDS = {
+    "examples": """
+        >>> import numpy as np
+        >>> from sklearn.model_selection import KFold
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import FoldStatistics
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
+        >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
+        >>> folds.train_statistics(0)["groups"][0]["n_counts"].tolist()  # rows 2 and 3
+        [[2.0, 1.0], [1.0, 3.0]]
+        >>> folds.train_model(0, {"alpha": 0.5}).get_params()["alpha"]
+        0.5""",
+}
 
 
 class FoldStatistics:
@@ -94,13 +146,49 @@ class FoldStatistics:
         self.splits = None
         return self
 
+    @shared_doc(**_FOLDS)
     def train_statistics(self, i: int) -> dict:
-        """Statistics of the rows outside test fold ``i``: the total minus the fold's."""
+        """Statistics of the rows outside test fold ``i``: the total minus the fold's.
+
+        Parameters
+        ----------
+        i : int
+            The index of the test fold in ``splits``.
+
+        Returns
+        -------
+        dict
+            Statistics over ``classes`` in the set-up of ``model``.
+
+        Examples
+        --------
+        {{examples}}
+        """
         return self.model.subtract_statistics(self.total, self.test_stats[i])
 
+    @shared_doc(**_FOLDS)
     def train_model(self, i: int, params: dict | None = None, stats: dict | None = None):
-        """The model of the rows outside test fold ``i`` with finalize-time ``params``
-        (``stats``: :meth:`train_statistics` of ``i``, when already at hand)."""
+        """The model of the rows outside test fold ``i`` with finalize-time ``params``.
+
+        Parameters
+        ----------
+        i : int
+            The index of the test fold in ``splits``.
+        params : dict, optional
+            Values of some of the estimator's finalize-time parameters
+            (:meth:`EstimatorProtocol.finalize_params`).
+        stats : dict, optional
+            :meth:`train_statistics` of ``i``, when already at hand.
+
+        Returns
+        -------
+        estimator
+            A fitted model equal to one fitted on the training rows with ``params``.
+
+        Examples
+        --------
+        {{examples}}
+        """
         return self.model.finalize_with(
             params, self.train_statistics(i) if stats is None else stats
         )
@@ -213,6 +301,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         return check_scoring(self.estimator, scoring=scoring), None
 
     # -- fitting ----------------------------------------------------------------------------------
+    @shared_doc(**_GRID)
     def fit(self, X, y, *, groups=None, sample_weight=None):
         """Count the folds, score every candidate on every fold, refit the best.
 
@@ -229,6 +318,10 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        {{examples}}
         """
         candidates = self.candidates()
         scorer, metrics = self._scorers()
@@ -383,24 +476,45 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         """Number of input columns of ``best_estimator_``."""
         return self._best().n_features_in_
 
+    @shared_doc("predict", **_GRID)
     def predict(self, X) -> np.ndarray:
         """``best_estimator_.predict(X)``."""
         return self._best().predict(X)
 
+    @shared_doc("predict_proba", **_GRID)
     def predict_proba(self, X) -> np.ndarray:
         """``best_estimator_.predict_proba(X)``."""
         return self._best().predict_proba(X)
 
+    @shared_doc("predict_log_proba", **_GRID)
     def predict_log_proba(self, X) -> np.ndarray:
         """``best_estimator_.predict_log_proba(X)``."""
         return self._best().predict_log_proba(X)
 
+    @shared_doc("decision_function", **_GRID)
     def decision_function(self, X) -> np.ndarray:
         """``best_estimator_.decision_function(X)``."""
         return self._best().decision_function(X)
 
+    @shared_doc(**_GRID)
     def score(self, X, y) -> float:
-        """Score of ``best_estimator_`` on X, y by ``scorer_`` (the refit metric)."""
+        """Score of ``best_estimator_`` on X, y by ``scorer_`` (the refit metric).
+
+        Parameters
+        ----------
+        {{X}}
+        y : array-like of shape (n_samples,)
+            The true labels.
+
+        Returns
+        -------
+        float
+            The score (higher is better; e.g. accuracy by default).
+
+        Examples
+        --------
+        {{examples}}
+        """
         got = self.scorer_(self._best(), X, y)
         return got[self.refit] if isinstance(got, dict) else got
 
@@ -508,6 +622,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "sklearn.feature_selection.SequentialFeatureSelector, which refits."
             )
 
+    @shared_doc(**_SELECTION)
     def fit(self, X, y, *, groups=None, sample_weight=None):
         """Count the folds once, then search subsets of the columns greedily.
 
@@ -523,6 +638,10 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        {{examples}}
         """
         self._check_params()
         y = column_or_1d(y, warn=True)
@@ -601,16 +720,33 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self, "support_")
         return self.support_
 
+    @shared_doc(**_SELECTION)
     def transform(self, X):
-        """The selected columns of X (a DataFrame stays a DataFrame)."""
+        """The selected columns of X (a DataFrame stays a DataFrame).
+
+        Parameters
+        ----------
+        {{X}}
+
+        Returns
+        -------
+        ndarray, sparse matrix or DataFrame of shape (n_samples, n_selected)
+            The columns of ``support_``, in X's own type.
+
+        Examples
+        --------
+        {{examples}}
+        """
         if isinstance(X, pd.DataFrame):
             return X.loc[:, np.asarray(X.columns)[self._get_support_mask()]]
         return super().transform(X)
 
+    @shared_doc("predict", **_SELECTION)
     def predict(self, X) -> np.ndarray:
         """``estimator_.predict`` on the selected columns."""
         return self.estimator_.predict(self.transform(X))
 
+    @shared_doc("predict_proba", **_SELECTION)
     def predict_proba(self, X) -> np.ndarray:
         """``estimator_.predict_proba`` on the selected columns."""
         return self.estimator_.predict_proba(self.transform(X))

@@ -482,6 +482,15 @@ class _SemiNaiveNB(BaseNB):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
+        >>> model.classes_.tolist(), model.class_count_.tolist()
+        ([0, 1], [2.0, 2.0])
         """
         for attr in ("classes_", "stats_", "backoff_"):  # a refit starts afresh
             self.__dict__.pop(attr, None)
@@ -648,7 +657,22 @@ class _SemiNaiveNB(BaseNB):
         return {self._columns[p]: v for p, v in self._layout.categories().items()}
 
     def table_bytes(self) -> int:
-        """Bytes of the count tables held in ``stats_`` (the pair and triple tables)."""
+        """Bytes of the count tables held in ``stats_`` (the pair and triple tables).
+
+        Returns
+        -------
+        int
+            The size of the tables' arrays, in bytes: what the model holds in memory and
+            what its file stores, before compression.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> TAN().fit(df, [0, 1, 1, 0]).table_bytes()
+        256
+        """
         check_is_fitted(self, "stats_")
         return int(sum(v.nbytes for k, v in self.stats_.items() if k != "n_categories"))
 
@@ -673,6 +697,19 @@ class _SemiNaiveNB(BaseNB):
         :meth:`_terms`: TAN and KDB log P(x_j | y, parents of j); AODE each feature's
         factors averaged over the qualifying super-parents with their share of the average;
         JointBayes the chain rule over the columns in order.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The rows to explain (a few at a time: memory is n_samples x n_classes x
+            n_features).
+        feature_names : array-like of shape (n_features,), optional
+            Names of the input columns; by default ``feature_names_in_`` or ``x0, x1, ...``.
+
+        Returns
+        -------
+        Explanation
+            The terms, contributions and ``given`` parents of every row and feature.
 
         Examples
         --------
@@ -710,6 +747,28 @@ class _SemiNaiveNB(BaseNB):
         raise NotImplementedError
 
     def top_features(self, *args, **kwargs):
+        """Refused: the score of these models is not a weight per feature.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As in :meth:`BaseNB.top_features`.
+
+        Raises
+        ------
+        NotImplementedError
+            Always; use :meth:`explain` for the per-feature terms of given rows.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> TAN().fit(df, [0, 1, 1, 0]).top_features(0)
+        Traceback (most recent call last):
+        ...
+        NotImplementedError: TAN is not linear: no per-feature weights.
+        """
         raise NotImplementedError(f"{type(self).__name__} is not linear: no per-feature weights.")
 
     def _linear_form(self):
@@ -1343,7 +1402,30 @@ class JointBayes(_SemiNaiveNB):
 
     def unlearn(self, X, y, sample_weight=None):
         """Remove rows learned earlier, exactly (see :meth:`BaseNB.unlearn`); a backoff
-        estimator unlearns them too (both or neither: a failure leaves the model as it was)."""
+        estimator unlearns them too (both or neither: a failure leaves the model as it was).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows the model was trained on.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            The weights the rows were learned with.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import JointBayes
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> model = JointBayes().fit(df, [0, 1, 1, 0])
+        >>> model.unlearn(df.iloc[:1], [0]).class_count_.tolist()
+        [1.0, 2.0]
+        """
         if self.backoff is None:
             return super().unlearn(X, y, sample_weight)
         backoff = copy.deepcopy(self.backoff_)

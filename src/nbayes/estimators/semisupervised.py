@@ -24,6 +24,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._docstrings import INPUTS, shared_doc
 from .._validation import show
 from ..distributions import SoftLabels
 from ..exceptions import DataError, ParameterError
@@ -264,6 +265,25 @@ def _survey_part(X, columns):
     return X[list(columns)]
 
 
+# The prediction methods, shown side by side in each one's Examples.
+_PREDICT = {
+    "X": INPUTS["delegated"],
+    "examples": """
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])""",
+}
+
+
 class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     """Any nbayes model trained by EM on a few labeled and many unlabeled rows.
 
@@ -402,6 +422,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             raise ParameterError(f"Parameter 'tol' must be a number >= 0; got {self.tol!r}.")
 
     # -- fitting --------------------------------------------------------------------------------
+    @shared_doc(**_PREDICT)
     def fit(self, X, y, sample_weight=None):
         """Run EM on the rows of X: labeled where ``y`` holds a class, unlabeled where it
         holds -1 (or None / NaN).
@@ -417,6 +438,10 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        {{examples}}
         """
         return self._fit_chunks([(X, y, sample_weight)], None, in_memory=True)
 
@@ -437,6 +462,16 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit_chunks([(X[:3], y[:3]), (X[3:], y[3:])])
+        >>> em.predict(X).tolist()
+        [0, 0, 1, 1, 0, 1]
         """
         return self._fit_chunks(chunks, classes, in_memory=False)
 
@@ -527,6 +562,21 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        One batch in memory, whose model needs no set-up pass (so no ``survey``):
+
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> from nbayes.estimators.semisupervised import em_batch
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> codes = np.array([0, -1, 1, -1, -1, -1])  # class indices; -1: unlabeled
+        >>> def sweep(model, settings, encode=None):
+        ...     return em_batch(model, X, codes, np.ones(6), 0, settings)
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit_passes(2, np.array([0, 1]), None, sweep)
+        >>> em.predict(X).tolist()
+        [0, 0, 1, 1, 0, 1]
         """
         self._check_loop_params()
         outer = self._new_model()
@@ -566,8 +616,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         return self
 
     # -- prediction -------------------------------------------------------------------------------
+    @shared_doc("predict_joint_log_proba", **_PREDICT)
     def predict_joint_log_proba(self, X) -> np.ndarray:
-        """log P(x, y) per row and class, shape (n_samples, n_classes): the class's
+        """Joint log-probability log P(x, y) of every class, for each sample: the class's
         components summed."""
         check_is_fitted(self, "estimator_")
         jll = self.estimator_.predict_joint_log_proba(X)
@@ -576,18 +627,19 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             return jll
         return logsumexp(jll.reshape(jll.shape[0], -1, M), axis=2)
 
+    @shared_doc("predict_log_proba", **_PREDICT)
     def predict_log_proba(self, X) -> np.ndarray:
-        """Log posterior log P(y | x), shape (n_samples, n_classes)."""
         jll = self.predict_joint_log_proba(X)
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
+    @shared_doc("predict_proba", **_PREDICT)
     def predict_proba(self, X) -> np.ndarray:
-        """Posterior P(y | x), shape (n_samples, n_classes); rows sum to one."""
         return np.exp(self.predict_log_proba(X))
 
+    @shared_doc("predict", **_PREDICT)
     def predict(self, X) -> np.ndarray:
-        """Most probable class per row (with ``n_components=1``, exactly the predictions of
-        ``estimator_``, its ``decision_threshold`` included)."""
+        """Most probable class of each sample (with ``n_components=1``, exactly the
+        predictions of ``estimator_``, its ``decision_threshold`` included)."""
         check_is_fitted(self, "estimator_")
         if int(self.n_components) == 1:
             model: Any = self.estimator_  # every nbayes estimator predicts
