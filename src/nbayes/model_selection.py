@@ -271,6 +271,19 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
     def candidates(self) -> list[dict]:
         """The candidates of ``param_grid`` in scikit-learn's order, checked: only the
         estimator's finalize-time parameters may vary (a ParameterError says which do not).
+
+        Returns
+        -------
+        list of dict
+            One ``{parameter: value}`` per candidate, as ``sklearn.model_selection.ParameterGrid``
+            lists them.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}).candidates()
+        [{'alpha': 0.1}, {'alpha': 1.0}]
         """
         candidates = list(ParameterGrid(self.param_grid))
         allowed = _finalize_params(self.estimator)
@@ -392,7 +405,22 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         """``{metric key: "accuracy" or "neg_log_loss"}`` (key None for a single metric) when
         every metric of ``scoring`` is one that the search computes itself from the joint
         log scores of the held-out rows (those that add up over rows, so that Dask
-        partitions can score their rows apart); None otherwise."""
+        partitions can score their rows apart); None otherwise.
+
+        Returns
+        -------
+        dict or None
+            The metric of each key of ``scores`` (:meth:`fit_fold_scores`), or None.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}).quick_metrics()
+        {None: 'accuracy'}
+        >>> GridSearchCV(MultinomialNB(), {"alpha": [0.1]}, scoring="f1").quick_metrics() is None
+        True
+        """
         _, metrics = self._scorers()
         return _quick_metrics(self.estimator, self.scoring, [None] if metrics is None else metrics)
 
@@ -416,6 +444,19 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.model_selection import KFold
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import FoldStatistics, GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
+        >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=2)
+        >>> search = search.fit_fold_scores(folds, {None: [[0.5, 1.0], [1.0, 1.0]]})
+        >>> search.best_params_, search.cv_results_["mean_test_score"].tolist()
+        ({'alpha': 1.0}, [0.75, 1.0])
         """
         n = (len(self.candidates()), len(folds.test_stats))
         zeros = np.zeros(n)

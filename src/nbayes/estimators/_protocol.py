@@ -535,10 +535,33 @@ class EstimatorProtocol(ABC):
         return self.predict_joint_log_proba(X)
 
     def joint_log_scores_of(self, models, X):
-        """:meth:`joint_log_scores` of X under each of ``models`` (fitted models made by
-        :meth:`finalize_with` of one model over the same statistics), in order: one array
-        (n_samples, n_classes) per model. A grid search scores the candidates of a fold with
-        it; an estimator may score them all in one pass over X. By default one call each.
+        """:meth:`joint_log_scores` of X under each of ``models``, in order.
+
+        A grid search scores the candidates of a fold with it; an estimator may score them
+        all in one pass over X. By default one call each.
+
+        Parameters
+        ----------
+        models : iterable of estimators
+            Fitted models made by :meth:`finalize_with` of one model over the same
+            statistics (the candidates of a grid search on one fold).
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+            One per model, in the order of ``models``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> models = [model.finalize_with({"alpha": a}) for a in (0.5, 2.0)]
+        >>> scores = list(model.joint_log_scores_of(models, [[1, 1]]))
+        >>> [bool(np.allclose(s, m.joint_log_scores([[1, 1]]))) for s, m in zip(scores, models)]
+        [True, True]
         """
         for model in models:  # bounded by the candidates
             yield model.joint_log_scores(X)
