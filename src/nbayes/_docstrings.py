@@ -211,9 +211,10 @@ METHODS = {
     "predict": """
         Most probable class of each sample.
 
-        With ``decision_threshold`` set (two classes only), ``classes_[1]`` is predicted
-        exactly when its log-odds exceed the threshold; otherwise the most probable class
-        (ties go to the first class, as ``argmax``), which is the threshold 0.
+        Where the model has a ``decision_threshold`` (two classes only; for a wrapper, its
+        inner model's), ``classes_[1]`` is predicted exactly when its log-odds exceed the
+        threshold; otherwise the most probable class (ties go to the first class, as
+        ``argmax``), which is the threshold 0.
 
         Parameters
         ----------
