@@ -30,6 +30,7 @@ from nbayes import DataError, UnknownLabelError
 from nbayes import dask as nbdask
 from nbayes.cli import main as cli_main
 from nbayes.datasets import load_sms_spam
+from nbayes.distributions import Binned
 
 # Workers import this module's helpers by value: the tests folder is not on their path.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
@@ -604,6 +605,8 @@ def test_fit_survives_a_worker_killed_mid_fit(client):
         nbayes.AODE(),
         nbayes.AODE(n=2, binning="quantile", n_bins=3),
         nbayes.TAN(missing="category"),
+        # cuts from the Binned family's grid counts, added up over the partitions
+        nbayes.TAN(binning=Binned(bins=32)),
         nbayes.KDB(k=2),
         nbayes.JointBayes(),
     ],

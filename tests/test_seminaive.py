@@ -1,6 +1,8 @@
 """AODE, A2DE, TAN, KDB and JointBayes as estimators: tables in, same model from fit,
 partial_fit, merged shards, unlearn and model files."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,8 +10,9 @@ from sklearn.base import clone
 from sklearn.metrics import mutual_info_score
 
 import nbayes
+from nbayes.distributions import Binned, Labels
 from nbayes.estimators import REGISTRY
-from nbayes.estimators.seminaive import mdl_edges, quantile_edges
+from nbayes.estimators.seminaive import GridSummary, mdl_edges, quantile_edges
 from nbayes.exceptions import DataError, ParameterError
 
 MODELS = [
@@ -426,3 +429,79 @@ def test_text_like_wide_input_is_refused_before_anything_is_allocated():
         nbayes.AODE(n=2, categorical=words).fit(X, y)
     with pytest.raises(DataError, match="needs a dense table; got a sparse matrix"):
         nbayes.KDB().fit(sp.csr_matrix(X), y)
+
+
+def skewed_table(n=2000, seed=1):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["a", "b", "c"], n)
+    x = rng.lognormal(size=n) * (1 + (y == "b")) + 3 * (y == "c")
+    x[rng.random(n) < 0.05] = np.nan
+    return pd.DataFrame({"x": x, "k": rng.choice(list("pq"), n)}), y
+
+
+def family_intervals(family, x, y, values):
+    """The interval of each of ``values`` under the Binned family fitted on (x, y) alone."""
+    keep = ~np.isnan(x)
+    codes = np.unique(y[keep], return_inverse=True)[1]
+    p = family.finalize(family.accumulate(x[keep, None], Labels(codes, np.ones(keep.sum()), 3)))
+    index = np.floor(np.ldexp(values, -int(p["level"][0]))) - p["start"][0]
+    return p["interval"][0][index.astype(int)]
+
+
+@pytest.mark.parametrize("discretize", ["mdl", "equal_frequency"])
+def test_binning_with_the_binned_family_cuts_where_the_family_cuts(discretize):
+    df, y = skewed_table()
+    family = Binned(bins=64, discretize=discretize, n_intervals=4)
+    model = nbayes.TAN(binning=family).fit(df, y)
+    edges = model.bin_edges_["x"]
+    assert edges.size >= 2
+    x = df["x"].to_numpy()
+    seen = x[~np.isnan(x)]
+    # Every value, and every cut's grid boundary (which opens the next interval in the
+    # family), falls in the family's interval.
+    boundary = np.nextafter(edges, np.inf)
+    for values in (seen, boundary, np.nextafter(boundary, -np.inf)):
+        want = family_intervals(Binned(bins=64, discretize=discretize, n_intervals=4), x, y, values)
+        np.testing.assert_array_equal(np.searchsorted(edges, values, side="left"), want)
+    np.testing.assert_array_equal(np.searchsorted(edges, boundary), np.arange(1, edges.size + 1))
+
+
+def test_binned_family_summaries_merge_to_fit_in_bounded_memory():
+    # The survey of nbayes.dask.fit / nbayes train adds up per-partition summaries: any
+    # split, integer weights as repeated rows, and bins weights per class whatever the rows.
+    df, y = skewed_table()
+    family = Binned(bins=32)
+    w = np.random.default_rng(2).integers(0, 3, len(y)).astype(float)
+    fitted = nbayes.AODE(binning=family).fit(df, y, sample_weight=w)
+    x = df["x"].to_numpy()
+    cuts = [0, 1, 700, 701, 1500, len(y)]
+    parts = [
+        GridSummary.of(x[a:b], y[a:b], family, w[a:b], "x") for a, b in itertools.pairwise(cuts)
+    ]
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part)
+    assert merged.stats["n_grid"].shape == (3, 32)
+    np.testing.assert_array_equal(merged.edges(), fitted.bin_edges_["x"])
+    repeated = np.repeat(np.arange(len(y)), w.astype(int))
+    plain = nbayes.AODE(binning=family).fit(df.iloc[repeated], y[repeated])
+    np.testing.assert_array_equal(plain.bin_edges_["x"], fitted.bin_edges_["x"])
+    np.testing.assert_allclose(plain.predict_proba(df), fitted.predict_proba(df), rtol=1e-10)
+
+
+def test_binned_family_binning_saves_merges_and_refuses_bad_values(tmp_path):
+    df, y = skewed_table()
+    model = nbayes.KDB(k=1, binning=Binned(bins=64)).fit(df, y)
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "kdb.nbayes"))
+    assert loaded.get_params()["binning"] == Binned(bins=64)
+    np.testing.assert_array_equal(loaded.predict_proba(df), model.predict_proba(df))
+    other = nbayes.KDB(k=1, binning=Binned(bins=128)).fit(df, y)
+    with pytest.raises(ParameterError, match=r"model 2 has binning=Binned\(bins=128"):
+        nbayes.merge(model, other)
+    with pytest.raises(
+        ParameterError, match=r"or a nbayes\.distributions\.Binned family; got 'grid'"
+    ):
+        nbayes.AODE(binning="grid").fit(df, y)
+    bad = df.assign(x=df["x"].where(df.index != 7, np.inf))
+    with pytest.raises(DataError, match=r"Column 'x' holds inf at row 7; numeric values must be"):
+        nbayes.AODE(binning=Binned()).fit(bad, y)
