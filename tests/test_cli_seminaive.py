@@ -20,6 +20,7 @@ from nbayes.cli._tables import read_dtypes
 from nbayes.cli.evaluate import evaluate
 from nbayes.cli.explain import explain
 from nbayes.cli.inspect import inspect_model
+from nbayes.distributions import Binned
 
 
 def run(capsys, *argv):
@@ -64,6 +65,7 @@ def as_trained(path, model_path):
         ("aode", ["--parents", "2"], {"n": 2}),
         ("tan", ["--alpha", "0.5"], {"alpha": 0.5}),
         ("kdb", ["--k", "1", "--binning", "quantile", "--n-bins", "3"], {"k": 1}),
+        ("tan", ["--binning", "binned", "--n-bins", "64"], {"binning": Binned(bins=64)}),
         ("joint", [], {}),
     ],
 )
@@ -166,6 +168,10 @@ def test_explain_per_row_with_the_parents_of_each_term(capsys, tmp_path, messy, 
         (["-m", "tan", "--parents", "2"], r"--parents applies to --model aode; got --model tan"),
         (["-m", "mixed", "--binning", "quantile"], r"--binning applies to --model aode / tan"),
         (["-m", "kdb", "--n-bins", "4"], r"--n-bins sets the number of quantile bins"),
+        (
+            ["-m", "tan", "--binning", "binned", "--n-bins", "1"],
+            r"--n-bins must be at least 2 with --binning binned; got 1",
+        ),
         (["-m", "joint", "--var-smoothing", "1e-3"], r"--var-smoothing does not apply"),
         (["-m", "aode", "--alpha", "auto"], r"--alpha auto does not apply to --model aode"),
     ],

@@ -492,6 +492,10 @@ def test_binned_family_summaries_merge_to_fit_in_bounded_memory():
 def test_binned_family_binning_saves_merges_and_refuses_bad_values(tmp_path):
     df, y = skewed_table()
     model = nbayes.KDB(k=1, binning=Binned(bins=64)).fit(df, y)
+    # One value, not nested parameters: set_params(**get_params()) works (scikit-learn's
+    # deep get_params would list binning__bins, which a family cannot set).
+    assert not any(k.startswith("binning__") for k in model.get_params())
+    assert clone(model).set_params(**model.get_params()).get_params() == model.get_params()
     loaded = nbayes.load(nbayes.save(model, tmp_path / "kdb.nbayes"))
     assert loaded.get_params()["binning"] == Binned(bins=64)
     np.testing.assert_array_equal(loaded.predict_proba(df), model.predict_proba(df))

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import estimators
+from ..distributions import Binned
 from ..estimators import (
     AODE,
     KDB,
@@ -680,13 +681,27 @@ def _check_seminaive_options(model: str, settings: Settings) -> None:
         )
     if model in SEMINAIVE and settings.var_smoothing is not None:
         raise UsageError(f"--var-smoothing does not apply to --model {model}; use --alpha.")
-    if settings.n_bins is not None and settings.binning != "quantile":
-        raise UsageError("--n-bins sets the number of quantile bins; pass --binning quantile too.")
+    if settings.n_bins is not None and settings.binning not in ("quantile", "binned"):
+        raise UsageError(
+            "--n-bins sets the number of quantile bins (or grid bins); pass --binning quantile "
+            "(or binned) too."
+        )
+    if settings.binning == "binned" and settings.n_bins is not None and settings.n_bins < 2:
+        raise UsageError(
+            f"--n-bins must be at least 2 with --binning binned; got {settings.n_bins}."
+        )
+
+
+#: Grid bins of ``--binning binned`` by default: on Adult and Spambase 1024 bins cut within
+#: 0.1 point of accuracy of the exact MDL cuts, 256 bins up to 1.3 points below.
+GRID_BINS = 1024
 
 
 def _binning_words(settings: Settings) -> str:
     if settings.binning == "quantile":
         return f"{settings.n_bins or 5} equal-frequency bins"
+    if settings.binning == "binned":
+        return f"supervised MDL cuts on a grid of {settings.n_bins or GRID_BINS} bins"
     return "supervised MDL cuts"
 
 
@@ -696,6 +711,8 @@ def seminaive_estimator(name: str, settings: Settings):
     for key in ("alpha", "estimate", "binning", "n_bins"):
         if getattr(settings, key) is not None:
             params[key] = getattr(settings, key)
+    if settings.binning == "binned":  # the binned family's cuts, on its grid
+        params["binning"] = Binned(bins=params.pop("n_bins", GRID_BINS))
     if settings.alpha == "auto":
         raise UsageError(f"--alpha auto does not apply to --model {name}; give a number.")
     if settings.parents is not None:

@@ -472,15 +472,18 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     semi.add_argument(
         "--binning",
-        choices=("mdl", "quantile"),
-        help="how numeric columns are cut: supervised MDL cuts (default) or --n-bins "
-        "equal-frequency bins; the edges come from every row (a first pass over DATA)",
+        choices=("mdl", "quantile", "binned"),
+        help="how numeric columns are cut: supervised MDL cuts (default), --n-bins "
+        "equal-frequency bins, or MDL cuts as the binned family makes them on a grid of "
+        "--n-bins bins (memory bounded by the grid, whatever the number of distinct values); "
+        "the edges come from every row (a first pass over DATA)",
     )
     semi.add_argument(
         "--n-bins",
         type=_at_least_one("bins"),
         metavar="N",
-        help="equal-frequency bins per numeric column with --binning quantile (default 5)",
+        help="equal-frequency bins per numeric column with --binning quantile (default 5), "
+        "grid bins with --binning binned (default 1024)",
     )
     from .predict import add_threshold_options
 

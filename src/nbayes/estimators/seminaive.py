@@ -351,6 +351,14 @@ class _SemiNaiveNB(BaseNB):
         """Fitted attributes beyond the parameters (structure_, ...)."""
 
     # -- parameters ----------------------------------------------------------------------------
+    def get_params(self, deep: bool = True) -> dict:
+        """Parameters of this estimator (scikit-learn's ``get_params``). A ``Binned`` family
+        given as ``binning`` is one value, not an estimator with parameters of its own: it
+        is not expanded into ``binning__bins`` and so on, which ``set_params`` could not
+        set back (families are immutable; pass a new one)."""
+        params = super().get_params(deep=deep)
+        return {k: v for k, v in params.items() if not k.startswith("binning__")}
+
     def _check_common(self) -> None:
         if (
             not isinstance(self.n_bins, (int, np.integer))
