@@ -352,10 +352,31 @@ class _SemiNaiveNB(BaseNB):
 
     # -- parameters ----------------------------------------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
-        """Parameters of this estimator (scikit-learn's ``get_params``). A ``Binned`` family
-        given as ``binning`` is one value, not an estimator with parameters of its own: it
-        is not expanded into ``binning__bins`` and so on, which ``set_params`` could not
-        set back (families are immutable; pass a new one)."""
+        """Parameters of this estimator (scikit-learn's ``get_params``).
+
+        A ``Binned`` family given as ``binning`` is one value, not an estimator with
+        parameters of its own: it is not expanded into ``binning__bins`` and so on, which
+        ``set_params`` could not set back (families are immutable; pass a new one).
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also list the parameters of an estimator given as a parameter (JointBayes'
+            ``backoff``), as ``backoff__alpha`` and so on.
+
+        Returns
+        -------
+        dict
+            Parameter names mapped to their values.
+
+        Examples
+        --------
+        >>> import nbayes
+        >>> from nbayes.distributions import Binned
+        >>> params = nbayes.TAN(binning=Binned(bins=64)).get_params()
+        >>> params["binning"] == Binned(bins=64), "binning__bins" in params
+        (True, False)
+        """
         params = super().get_params(deep=deep)
         return {k: v for k, v in params.items() if not k.startswith("binning__")}
 
