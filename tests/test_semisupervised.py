@@ -16,6 +16,7 @@ from nbayes import (
     CategoricalNB,
     ComplementNB,
     DataError,
+    EMWarning,
     GaussianNB,
     MixedNB,
     MultinomialNB,
@@ -28,6 +29,7 @@ from nbayes import (
 )
 from nbayes.datasets import load_sms_spam
 from nbayes.distributions import Labels, SoftLabels
+from nbayes.estimators.semisupervised import AUTO_WEIGHTS, fold_of
 
 RNG = np.random.default_rng(0)
 N = 400
@@ -241,6 +243,11 @@ def test_complement_nb_is_refused_with_the_reason():
         ({"max_iter": 1.5}, "'max_iter' must be an integer"),
         ({"tol": -1}, "'tol' must be a number >= 0"),
         ({"estimator": "nb"}, "estimator must be an nbayes estimator"),
+        ({"unlabeled_weight": "best"}, "a number, a list of candidates or 'auto'; got 'best'"),
+        ({"unlabeled_weight": []}, "'unlabeled_weight' got no candidates"),
+        ({"unlabeled_weight": [0.1, -1]}, "must be a non-negative number .*got -1"),
+        ({"cv": 1}, "'cv' must be an integer >= 2 or None; got 1"),
+        ({"unlabeled_weight": "auto", "cv": None}, "needs held-out labeled rows: set cv"),
     ],
 )
 def test_bad_parameters(params, match):
@@ -278,8 +285,128 @@ def test_log_likelihood_never_decreases_on_sms_spam(sms):
     assert em.history_[-1] > em.history_[0] + 1.0
 
 
+# -- choosing lambda, and the warning when EM hurts ----------------------------------------------
+@pytest.mark.parametrize("name", ["multinomial", "gaussian", "categorical", "mixed", "aode"])
+def test_statistics_scaled_equal_rows_weighted(name):
+    est, X = CASES[name]
+    model = clone(est).fit(X, Y)
+    w = RNG.uniform(0.5, 2.0, N)
+    soft = RNG.dirichlet([1, 1], N) * w[:, None]
+    scaled = model.scale_statistics(model.accumulate(X, SoftLabels(soft)), 0.3)
+    direct = model.accumulate(X, SoftLabels(0.3 * soft))
+    for a, b in zip(_arrays(scaled), _arrays(direct)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def _arrays(stats):
+    if isinstance(stats, dict):
+        return [a for k in sorted(stats) for a in _arrays(stats[k])]
+    if isinstance(stats, list):
+        return [a for part in stats for a in _arrays(part)]
+    return [np.asarray(stats)]
+
+
+def test_heldout_log_likelihood_is_that_of_the_folds_models():
+    """The labeled-only figure is K-fold cross-validation of the labeled rows' model: the
+    conditional log-likelihood of each fold under a fit on the other folds."""
+    em = SemiSupervisedNB(MultinomialNB(alpha=0.5), max_iter=3).fit(COUNTS, PARTIAL)
+    rows = np.flatnonzero(PARTIAL >= 0)
+    folds = fold_of(rows, 5, seed=0)
+    expected = 0.0
+    for f in range(5):
+        test, train = rows[folds == f], rows[folds != f]
+        fitted = MultinomialNB(alpha=0.5).fit(COUNTS[train], PARTIAL[train])
+        expected += fitted.predict_log_proba(COUNTS[test])[
+            np.arange(test.size), PARTIAL[test]
+        ].sum()
+    assert em.heldout_log_likelihood_["labeled_only"] == pytest.approx(expected, rel=1e-10)
+
+
+def _misleading_clusters():
+    """Counts whose strongest structure (words 2 and 3) has nothing to do with the label."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 600)
+    topic = rng.integers(0, 2, 600)
+    X = rng.poisson(np.column_stack([2 + y, 3 - y, np.where(topic, 30, 1), np.where(topic, 1, 30)]))
+    return X, np.where(rng.random(600) < 0.1, y, -1)
+
+
+def test_em_that_lowers_the_heldout_likelihood_warns():
+    X, partial = _misleading_clusters()
+    with pytest.warns(
+        EMWarning,
+        match=(
+            r"EM lowered the held-out log-likelihood of the labeled rows \(63 rows in 5 "
+            r"folds\) from -266\.1 with the labeled rows alone to -1969\.\d+ with "
+            r"unlabeled_weight=1"
+        ),
+    ):
+        em = SemiSupervisedNB().fit(X, partial)
+    assert em.heldout_log_likelihood_["em"] < em.heldout_log_likelihood_["labeled_only"]
+
+
+def test_auto_weight_chooses_none_for_misleading_rows_and_some_for_helpful_ones(recwarn):
+    X, partial = _misleading_clusters()
+    em = SemiSupervisedNB(unlabeled_weight="auto").fit(X, partial)
+    assert em.unlabeled_weight_ == 0.0
+    alone = SemiSupervisedNB(max_iter=0).fit(X, partial)
+    np.testing.assert_allclose(em.predict_proba(X), alone.predict_proba(X), rtol=1e-12)
+    helped = SemiSupervisedNB(GaussianNB(), unlabeled_weight="auto").fit(NORMAL, PARTIAL)
+    assert helped.unlabeled_weight_ == AUTO_WEIGHTS[-1]
+    scores = helped.heldout_log_likelihood_
+    assert scores["em"] > scores["labeled_only"]
+    assert not [w for w in recwarn if w.category is EMWarning]
+
+
+def test_the_choice_is_the_candidate_with_the_best_heldout_likelihood():
+    """With one iteration every candidate starts from the labeled-only model, so the choice
+    among candidates is the best of the fixed-lambda fits' held-out figures, and its model
+    is that fit's."""
+    candidates = [0.0, 0.05, 0.5, 2.0]
+    fixed = {
+        lam: SemiSupervisedNB(GaussianNB(), unlabeled_weight=lam, max_iter=1).fit(NORMAL, PARTIAL)
+        for lam in candidates[1:]
+    }
+    scores = {lam: fit.heldout_log_likelihood_["em"] for lam, fit in fixed.items()}
+    scores[0.0] = fixed[0.5].heldout_log_likelihood_["labeled_only"]
+    best = max(scores, key=scores.get)
+    assert best > 0
+    chosen = SemiSupervisedNB(GaussianNB(), unlabeled_weight=candidates, max_iter=1)
+    chosen.fit(NORMAL, PARTIAL)
+    assert chosen.unlabeled_weight_ == best
+    np.testing.assert_allclose(
+        chosen.predict_proba(NORMAL), fixed[best].predict_proba(NORMAL), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("name", ["multinomial", "gaussian"])
+def test_chunked_em_chooses_as_in_memory_em(name):
+    est, X = CASES[name]
+    em = SemiSupervisedNB(est, unlabeled_weight="auto", max_iter=6)
+    whole = clone(em).fit(X, PARTIAL)
+    chunks = [(X[a:b], PARTIAL[a:b]) for a, b in itertools.pairwise([0, 37, 150, 300, N])]
+    chunked = clone(em).fit_chunks(chunks)
+    assert chunked.unlabeled_weight_ == whole.unlabeled_weight_
+    np.testing.assert_allclose(chunked.history_, whole.history_, rtol=1e-10)
+    assert chunked.heldout_log_likelihood_ == pytest.approx(whole.heldout_log_likelihood_)
+
+
+def test_no_folds_no_check():
+    em = SemiSupervisedNB(cv=None).fit(COUNTS, PARTIAL)
+    assert em.heldout_log_likelihood_ is None and em.unlabeled_weight_ == 1.0
+
+
+def test_em_warning_is_public():
+    import nbayes
+    import nbayes.exceptions
+
+    assert nbayes.EMWarning is nbayes.exceptions.EMWarning and "EMWarning" in nbayes.__all__
+    assert issubclass(EMWarning, UserWarning)
+
+
 # -- Dask ----------------------------------------------------------------------------------------
 @pytest.mark.xdist_group("dask-cluster")
+@pytest.mark.filterwarnings("ignore::nbayes.EMWarning")
 @pytest.mark.parametrize("n_components", [1, 2])
 @pytest.mark.parametrize("name", ["multinomial", "mixed", "text"])
 def test_em_on_dask_equals_in_memory_em_per_iteration(dask_client, name, n_components):
@@ -322,3 +449,19 @@ def test_em_on_dask_equals_in_memory_em_per_iteration(dask_client, name, n_compo
         local.predict_joint_log_proba(probe),
         rtol=1e-10,
     )
+    assert distributed.heldout_log_likelihood_ == pytest.approx(local.heldout_log_likelihood_)
+
+
+@pytest.mark.xdist_group("dask-cluster")
+def test_em_on_dask_chooses_lambda_as_in_memory(dask_client):
+    import dask.array as da
+
+    from nbayes import dask as nbdask
+
+    em = SemiSupervisedNB(unlabeled_weight="auto", max_iter=6)
+    local = clone(em).fit(COUNTS, PARTIAL)
+    distributed = nbdask.fit_semisupervised(
+        clone(em), da.from_array(COUNTS, chunks=(90, -1)), PARTIAL
+    )
+    assert distributed.unlabeled_weight_ == local.unlabeled_weight_
+    np.testing.assert_allclose(distributed.history_, local.history_, rtol=1e-10)

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import train_test_split
 
-from nbayes import MultinomialNB, SemiSupervisedNB, TextNB
+from nbayes import EMWarning, MultinomialNB, SemiSupervisedNB, TextNB
 from nbayes.datasets import load_sms_spam
 
 #: The model and lambda per dataset (as in benchmarks/semisupervised_curve.py). Enron's long
@@ -84,3 +84,46 @@ def test_em_is_at_least_as_accurate_as_the_labeled_rows_alone(request, dataset, 
     assert acc_em >= measured_em - 0.005
     if fraction == 0.01:
         assert acc_em >= acc_supervised + 0.03
+
+
+#: (dataset, fraction) -> (lambda chosen, EM accuracy) with unlabeled_weight="auto" and the
+#: model of CONFIG: lambda chosen per iteration by the 5-fold held-out conditional
+#: log-likelihood of the labeled rows, from statistics.
+MEASURED_AUTO = {
+    ("sms", 0.01): (0.03, 0.9684),
+    ("sms", 0.05): (1.0, 0.9670),
+    ("sms", 0.2): (1.0, 0.9770),
+    ("enron", 0.01): (1.0, 0.9281),
+    ("enron", 0.05): (0.0, 0.9575),
+    ("enron", 0.2): (0.01, 0.9737),
+}
+
+
+@pytest.mark.parametrize("fraction", [0.01, 0.05, 0.2])
+@pytest.mark.parametrize("dataset", ["sms", "enron"])
+def test_em_with_a_chosen_weight_is_at_least_as_accurate(request, dataset, fraction):
+    train, test = request.getfixturevalue(dataset)
+    labels, _ = label_fraction(train["label"], fraction)
+    make, _ = CONFIG[dataset]
+    em = SemiSupervisedNB(make(), unlabeled_weight="auto").fit(train["text"], labels)
+    acc_em = em.score(test["text"], test["label"])
+    measured_supervised, measured_em = (
+        MEASURED[dataset, fraction][0],
+        MEASURED_AUTO[dataset, fraction][1],
+    )
+    assert em.unlabeled_weight_ == MEASURED_AUTO[dataset, fraction][0]
+    assert acc_em >= measured_supervised
+    assert acc_em >= measured_em - 0.005
+    if fraction == 0.01:
+        assert acc_em >= measured_supervised + 0.03
+
+
+def test_em_that_hurts_enron_with_laplace_smoothing_warns(enron):
+    """With alpha = 1 the unlabeled messages make EM worse than the labeled rows alone on
+    Enron at 1 % (see the README); the held-out labeled rows show it."""
+    train, test = enron
+    labels, kept = label_fraction(train["label"], 0.01)
+    with pytest.warns(EMWarning, match="EM lowered the held-out log-likelihood .* from -370"):
+        em = SemiSupervisedNB(TextNB(MultinomialNB(alpha=1.0))).fit(train["text"], labels)
+    supervised = TextNB(MultinomialNB(alpha=1.0)).fit(train["text"][kept], train["label"][kept])
+    assert em.score(test["text"], test["label"]) < supervised.score(test["text"], test["label"])

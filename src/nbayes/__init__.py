@@ -28,6 +28,7 @@ from .estimators import (
 )
 from .exceptions import (
     DataError,
+    EMWarning,
     ModelFormatError,
     NBayesError,
     NotFittedError,
@@ -45,6 +46,7 @@ __all__ = [
     "ComplementNB",
     "DataError",
     "DensityNB",
+    "EMWarning",
     "GaussianNB",
     "JointBayes",
     "MixedNB",

@@ -265,6 +265,14 @@ def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStat
     }
 
 
+def scale(families: Sequence[Family], stats: ModelStats, factor: float) -> ModelStats:
+    """``stats`` with every row's weight multiplied by ``factor`` (>= 0)."""
+    return {
+        "class_count": stats["class_count"] * factor,
+        "groups": [f.scale(s, factor) for f, s in zip(families, stats["groups"])],
+    }
+
+
 def subtract(
     families: Sequence[Family], a: ModelStats, b: ModelStats, class_names=None, feature_names=None
 ) -> ModelStats:

@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 
 __all__ = [
     "DataError",
+    "EMWarning",
     "ModelFormatError",
     "NBayesError",
     "NotFittedError",
@@ -86,4 +87,25 @@ class ModelFormatError(NBayesError, ValueError):
     ... except nbayes.ModelFormatError:
     ...     print("refused")
     refused
+    """
+
+
+class EMWarning(UserWarning):
+    """Semi-supervised EM lowered the held-out log-likelihood of the labeled rows.
+
+    :class:`nbayes.SemiSupervisedNB` compares, on held-out folds of the labeled rows, the
+    model of the labeled rows alone with the EM model; when the unlabeled rows make the
+    labeled ones less likely, the model's assumptions likely fit the data badly enough that
+    the unlabeled rows mislead it (Nigam et al. 2000). Lower ``unlabeled_weight`` or let it be
+    chosen (``unlabeled_weight="auto"``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from nbayes import EMWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("EM lowered the held-out log-likelihood", EMWarning)
+    >>> caught[0].category.__name__
+    'EMWarning'
     """

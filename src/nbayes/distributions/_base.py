@@ -319,6 +319,9 @@ class Family(abc.ABC):
     #: Keys of the statistics that carry a class axis first (others are metadata, e.g. the
     #: number of categories); the default :meth:`subtract` and :meth:`add_classes` use them.
     class_keys: tuple[str, ...] = ()
+    #: Those of :attr:`class_keys` that are averages over the rows (Gaussian means), which
+    #: :meth:`scale` keeps; every other class key is a weighted sum.
+    intensive_keys: tuple[str, ...] = ()
     #: Hyperparameters of MixedNB that this family receives when a column group names it by
     #: string (``MixedNB(alpha=0.5, columns=[("poisson", ...)])``); each must also be a keyword
     #: of the family's ``__init__``.
@@ -430,6 +433,15 @@ class Family(abc.ABC):
         :meth:`zeros` as identity. Adds every key; families with non-additive moments
         (Gaussian: Chan et al.) or metadata (Categorical: vocabulary sizes) override this."""
         return {k: a[k] + b[k] for k in a}
+
+    def scale(self, stats: Stats, factor: float) -> Stats:
+        """Statistics of the same rows with every weight multiplied by ``factor`` >= 0: sums
+        scale, averages (:attr:`intensive_keys`) and metadata stay. What EM's unlabeled
+        weight lambda does to the unlabeled rows' statistics."""
+        return {
+            k: v * factor if k in self.class_keys and k not in self.intensive_keys else v
+            for k, v in stats.items()
+        }
 
     def subtract(self, a: Stats, b: Stats, class_names=None, feature_names=None) -> Stats:
         """Statistics of the data in ``a`` without the data in ``b``: the inverse of ``merge``.

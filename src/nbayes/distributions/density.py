@@ -329,6 +329,7 @@ class Density(Family):
     name = "density"
     sparse_ok = False
     class_keys = (*MOMENTS, "n_grid")
+    intensive_keys = ("mean",)
     shared_params: tuple[str, ...] = ("alpha", "estimate", "var_smoothing")
     #: The kernel reading interpolates a precomputed log-density: its terms match the exact
     #: kernel sum over the bin centres (``reference_log_density``) to about this much.

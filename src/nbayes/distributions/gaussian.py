@@ -165,6 +165,7 @@ class Gaussian(Family):
     finite_shows_in_result = True
     sparse_ok = False
     class_keys = ("n_weight", "mean", "m2")
+    intensive_keys = ("mean",)
     shared_params = ("var_smoothing",)
 
     def __init__(

@@ -665,6 +665,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """``stats`` of no rows, with the category counts per column kept."""
         return engine.clear(self.families_, stats)
 
+    def scale_statistics(self, stats: dict, factor: float) -> dict:
+        """``stats`` with every row's weight multiplied by ``factor`` (>= 0)."""
+        return engine.scale(self.families_, stats, factor)
+
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
         """``stats`` laid out over ``n_classes`` classes, class ``i`` at ``positions[i]``."""
         return engine.align_classes(self.families_, stats, positions, n_classes)

@@ -301,6 +301,12 @@ class EstimatorProtocol(ABC):
         """
         return self.subtract_statistics(stats, stats)
 
+    def scale_statistics(self, stats: dict, factor: float) -> dict:
+        """``stats`` with every row's weight multiplied by ``factor`` >= 0: the statistics the
+        same rows would give with their sample weights times ``factor`` (sums scale, averages
+        stay). EM uses it to weigh the unlabeled rows by lambda after counting them once."""
+        raise NotImplementedError(f"{type(self).__name__} cannot scale its statistics.")
+
     @abstractmethod
     def align_statistics(self, stats: dict, positions: np.ndarray, n_classes: int) -> dict:
         """``stats`` laid out over ``n_classes`` classes: class ``i`` of ``stats`` goes to

@@ -719,6 +719,11 @@ class _SemiNaiveNB(BaseNB):
     def subtract_statistics(self, a: dict, b: dict) -> dict:
         return self._subtract_stats(a, b)
 
+    def scale_statistics(self, stats: dict, factor: float) -> dict:
+        # Every count is per class (as in clear_statistics); the numbers of categories and
+        # vectors are kept.
+        return {k: v if k in ("n_categories", "vectors") else v * factor for k, v in stats.items()}
+
     def clear_statistics(self, stats: dict) -> dict:
         # Every count is per class; the numbers of categories and vectors are kept.
         return {

@@ -12,9 +12,12 @@ statistics (finalize, the family's MAP estimate). Because an iteration is accumu
 
 from __future__ import annotations
 
+import copy
 import numbers
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
 
 import numpy as np
@@ -22,12 +25,13 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._docstrings import INPUTS, shared_doc
 from .._validation import show
 from ..distributions import SoftLabels
-from ..exceptions import DataError, ParameterError
+from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
 from ._protocol import EstimatorProtocol
 
@@ -36,9 +40,9 @@ from ._protocol import EstimatorProtocol
 UNLABELED = -1
 
 
-class EMWarning(UserWarning):
-    """EM made the model worse on held-out labeled rows: the model's assumptions are likely
-    violated badly enough that unlabeled rows mislead it (lower ``unlabeled_weight``)."""
+#: The candidates of ``unlabeled_weight="auto"``: no weight (the labeled rows alone) up to
+#: plain EM, roughly evenly on a log scale.
+AUTO_WEIGHTS = (0.0, 0.01, 0.03, 0.1, 0.3, 1.0)
 
 
 def unlabeled_mask(y: np.ndarray) -> np.ndarray:
@@ -84,14 +88,38 @@ class PassResult:
     unlabeled: float = 0.0
     labeled_weight: float = 0.0
     unlabeled_weight: float = 0.0
+    #: With held-out folds (``StepSettings.n_folds``), ``stats`` are the labeled rows' alone;
+    #: ``folds`` splits them by fold and ``unlabeled_stats`` are the unlabeled rows' with
+    #: weight lambda = 1, so that the M-step of any lambda is a merge of statistics.
+    folds: list | None = None
+    unlabeled_stats: dict | None = None
+    #: The first pass with folds: the labeled rows of each fold, as (X, codes, weights)
+    #: pieces (one per batch), to score the models of the other folds' rows on.
+    held_out: list | None = None
 
     def merge(self, other: PassResult, model: EstimatorProtocol) -> PassResult:
+        both = model.merge_statistics
         return PassResult(
-            model.merge_statistics(self.stats, other.stats),
+            both(self.stats, other.stats),
             self.labeled + other.labeled,
             self.unlabeled + other.unlabeled,
             self.labeled_weight + other.labeled_weight,
             self.unlabeled_weight + other.unlabeled_weight,
+            None if self.folds is None else [both(a, b) for a, b in zip(self.folds, other.folds)],
+            None
+            if self.unlabeled_stats is None
+            else both(self.unlabeled_stats, other.unlabeled_stats),
+            None
+            if self.held_out is None
+            else [a + b for a, b in zip(self.held_out, other.held_out)],
+        )
+
+    def total(self, model: EstimatorProtocol, unlabeled_weight: float) -> dict:
+        """The M-step's statistics: the labeled rows' plus lambda times the unlabeled rows'."""
+        if self.unlabeled_stats is None:
+            return self.stats
+        return model.merge_statistics(
+            self.stats, model.scale_statistics(self.unlabeled_stats, unlabeled_weight)
         )
 
 
@@ -104,6 +132,8 @@ class StepSettings:
     unlabeled_weight: float
     seed: int
     init: bool  # the first pass: labeled rows only, components drawn at random
+    n_folds: int = 0  # > 0: labeled rows split into held-out folds (see PassResult)
+    fold_seed: int = 0
 
 
 def component_shares(rows: np.ndarray, n_components: int, seed: int) -> np.ndarray:
@@ -128,6 +158,25 @@ def component_shares(rows: np.ndarray, n_components: int, seed: int) -> np.ndarr
     uniform = ((bits >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
     gaps = -np.log(uniform)  # exponential draws; normalised they are Dirichlet(1)
     return gaps / gaps.sum(axis=1, keepdims=True)
+
+
+def fold_of(rows: np.ndarray, n_folds: int, seed: int) -> np.ndarray:
+    """Held-out fold of each row (by global row index), in 0 .. n_folds - 1: a hash, so
+    that a row's fold does not depend on the chunking (as :func:`component_shares`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> folds = fold_of(np.arange(1000), 5, seed=0)
+    >>> np.bincount(folds).tolist()  # about 200 each
+    [179, 208, 218, 186, 209]
+    >>> bool(np.array_equal(folds[10:20], fold_of(np.arange(10, 20), 5, seed=0)))
+    True
+    """
+    bits = _splitmix64(
+        rows.astype(np.uint64) ^ _splitmix64(np.uint64(seed) + np.zeros(1, np.uint64))
+    )
+    return (bits % np.uint64(n_folds)).astype(np.intp)
 
 
 def _splitmix64(x: np.ndarray) -> np.ndarray:
@@ -198,10 +247,22 @@ def em_batch(
             seen[:, 0] = np.where(labeled, 0.0, np.maximum(weights, 1.0))
             unl = model.accumulate(X, SoftLabels(seen), mode="count")
             stats = model.merge_statistics(stats, model.clear_statistics(unl))
+        held_out = None
+        if settings.n_folds:
+            # Rows of weight zero say nothing about any model (and 0 * -inf is NaN).
+            rows = np.flatnonzero(labeled & (weights > 0))
+            folds = fold_of(first_row + rows, settings.n_folds, settings.fold_seed)
+            held_out = []
+            for f in range(settings.n_folds):  # bounded by the number of folds
+                mine = rows[folds == f]
+                held_out.append(
+                    [(_safe_indexing(X, mine), codes[mine], weights[mine])] if mine.size else []
+                )
         return PassResult(
             stats,
             labeled_weight=float(weights[labeled].sum()),
             unlabeled_weight=float(weights[~labeled].sum()),
+            held_out=held_out,
         )
     jll = model.joint_log_scores(X)
     rows = np.flatnonzero(labeled)
@@ -209,7 +270,9 @@ def em_batch(
     own_scores = np.take_along_axis(jll[rows], cols, axis=1)  # before jll turns into resp
     # Every row's posterior over every sub-class (what an unlabeled row gets), weighted.
     resp, loglik = _softmax(jll)
-    row_weight = np.where(labeled, weights, lam * weights)
+    split = settings.n_folds > 0
+    # Split: the unlabeled rows are counted with weight 1 and scaled by lambda afterwards.
+    row_weight = np.where(labeled, weights, (1.0 if split else lam) * weights)
     resp *= row_weight[:, None]
     if rows.size:
         # Labeled rows (usually few): the posterior over their own class's components.
@@ -227,13 +290,34 @@ def em_batch(
         )
     resp[row_weight == 0] = 0.0
     ll = np.where(row_weight > 0, loglik, 0.0) * weights
-    return PassResult(
-        model.accumulate(X, SoftLabels(resp), mode="count"),
+    result = PassResult(
+        {},
         labeled=float(ll[labeled].sum()),
         unlabeled=float(ll[~labeled].sum()),
         labeled_weight=float(weights[labeled].sum()),
         unlabeled_weight=float(weights[~labeled].sum()),
     )
+    if not split:
+        result.stats = model.accumulate(X, SoftLabels(resp), mode="count")
+        return result
+    # Held-out folds: each fold's labeled rows counted apart (they are few: a copy of them
+    # is cheap), the unlabeled rows in one product over all rows with the labeled ones at 0.
+    own_resp = resp[rows]
+    resp[rows] = 0.0
+    result.unlabeled_stats = model.accumulate(X, SoftLabels(resp), mode="count")
+    folds = fold_of(first_row + rows, settings.n_folds, settings.fold_seed)
+    result.folds = []
+    for f in range(settings.n_folds):  # bounded by the number of folds
+        mine = folds == f
+        result.folds.append(
+            model.accumulate(
+                _safe_indexing(X, rows[mine]), SoftLabels(own_resp[mine]), mode="count"
+            )
+            if mine.any()
+            else model.clear_statistics(result.unlabeled_stats)
+        )
+    result.stats = reduce(model.merge_statistics, result.folds)
+    return result
 
 
 # -- the estimator --------------------------------------------------------------------------
@@ -317,10 +401,12 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         The model (unfitted; it is cloned): MultinomialNB, BernoulliNB, CategoricalNB,
         GaussianNB, PoissonNB, MixedNB, TextNB, or a semi-naive model. ComplementNB's scores
         are not probabilities of the rows, so EM does not apply to it.
-    unlabeled_weight : float, default=1.0
+    unlabeled_weight : float, list of floats or "auto", default=1.0
         lambda, the weight of an unlabeled row relative to a labeled one (Nigam et al.'s
         EM-lambda). 1 is plain EM; below 1 limits the influence of the unlabeled rows where
         they outnumber the labeled ones and the model's assumptions fit the data loosely.
+        A list of candidates (or "auto": 0, 0.01, 0.03, 0.1, 0.3, 1) lets EM choose it
+        from held-out labeled rows, without a refit per candidate (see *Choosing lambda*).
     n_components : int, default=1
         Mixture components per class (Nigam et al.'s "multiple mixture components per
         class"): a class that is a union of topics is modelled as several sub-classes,
@@ -332,7 +418,37 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Stop when an iteration raises the objective by less than ``tol`` per unit of row
         weight (labeled weight plus lambda times the unlabeled weight).
     random_state : int, RandomState or None, default=None
-        Seeds the initial split of labeled rows among components (only for n_components > 1).
+        Seeds the initial split of labeled rows among components (for n_components > 1)
+        and the held-out folds (None: the same folds on every fit).
+    cv : int or None, default=5
+        Number of held-out folds of the labeled rows, for choosing lambda among candidates
+        and for the :class:`~nbayes.EMWarning` check; None turns both off (then
+        ``unlabeled_weight`` must be one number).
+
+    Notes
+    -----
+    **Choosing lambda.** The labeled rows are split into ``cv`` folds (by a hash of the row
+    index, so the folds do not depend on chunking). Every pass counts each fold's labeled
+    rows apart and the unlabeled rows once with weight 1, so the M-step of any lambda is a
+    merge of statistics: ``labeled + lambda * unlabeled``, and the model of the labeled rows
+    outside fold f is ``labeled - fold f + lambda * unlabeled`` -- one finalize, no refit and
+    no pass over the data. Each iteration keeps the candidate whose out-of-fold models give
+    the folds' labeled rows the highest conditional log-likelihood ``sum w log p(y | x)``
+    (the held-out log loss: what classification needs, where the joint likelihood would
+    mostly reward modelling x), and installs its M-step. The labeled part of these models is
+    exact cross-validation; the unlabeled rows' posteriors come from the model of all the
+    labeled rows (scoring them once per fold would cost a pass per fold), so a held-out row
+    reaches its fold's model through them only. ``history_`` is the objective of the lambda
+    chosen at each iteration; it is non-decreasing once the choice settles, and EM stops
+    only then. Memory holds the labeled rows (to score them) besides one batch.
+
+    **The warning.** After the last iteration the same statistics give the held-out
+    conditional log-likelihood of the labeled rows under the labeled rows alone (lambda 0:
+    exactly ``cv``-fold cross-validation of the supervised model) and under EM's final
+    lambda (``heldout_log_likelihood_``). Where EM's is lower, the unlabeled rows made the
+    labeled ones less predictable -- the known failure of EM when the model's assumptions
+    are badly violated -- and :class:`~nbayes.EMWarning` says so. Choosing among candidates
+    that include 0 never warns.
 
     Attributes
     ----------
@@ -350,6 +466,13 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         EM iterations run.
     converged_ : bool
         Whether the objective stopped changing (by ``tol``) before ``max_iter``.
+    unlabeled_weight_ : float
+        The lambda of the final model (the chosen one, with candidates).
+    heldout_log_likelihood_ : dict or None
+        ``{"labeled_only": ..., "em": ...}``: the held-out conditional log-likelihood of the
+        labeled rows (summed over the folds, weighted) under the labeled rows alone and
+        under EM (see *Notes*); None without folds (``cv=None``, ``unlabeled_weight=0``,
+        ``max_iter=0``, or a model that cannot weigh its statistics).
 
     Examples
     --------
@@ -362,6 +485,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     [0, 0, 1, 1, 0, 1]
     >>> bool(np.all(np.diff(em.history_) >= 0))
     True
+    >>> auto = SemiSupervisedNB(MultinomialNB(), unlabeled_weight=[0.0, 1.0], cv=2).fit(X, y)
+    >>> auto.unlabeled_weight_ in (0.0, 1.0)
+    True
     """
 
     def __init__(
@@ -373,9 +499,11 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         max_iter: int = 30,
         tol: float = 1e-6,
         random_state=None,
+        cv: int | None = 5,
     ):
         self.estimator = estimator
         self.unlabeled_weight = unlabeled_weight
+        self.cv = cv
         self.n_components = n_components
         self.max_iter = max_iter
         self.tol = tol
@@ -399,19 +527,67 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             )
         return clone(est)
 
-    def _settings(self, n_classes: int, init: bool) -> StepSettings:
+    def _candidates(self) -> list[float]:
+        """The values of lambda to choose from: one for a fixed ``unlabeled_weight``."""
         lam = self.unlabeled_weight
-        if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not float(lam) >= 0:
+        if isinstance(lam, str):
+            if lam != "auto":
+                raise ParameterError(
+                    f"Parameter 'unlabeled_weight' must be a number, a list of candidates or "
+                    f"'auto'; got {lam!r}."
+                )
+            return list(AUTO_WEIGHTS)
+        values = list(lam) if isinstance(lam, (list, tuple, np.ndarray)) else [lam]
+        if not values:
             raise ParameterError(
-                f"Parameter 'unlabeled_weight' must be a non-negative number; got {lam!r}."
+                "Parameter 'unlabeled_weight' got no candidates; give one or more."
             )
-        if not np.isfinite(float(lam)):
-            raise ParameterError(f"Parameter 'unlabeled_weight' must be finite; got {lam!r}.")
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not float(v) >= 0:
+                raise ParameterError(
+                    f"Parameter 'unlabeled_weight' must be a non-negative number (or a list of "
+                    f"them, or 'auto'); got {v!r}."
+                )
+            if not np.isfinite(float(v)):
+                raise ParameterError(f"Parameter 'unlabeled_weight' must be finite; got {v!r}.")
+        return sorted({float(v) for v in values})
+
+    def _n_folds(self, model: EstimatorProtocol, candidates: list[float]) -> int:
+        """Held-out folds of the labeled rows: ``cv``, or 0 where nothing needs them (a fixed
+        lambda of 0, ``cv=None``) or the model cannot weigh statistics."""
+        cv = self.cv
+        if cv is not None and (
+            isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2
+        ):
+            raise ParameterError(f"Parameter 'cv' must be an integer >= 2 or None; got {cv!r}.")
+        scales = type(model).scale_statistics is not EstimatorProtocol.scale_statistics
+        if len(candidates) > 1:
+            if cv is None:
+                raise ParameterError(
+                    "Choosing unlabeled_weight among candidates needs held-out labeled rows: "
+                    "set cv to a number of folds (>= 2), or give one unlabeled_weight."
+                )
+            if not scales:
+                raise ParameterError(
+                    f"{type(model).__name__} cannot weigh its statistics, so "
+                    "SemiSupervisedNB cannot choose unlabeled_weight for it; give one number."
+                )
+        if cv is None or not scales or candidates == [0.0]:
+            return 0
+        return int(cv)
+
+    def _settings(self, n_classes: int, init: bool, n_folds: int = 0) -> StepSettings:
+        lam = self._candidates()[-1]  # a fixed lambda; with candidates, the M-step chooses
         M = self.n_components
         if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
             raise ParameterError(f"Parameter 'n_components' must be an integer >= 1; got {M!r}.")
         seed = np.random.RandomState(self.random_state).randint(2**31) if M > 1 else 0
-        return StepSettings(n_classes * int(M), int(M), float(lam), int(seed), init)
+        # Folds are fixed by random_state, and the same for every fit when it is None, so
+        # that a choice of lambda is reproducible (as scikit-learn's unshuffled KFold).
+        fold_seed = 0 if self.random_state is None else seed ^ 0x5EED
+        return StepSettings(
+            n_classes * int(M), int(M), float(lam), int(seed), init, n_folds, int(fold_seed)
+        )
 
     def _check_loop_params(self) -> None:
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
@@ -586,8 +762,10 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         outer.setup(meta, summary)
         model, encode = _encoder(outer) if in_memory else (outer, None)
         K, M = len(classes), int(self.n_components)
-        init = self._settings(K, init=True)
-        settings = self._settings(K, init=False)
+        candidates = self._candidates()
+        n_folds = self._n_folds(model, candidates)
+        init = self._settings(K, init=True, n_folds=n_folds)
+        settings = self._settings(K, init=False, n_folds=n_folds)
         sub_classes = classes if M == 1 else np.arange(K * M)
         start = sweep(model, init, encode)
         if start.labeled_weight <= 0:
@@ -595,25 +773,54 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 "The labeled rows have weight zero: EM needs labeled rows to start from."
             )
         model.install(sub_classes, start.stats)
+        held_out = _HeldOut(model, sub_classes, M, start.held_out) if n_folds else None
         stats = start.stats
-        scale = start.labeled_weight + settings.unlabeled_weight * start.unlabeled_weight
+        lam, previous = candidates[-1], None
         history: list[float] = []
         converged = False
+        result = None
         for _ in range(int(self.max_iter)):
             result = sweep(model, settings, encode)
-            history.append(
-                result.labeled + settings.unlabeled_weight * result.unlabeled + model.log_prior()
-            )
-            model.install(sub_classes, result.stats)
-            stats = result.stats
-            if len(history) > 1 and history[-1] - history[-2] < self.tol * scale:
+            if len(candidates) > 1:
+                # The M-step of every candidate is a merge of this pass's statistics: keep
+                # the one whose models of the labeled rows outside each fold best predict
+                # the fold's rows.
+                assert held_out is not None
+                scores = held_out.log_likelihood(result, candidates)
+                previous, lam = lam, candidates[int(np.argmax(scores))]
+            history.append(result.labeled + lam * result.unlabeled + model.log_prior())
+            stats = result.total(model, lam)
+            model.install(sub_classes, stats)
+            scale = start.labeled_weight + lam * start.unlabeled_weight
+            settled = previous is None or previous == lam
+            if len(history) > 1 and settled and history[-1] - history[-2] < self.tol * scale:
                 converged = True
                 break
+        self.heldout_log_likelihood_ = None
+        if held_out is not None and result is not None and held_out.n_rows:
+            self._check_heldout(held_out, result, lam)
         if model is not outer:
             outer.install(sub_classes, stats)
         self.estimator_, self.classes_ = outer, classes
         self.history_, self.n_iter_, self.converged_ = history, len(history), converged
+        self.unlabeled_weight_ = lam
         return self
+
+    def _check_heldout(self, held_out: _HeldOut, result: PassResult, lam: float) -> None:
+        """Record the held-out log-likelihood of the labeled rows with and without the
+        unlabeled ones, and warn (EMWarning) where EM lowered it."""
+        alone, em = held_out.log_likelihood(result, [0.0, lam])
+        self.heldout_log_likelihood_ = {"labeled_only": float(alone), "em": float(em)}
+        if em < alone - 1e-9 * abs(alone):
+            warnings.warn(
+                f"EM lowered the held-out log-likelihood of the labeled rows ({held_out.n_rows} "
+                f"rows in {self.cv} folds) from {alone:.6g} with the labeled rows alone to "
+                f"{em:.6g} with unlabeled_weight={lam:g}: the model's assumptions likely fit "
+                "the data badly enough that the unlabeled rows mislead it. Lower "
+                "unlabeled_weight, or let SemiSupervisedNB choose it (unlabeled_weight='auto').",
+                EMWarning,
+                stacklevel=3,
+            )
 
     # -- prediction -------------------------------------------------------------------------------
     @shared_doc("predict_joint_log_proba", **_PREDICT)
@@ -657,6 +864,37 @@ def _encoder(model):
     if isinstance(model, TextNB):
         return model.classifier_, model.transform
     return model, None
+
+
+class _HeldOut:
+    """The labeled rows of each held-out fold, and their log-likelihood under the model of
+    the statistics of the other folds' labeled rows plus lambda times the unlabeled rows'
+    (one install of merged statistics per fold and candidate: no refit, no pass)."""
+
+    def __init__(self, model: EstimatorProtocol, sub_classes, n_components: int, pieces):
+        # A scratch copy to install the candidate models in, leaving the EM model alone.
+        self.model, self.scratch = model, copy.deepcopy(model)
+        self.sub_classes, self.M, self.pieces = sub_classes, n_components, pieces
+        self.n_rows = sum(codes.size for fold in pieces for _, codes, _ in fold)
+
+    def log_likelihood(self, result: PassResult, candidates: list[float]) -> np.ndarray:
+        """Sum over the folds of the weighted log p(x, y) of the fold's labeled rows, for
+        each candidate lambda."""
+        model, out = self.model, np.zeros(len(candidates))
+        assert result.folds is not None and result.unlabeled_stats is not None
+        for fold, rows in zip(result.folds, self.pieces):  # bounded by the number of folds
+            if not rows:
+                continue
+            others = model.subtract_statistics(result.stats, fold)
+            for j, lam in enumerate(candidates):  # bounded by the candidates
+                unlabeled = model.scale_statistics(result.unlabeled_stats, lam)
+                self.scratch.install(self.sub_classes, model.merge_statistics(others, unlabeled))
+                for X, codes, weights in rows:  # one piece per batch
+                    jll = self.scratch.predict_joint_log_proba(X)
+                    cols = codes[:, None] * self.M + np.arange(self.M)
+                    own = logsumexp(np.take_along_axis(jll, cols, axis=1), axis=1)
+                    out[j] += float(weights @ (own - logsumexp(jll, axis=1)))
+        return out
 
 
 # -- labels and batches ---------------------------------------------------------------------
@@ -718,4 +956,12 @@ def encode_labels(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
     return codes
 
 
-__all__ = ["UNLABELED", "EMWarning", "SemiSupervisedNB", "component_shares", "unlabeled_mask"]
+__all__ = [
+    "AUTO_WEIGHTS",
+    "UNLABELED",
+    "EMWarning",
+    "SemiSupervisedNB",
+    "component_shares",
+    "fold_of",
+    "unlabeled_mask",
+]

@@ -563,6 +563,9 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def clear_statistics(self, stats: dict) -> dict:
         return self.classifier_.clear_statistics(stats)
 
+    def scale_statistics(self, stats: dict, factor: float) -> dict:
+        return self.classifier_.scale_statistics(stats, factor)
+
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
         return self.classifier_.align_statistics(stats, positions, n_classes)
 
