@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import rows_from
-from ..exceptions import DataError
+from ..exceptions import DataError, EMWarning
 from ..io import save
 from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
@@ -76,6 +76,9 @@ def train(
     dask: str | None = None,
     threshold: float | None = None,
     threshold_scale: str = "log_odds",
+    unlabeled_value: str | None = None,
+    unlabeled_weight: float | str = 1.0,
+    em_iterations: int = 30,
 ) -> TrainResult:
     """Train a model on DATA in chunks and save it to ``output``.
 
@@ -99,6 +102,16 @@ def train(
     threshold, threshold_scale : float and {"log_odds", "proba"}, optional
         A decision threshold for a model of two classes, kept in the model file: predict and
         evaluate (and, for the presets, the loaded model's ``predict``) decide with it.
+    unlabeled_value : str, optional
+        Semi-supervised training: rows whose label is this value (as written in the file),
+        or empty, are unlabeled; the model is trained by EM
+        (:class:`nbayes.SemiSupervisedNB`) over the labeled and unlabeled rows, one pass
+        over DATA per iteration.
+    unlabeled_weight : float or "auto", default 1
+        EM's weight of an unlabeled row (lambda); "auto" chooses it from held-out labeled
+        rows.
+    em_iterations : int, default 30
+        Most EM iterations.
 
     Returns
     -------
@@ -126,8 +139,6 @@ def train(
     settings = settings or Settings()
     read = read or ReadOptions()
     if model not in MODELS:
-        from ._common import UsageError
-
         raise UsageError(f"--model must be one of {MODELS}; got {model!r}.")
     check_output(output, DATA=data)
     table = open_table(data, read, progress)
@@ -164,7 +175,18 @@ def train(
     )
     est = the_plan.estimator
     dtypes = {**read_dtypes(the_plan.schema), target: str}
-    if dask is not None:
+    if unlabeled_value is not None:
+        if dask is not None:
+            raise UsageError(
+                "--unlabeled-value trains by EM reading DATA once per iteration, which "
+                "--dask does not do yet; leave out --dask (EM then reads DATA in chunks), or "
+                "use nbayes.dask.fit_semisupervised from Python."
+            )
+        rows, strings = _train_by_em(
+            table, the_plan, target, dtypes, unlabeled_value, unlabeled_weight, em_iterations
+        )
+        est = the_plan.estimator
+    elif dask is not None:
         from ._dask import train_on_cluster
 
         rows = train_on_cluster(dask, table, the_plan, target, first[1])
@@ -268,6 +290,86 @@ def _train_in_chunks(
             est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
         rows += len(chunk)
     return rows, strings
+
+
+def _train_by_em(
+    table,
+    the_plan,
+    target: str,
+    dtypes: dict,
+    unlabeled_value: str,
+    unlabeled_weight: float | str,
+    max_iter: int,
+) -> tuple[int, bool]:
+    """Train by semi-supervised EM over the chunks of DATA (one pass per iteration): rows
+    whose label is ``unlabeled_value`` or empty are unlabeled. The fitted model replaces the
+    plan's estimator; what EM did goes to the plan's notes (and its warning to warnings).
+    Returns the row count and whether the file typed the labels as strings."""
+    import warnings
+
+    from ..estimators.semisupervised import SemiSupervisedNB
+
+    columns = [*the_plan.features, target]
+    counts = {"rows": 0, "unlabeled": 0, "strings": False}
+
+    def chunks():
+        counts.update(rows=0, unlabeled=0)
+        for offset, chunk in table.chunks(columns, dtypes, desc="EM pass"):
+            labels = chunk[target]
+            counts["strings"] = counts["strings"] or (
+                table.format in ("parquet", "jsonl") and is_string_kind(labels)
+            )
+            unlabeled = (
+                labels.isna().to_numpy() | (labels.astype(str) == unlabeled_value).to_numpy()
+            )
+            y = np.empty(len(chunk), dtype=object)  # None marks an unlabeled row
+            y[~unlabeled] = labels[~unlabeled].astype(str).to_numpy(dtype=object)
+            counts["rows"] += len(chunk)
+            counts["unlabeled"] += int(unlabeled.sum())
+            yield the_plan.inputs(chunk, offset, table.path), y
+
+    em = SemiSupervisedNB(the_plan.estimator, unlabeled_weight=unlabeled_weight, max_iter=max_iter)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", EMWarning)
+        try:
+            em.fit_chunks(chunks)
+        except DataError as exc:
+            if "Every row is unlabeled" in str(exc):
+                raise DataError(
+                    f"{table.path}: every row of the target column {target!r} is "
+                    f"{unlabeled_value!r} or empty (unlabeled); EM needs some labeled rows "
+                    "of each class to start from."
+                ) from None
+            raise
+    the_plan.warnings.extend(str(w.message) for w in caught if w.category is EMWarning)
+    the_plan.estimator = em.estimator_
+    rows, unlabeled = counts["rows"], counts["unlabeled"]
+    held = em.heldout_log_likelihood_
+    the_plan.notes.append(
+        f"semi-supervised EM: {plural(rows - unlabeled, 'labeled row')} and "
+        f"{plural(unlabeled, 'unlabeled row')} (label {unlabeled_value!r} or empty), "
+        f"{plural(em.n_iter_, 'iteration')}"
+        f"{' (converged)' if em.converged_ else ''}, unlabeled weight {em.unlabeled_weight_:g}"
+        + (
+            ""
+            if held is None
+            else f"; held-out log-likelihood of the labeled rows {held['labeled_only']:.6g} "
+            f"alone, {held['em']:.6g} with EM"
+        )
+    )
+    return rows, bool(counts["strings"])
+
+
+def _weight_or_auto(value: str):
+    if value == "auto":
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not (number >= 0 and np.isfinite(number)):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'auto'; got {value!r}")
+    return number
 
 
 def _bin_edges_pass(table, the_plan, target: str, dtypes: dict) -> bool:
@@ -485,6 +587,29 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         help="equal-frequency bins per numeric column with --binning quantile (default 5), "
         "grid bins with --binning binned (default 1024)",
     )
+    em = p.add_argument_group("semi-supervised training (EM over labeled and unlabeled rows)")
+    em.add_argument(
+        "--unlabeled-value",
+        metavar="VALUE",
+        help="rows whose label is VALUE (as written in DATA, e.g. -1 or '?'), or empty, are "
+        "unlabeled: the model is trained by EM (Nigam et al. 2000) on the labeled and "
+        "unlabeled rows, one pass over DATA per iteration, and saved as an ordinary model",
+    )
+    em.add_argument(
+        "--unlabeled-weight",
+        type=_weight_or_auto,
+        default=1.0,
+        metavar="W",
+        help="weight of an unlabeled row relative to a labeled one (default 1); 'auto' "
+        "chooses it from held-out labeled rows",
+    )
+    em.add_argument(
+        "--em-iterations",
+        type=_whole_number,
+        default=30,
+        metavar="N",
+        help="most EM iterations (default 30)",
+    )
     from .predict import add_threshold_options
 
     add_threshold_options(p, "kept in the model file for predict and evaluate")
@@ -536,6 +661,9 @@ def run(args) -> int:
         dask=args.dask,
         threshold=args.threshold,
         threshold_scale=args.threshold_scale,
+        unlabeled_value=args.unlabeled_value,
+        unlabeled_weight=args.unlabeled_weight,
+        em_iterations=args.em_iterations,
     )
     for warning in result.warnings:  # choices that leave out or re-read a column: always said
         print(f"nbayes: warning: {warning}", file=sys.stderr)
