@@ -279,3 +279,53 @@ def test_counting_layouts_agree(big_row):
         fast, plain = both_ways(run)
         assert_same_model(fast, plain)
         np.testing.assert_array_equal(fast.n_categories_, plain.n_categories_)
+
+
+def _soft_labels(rng, n, n_classes, class_major):
+    """EM's responsibilities: rows spread over the classes, some rows of weight zero; laid
+    out class-major (as the E-step makes them) or row-major."""
+    from nbayes.distributions import SoftLabels
+
+    weights = rng.dirichlet(np.ones(n_classes), n) * rng.uniform(0.5, 2.0, (n, 1))
+    weights[rng.random(n) < 0.1] = 0.0
+    weights[rng.random((n, n_classes)) < 0.2] = 0.0
+    return SoftLabels(np.ascontiguousarray(weights.T).T if class_major else weights)
+
+
+def _stats_equal(a, b, rtol):
+    assert sorted(a) == sorted(b)
+    for key in a:
+        np.testing.assert_allclose(a[key], b[key], rtol=rtol, atol=1e-12, err_msg=key)
+
+
+@needs_compiled
+@pytest.mark.parametrize("class_major", [True, False])
+@pytest.mark.parametrize("missing, n_classes", [("error", 3), ("ignore", 1), ("ignore", 6)])
+def test_categorical_soft_counts(class_major, missing, n_classes):
+    rng = np.random.default_rng(7)
+    X = codes_with_categories(rng, 3000, [2, 3, 40, 5, 1, 33])
+    if missing == "ignore":
+        X[rng.random(X.shape) < 0.1] = -1
+    X[:, 2] = np.where(X[:, 2] == 39, 3, X[:, 2])  # a code never seen in a column
+    labels = _soft_labels(rng, X.shape[0], n_classes, class_major)
+    family = Categorical(missing=missing)
+    compiled, plain = both_ways(lambda: family.accumulate(X, labels))
+    _stats_equal(compiled, plain, rtol=1e-12)
+    # Rows of zero weight add no categories: the last code is only in such a row.
+    X[:, 4] = 0
+    X[np.flatnonzero(labels.weights == 0)[0], 4] = 5
+    compiled, plain = both_ways(lambda: family.accumulate(X, labels))
+    assert compiled["n_categories"][4] == plain["n_categories"][4] == 1
+
+
+@needs_compiled
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("class_major", [True, False])
+def test_gaussian_soft_moments(dtype, class_major):
+    from nbayes.distributions import Gaussian
+
+    rng = np.random.default_rng(8)
+    X = (rng.normal(size=(4000, 6)) * [1, 10, 1e-3, 5, 1, 1] + [0, 1e4, 3, -7, 0, 1]).astype(dtype)
+    labels = _soft_labels(rng, X.shape[0], 4, class_major)
+    compiled, plain = both_ways(lambda: Gaussian().accumulate(X, labels))
+    _stats_equal(compiled, plain, rtol=1e-9)

@@ -25,6 +25,21 @@ def class_moment_sums(
     sum_dev: np.ndarray,
     sum_sq: np.ndarray,
 ) -> None: ...
+def soft_count_codes(
+    codes: np.ndarray,
+    weights_t: np.ndarray,
+    offsets: np.ndarray,
+    counts: np.ndarray,
+    lowest: int,
+    limit: int,
+) -> int: ...
+def soft_moment_sums(
+    X: np.ndarray,
+    weights_t: np.ndarray,
+    shift: np.ndarray,
+    sum_dev: np.ndarray,
+    sum_sq: np.ndarray,
+) -> None: ...
 def normalise_rows(jll: np.ndarray, log_space: bool) -> int: ...
 def grid_scores(
     X: np.ndarray,

@@ -166,6 +166,65 @@ def class_moment_sums(const real[:, ::1] X, const Py_ssize_t[::1] classes,
                 q[j] += w * dev * dev
 
 
+def soft_count_codes(const int64_t[:, ::1] codes, const double[:, ::1] weights_t,
+                     const Py_ssize_t[::1] offsets, double[::1] counts,
+                     int64_t lowest, int64_t limit):
+    """:func:`count_codes` under soft labels, class-minor: counts[(offsets[j] + codes[i, j])
+    * K + k] += weights_t[k, i] for every class k (weights class-major, (K, n)), in row
+    order, so that a cell's K classes sit together. Missing cells (negative codes) count
+    nowhere. Returns the number of codes below ``lowest``, or -1 at the first counted code
+    >= ``limit``."""
+    cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], K = weights_t.shape[0]
+    cdef Py_ssize_t i, j, k
+    cdef Py_ssize_t n_below = 0
+    cdef int64_t c
+    cdef double *cell
+    row_array = np.zeros(K)
+    cdef double[::1] row = row_array
+    with nogil:
+        for i in range(n):
+            for k in range(K):
+                row[k] = weights_t[k, i]
+            for j in range(d):
+                c = codes[i, j]
+                if c < 0:
+                    n_below += c < lowest
+                    continue
+                if c >= limit:
+                    n_below = -1
+                    break
+                cell = &counts[(offsets[j] + c) * K]
+                for k in range(K):
+                    cell[k] += row[k]
+            if n_below < 0:
+                break
+    return n_below
+
+
+def soft_moment_sums(const real[:, ::1] X, const double[:, ::1] weights_t,
+                     const double[::1] shift, double[:, ::1] sum_dev, double[:, ::1] sum_sq):
+    """:func:`class_moment_sums` under soft labels: every class k adds weights_t[k, i]
+    (x_i - shift) and weights_t[k, i] (x_i - shift)^2, in one pass over X (n, d)."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], K = weights_t.shape[0], i, j, k
+    cdef double w, dev
+    cdef double *s
+    cdef double *q
+    cdef const real *x
+    with nogil:
+        for i in range(n):
+            x = &X[i, 0]
+            for k in range(K):
+                w = weights_t[k, i]
+                if w == 0.0:
+                    continue
+                s = &sum_dev[k, 0]
+                q = &sum_sq[k, 0]
+                for j in range(d):
+                    dev = x[j] - shift[j]
+                    s[j] += w * dev
+                    q[j] += w * dev * dev
+
+
 def normalise_rows(double[:, ::1] jll, bint log_space):
     """Each row of joint log-likelihoods becomes its posterior (or log posterior), in place;
     returns how many rows every class ruled out (those become uniform).

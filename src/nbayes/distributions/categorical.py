@@ -251,6 +251,9 @@ class Categorical(Family):
         columns) times the weight matrix, one product whatever the number of classes."""
         if sp.issparse(X) or X.shape[0] == 0:
             return accumulate_by_class(self.accumulate, self.merge, X, labels)
+        compiled = kernels()
+        if compiled is not None:
+            return _compiled_soft_counts(compiled, X, labels, self._lowest_code)
         n, d = X.shape
         # Rows of zero weight add no categories either: zero weight must equal a dropped row.
         observed = (X >= 0) & (labels.weights > 0)[:, None]
@@ -795,6 +798,33 @@ def _count_ranges(
         key[counted], weights=weights[counted], minlength=labels.n_classes * per_class
     )
     return sums.reshape(labels.n_classes, per_class)
+
+
+def _compiled_soft_counts(compiled, X: np.ndarray, labels: SoftLabels, lowest: int) -> Stats:
+    """:func:`_compiled_counts` under soft labels: one pass over the codes adding each row's
+    weight in every class (EM's M-step), where the numpy path builds a sparse one-hot of
+    the codes and multiplies it by the weights."""
+    codes = np.ascontiguousarray(X, dtype=np.int64)
+    weights_t = np.ascontiguousarray(labels.onehot_t)  # (n_classes, n)
+
+    def count(offsets, per_class, limit):
+        # Class-minor (a cell's classes side by side: one cache line per cell and row),
+        # transposed to the class-major layout at the end.
+        counts = np.zeros(per_class * labels.n_classes)
+        n_below = compiled.soft_count_codes(codes, weights_t, offsets, counts, lowest, limit)
+        if n_below < 0:
+            return None
+        if n_below:
+            counts.fill(np.nan)
+        return np.ascontiguousarray(counts.reshape(per_class, labels.n_classes).T)
+
+    return _count_in_batch_layout(
+        codes,
+        labels.n_classes,
+        count,
+        lambda: np.maximum(compiled.column_max_codes(codes, labels.weights), 0) + 1,
+        first_stride=FIRST_STRIDE,
+    )
 
 
 def _bincount_codes(

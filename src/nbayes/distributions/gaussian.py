@@ -246,22 +246,24 @@ class Gaussian(Family):
         shift = X[0].astype(np.float64)
         compiled = kernels()
         soft = isinstance(labels, SoftLabels)  # class sums are then products with the weights
-        if (
-            compiled is not None
-            and not soft
-            and X.flags.c_contiguous
-            and X.dtype in (np.float32, np.float64)
-        ):
+        if compiled is not None and X.flags.c_contiguous and X.dtype in (np.float32, np.float64):
             sum_dev = np.zeros((labels.n_classes, X.shape[1]))
             sum_sq = np.zeros_like(sum_dev)
-            compiled.class_moment_sums(
-                X,
-                np.ascontiguousarray(labels.codes),
-                np.ascontiguousarray(labels.weights),
-                shift,
-                sum_dev,
-                sum_sq,
-            )
+            if soft:
+                # One pass over X, no temporaries: where the products below would build
+                # X - shift and its square (EM's M-step, every iteration).
+                compiled.soft_moment_sums(
+                    X, np.ascontiguousarray(labels.onehot_t), shift, sum_dev, sum_sq
+                )
+            else:
+                compiled.class_moment_sums(
+                    X,
+                    np.ascontiguousarray(labels.codes),
+                    np.ascontiguousarray(labels.weights),
+                    shift,
+                    sum_dev,
+                    sum_sq,
+                )
         else:
             dev = np.subtract(X, shift, dtype=np.float64)
             sum_dev = class_sums(dev, labels)

@@ -202,6 +202,21 @@ def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return scores, top + np.log(total)
 
 
+def _softmax_columns(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_softmax` of class-major scores (n_classes, n): the softmax of each column and
+    its log-sum-exp, in place. Reductions over the class axis of a (K, n) array are K
+    element-wise passes over contiguous rows, several times faster than reducing each of n
+    short rows of an (n, K) array."""
+    top = scores.max(axis=0)
+    top[~np.isfinite(top)] = 0.0
+    scores -= top
+    np.exp(scores, out=scores)
+    total = scores.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores /= total
+        return scores, top + np.log(total)
+
+
 def em_batch(
     model: EstimatorProtocol,
     X,
@@ -264,22 +279,24 @@ def em_batch(
             unlabeled_weight=float(weights[~labeled].sum()),
             held_out=held_out,
         )
-    jll = model.joint_log_scores(X)
+    # Class-major (sub-classes, rows) throughout: the E-step's reductions run over the short
+    # class axis, and the M-step's products take the responsibilities transposed.
+    scores = np.ascontiguousarray(model.joint_log_scores(X).T)
     rows = np.flatnonzero(labeled)
     cols = codes[rows, None] * M + np.arange(M)
-    own_scores = np.take_along_axis(jll[rows], cols, axis=1)  # before jll turns into resp
+    own_scores = np.take_along_axis(scores[:, rows].T, cols, axis=1)  # before scores change
     # Every row's posterior over every sub-class (what an unlabeled row gets), weighted.
-    resp, loglik = _softmax(jll)
+    resp_t, loglik = _softmax_columns(scores)
     split = settings.n_folds > 0
     # Split: the unlabeled rows are counted with weight 1 and scaled by lambda afterwards.
     row_weight = np.where(labeled, weights, (1.0 if split else lam) * weights)
-    resp *= row_weight[:, None]
+    resp_t *= row_weight
     if rows.size:
         # Labeled rows (usually few): the posterior over their own class's components.
         own, loglik[rows] = _softmax(own_scores)
-        block = np.zeros((rows.size, resp.shape[1]))
+        block = np.zeros((rows.size, resp_t.shape[0]))
         np.put_along_axis(block, cols, own * weights[rows, None], axis=1)
-        resp[rows] = block
+        resp_t[:, rows] = block.T
     bad = np.flatnonzero(~np.isfinite(loglik) & (row_weight > 0))
     if bad.size:
         row = int(bad[0])
@@ -288,7 +305,10 @@ def em_batch(
             f"to (log-likelihood {show(loglik[row])}), so EM cannot weigh it. Use a "
             "smoothed estimate (alpha > 0, estimate='posterior_mean') or drop the row."
         )
-    resp[row_weight == 0] = 0.0
+    idle = row_weight == 0
+    if idle.any():
+        resp_t[:, idle] = 0.0  # NaN posteriors of rows that weigh nothing
+    resp = resp_t.T  # (rows, sub-classes), a view
     ll = np.where(row_weight > 0, loglik, 0.0) * weights
     result = PassResult(
         {},
@@ -303,7 +323,7 @@ def em_batch(
     # Held-out folds: each fold's labeled rows counted apart (they are few: a copy of them
     # is cheap), the unlabeled rows in one product over all rows with the labeled ones at 0.
     own_resp = resp[rows]
-    resp[rows] = 0.0
+    resp_t[:, rows] = 0.0
     result.unlabeled_stats = model.accumulate(X, SoftLabels(resp), mode="count")
     folds = fold_of(first_row + rows, settings.n_folds, settings.fold_seed)
     result.folds = []
@@ -442,10 +462,12 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     chosen at each iteration; it is non-decreasing once the choice settles, and EM stops
     only then. Memory holds the labeled rows (to score them) besides one batch.
 
-    **The warning.** After the last iteration the same statistics give the held-out
-    conditional log-likelihood of the labeled rows under the labeled rows alone (lambda 0:
-    exactly ``cv``-fold cross-validation of the supervised model) and under EM's final
-    lambda (``heldout_log_likelihood_``). Where EM's is lower, the unlabeled rows made the
+    **The warning.** After the last iteration the same statistics (with a fixed lambda, those
+    of one more pass over the data, which counts the folds apart: one pass per fit rather
+    than a little more work on every pass) give the held-out conditional log-likelihood of
+    the labeled rows under the labeled rows alone (lambda 0: exactly ``cv``-fold
+    cross-validation of the supervised model) and under EM's final lambda
+    (``heldout_log_likelihood_``). Where EM's is lower, the unlabeled rows made the
     labeled ones less predictable -- the known failure of EM when the model's assumptions
     are badly violated -- and :class:`~nbayes.EMWarning` says so. Choosing among candidates
     that include 0 never warns.
@@ -468,6 +490,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Whether the objective stopped changing (by ``tol``) before ``max_iter``.
     unlabeled_weight_ : float
         The lambda of the final model (the chosen one, with candidates).
+    unlabeled_weight_scores_ : dict or None
+        With candidates: each one's held-out log-likelihood at the last iteration (the
+        chosen one is the largest); None for a fixed ``unlabeled_weight``.
     heldout_log_likelihood_ : dict or None
         ``{"labeled_only": ..., "em": ...}``: the held-out conditional log-likelihood of the
         labeled rows (summed over the folds, weighted) under the labeled rows alone and
@@ -764,8 +789,11 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         K, M = len(classes), int(self.n_components)
         candidates = self._candidates()
         n_folds = self._n_folds(model, candidates)
+        choosing = len(candidates) > 1
         init = self._settings(K, init=True, n_folds=n_folds)
-        settings = self._settings(K, init=False, n_folds=n_folds)
+        # Passes count the held-out folds apart only to choose lambda; a fixed lambda's
+        # check needs them once, after the last iteration (see below).
+        settings = self._settings(K, init=False, n_folds=n_folds if choosing else 0)
         sub_classes = classes if M == 1 else np.arange(K * M)
         start = sweep(model, init, encode)
         if start.labeled_weight <= 0:
@@ -776,18 +804,20 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         held_out = _HeldOut(model, sub_classes, M, start.held_out) if n_folds else None
         stats = start.stats
         lam, previous = candidates[-1], None
+        self.unlabeled_weight_scores_ = None
         history: list[float] = []
         converged = False
         result = None
         for _ in range(int(self.max_iter)):
             result = sweep(model, settings, encode)
-            if len(candidates) > 1:
+            if choosing:
                 # The M-step of every candidate is a merge of this pass's statistics: keep
                 # the one whose models of the labeled rows outside each fold best predict
                 # the fold's rows.
                 assert held_out is not None
                 scores = held_out.log_likelihood(result, candidates)
                 previous, lam = lam, candidates[int(np.argmax(scores))]
+                self.unlabeled_weight_scores_ = dict(zip(candidates, scores.tolist()))
             history.append(result.labeled + lam * result.unlabeled + model.log_prior())
             stats = result.total(model, lam)
             model.install(sub_classes, stats)
@@ -798,6 +828,13 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 break
         self.heldout_log_likelihood_ = None
         if held_out is not None and result is not None and held_out.n_rows:
+            if not choosing:
+                # One more pass, with the folds apart: the statistics of the M-step that
+                # would follow the final model, enough to compare with the labeled rows alone
+                # (one pass per fit, where counting the folds on every pass would cost time
+                # on each).
+                check = self._settings(K, init=False, n_folds=n_folds)
+                result = sweep(model, check, encode)
             self._check_heldout(held_out, result, lam)
         if model is not outer:
             outer.install(sub_classes, stats)
