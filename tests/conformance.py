@@ -221,7 +221,16 @@ def check_observed_weight(name):
         np.testing.assert_allclose(observed, labels.weights.sum(), rtol=1e-12)
 
 
+def check_scale_equals_scaled_weights(name):
+    """Statistics scaled by a factor (EM's weight of the unlabeled rows) equal those of the
+    rows with their weights times the factor; averages stay, sums scale."""
+    fam, X, labels = family_batch(name, seed=8)
+    scaled = Labels(labels.codes, 0.3 * labels.weights, labels.n_classes)
+    assert_same_stats(fam.scale(fam.accumulate(X, labels), 0.3), fam.accumulate(X, scaled))
+
+
 FAMILY_CHECKS = [
+    check_scale_equals_scaled_weights,
     check_family_contract,
     check_example_data_is_in_domain,
     check_log_density_equals_scipy,
@@ -471,7 +480,32 @@ def check_numeric_columns_bin_alike(case: Case):
             clone(model).partial_fit(X.iloc[:10], y[:10], classes=classes)
 
 
+def check_scaled_statistics_equal_scaled_weights(case: Case):
+    """``scale_statistics`` (EM's weight of the unlabeled rows, for every estimator) equals
+    counting the rows with their weights times the factor."""
+    model, X, y = case.make(seed=5)
+    model = clone(model).fit(X, y)
+    codes = np.searchsorted(model.classes_, y)
+    w = np.random.default_rng(5).uniform(0.5, 2.0, len(y))
+    k = len(model.classes_)
+    got = model.scale_statistics(model.accumulate(X, Labels(codes, w, k)), 0.3)
+    expected = model.accumulate(X, Labels(codes, 0.3 * w, k))
+    flat_got, flat_expected = _leaves(got), _leaves(expected)
+    assert [p for p, _ in flat_got] == [p for p, _ in flat_expected]
+    for (path, a), (_, b) in zip(flat_got, flat_expected):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, err_msg=path)
+
+
+def _leaves(stats, path=""):
+    if isinstance(stats, dict):
+        return [leaf for key in sorted(stats) for leaf in _leaves(stats[key], f"{path}.{key}")]
+    if isinstance(stats, (list, tuple)):
+        return [leaf for i, part in enumerate(stats) for leaf in _leaves(part, f"{path}[{i}]")]
+    return [(path, np.asarray(stats))]
+
+
 ESTIMATOR_CHECKS = [
+    check_scaled_statistics_equal_scaled_weights,
     check_partial_fit_over_any_chunking_equals_fit,
     check_partial_fit_over_any_sparse_chunking_equals_fit,
     check_merge_tree_of_shards_equals_fit,
