@@ -99,19 +99,23 @@ class PassResult:
 
     def merge(self, other: PassResult, model: EstimatorProtocol) -> PassResult:
         both = model.merge_statistics
+        folds = unlabeled = held_out = None
+        # Batches of one pass agree on these: all None, or all present.
+        if self.folds is not None and other.folds is not None:
+            folds = [both(a, b) for a, b in zip(self.folds, other.folds)]
+        if self.unlabeled_stats is not None and other.unlabeled_stats is not None:
+            unlabeled = both(self.unlabeled_stats, other.unlabeled_stats)
+        if self.held_out is not None and other.held_out is not None:
+            held_out = [a + b for a, b in zip(self.held_out, other.held_out)]
         return PassResult(
             both(self.stats, other.stats),
             self.labeled + other.labeled,
             self.unlabeled + other.unlabeled,
             self.labeled_weight + other.labeled_weight,
             self.unlabeled_weight + other.unlabeled_weight,
-            None if self.folds is None else [both(a, b) for a, b in zip(self.folds, other.folds)],
-            None
-            if self.unlabeled_stats is None
-            else both(self.unlabeled_stats, other.unlabeled_stats),
-            None
-            if self.held_out is None
-            else [a + b for a, b in zip(self.held_out, other.held_out)],
+            folds,
+            unlabeled,
+            held_out,
         )
 
     def total(self, model: EstimatorProtocol, unlabeled_weight: float) -> dict:
@@ -826,7 +830,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             if len(history) > 1 and settled and history[-1] - history[-2] < self.tol * scale:
                 converged = True
                 break
-        self.heldout_log_likelihood_ = None
+        self.heldout_log_likelihood_: dict[str, float] | None = None
         if held_out is not None and result is not None and held_out.n_rows:
             if not choosing:
                 # One more pass, with the folds apart: the statistics of the M-step that
