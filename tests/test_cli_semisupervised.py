@@ -106,7 +106,6 @@ def test_em_that_hurts_is_a_warning_on_stderr(tmp_path, capsys):
     "extra, status, message",
     [
         (["--unlabeled-weight", "-1"], 2, "must be a number >= 0 or 'auto'; got '-1'"),
-        (["--dask", "local"], 2, "--unlabeled-value trains by EM reading DATA once per iteration"),
         (["--em-iterations", "-1"], 2, "'max_iter' must be >= 0"),
     ],
 )
@@ -137,3 +136,34 @@ def test_help_names_the_options(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "--unlabeled-value VALUE rows whose label is VALUE" in text
     assert "--unlabeled-weight W" in text and "--em-iterations N" in text
+
+
+@pytest.mark.xdist_group("dask-cluster")
+@pytest.mark.parametrize("text", [False, True])
+def test_train_on_the_cluster_equals_the_chunked_run(dask_client, tmp_path, capsys, text):
+    """--dask runs EM as one distributed pass per iteration: the same model, the same note."""
+    if text:
+        rng = np.random.default_rng(2)
+        words = np.array(["cash prize now", "win cash today", "lunch at noon", "meet at noon"])
+        y = rng.integers(0, 2, 300)
+        labels = np.where(y == 1, "spam", "ham").astype(object)
+        labels[rng.random(300) > 0.1] = "?"
+        frame = pd.DataFrame({"text": words[2 * (1 - y) + rng.integers(0, 2, 300)]})
+        frame["label"] = labels
+        options = ["--text-column", "text", "--unlabeled-value", "?"]
+    else:
+        frame, _ = counts_table(np.random.default_rng(0))
+        options = ["--model", "multinomial", "--unlabeled-value", "-1"]
+    data = tmp_path / "partly.csv"
+    frame.to_csv(data, index=False)
+    notes = {}
+    for name, extra in (("d", ["--dask", dask_client.scheduler.address]), ("c", [])):
+        status, out, err = run(
+            capsys, "train", data, "-t", "label", *options, "-o", tmp_path / name, *extra
+        )
+        assert status == 0, err
+        notes[name] = [line for line in out.splitlines() if "semi-supervised EM" in line]
+    assert notes["d"] == notes["c"] and len(notes["d"]) == 1
+    X = frame["text"] if text else frame.drop(columns="label")
+    on_cluster, chunked = nbayes.load(tmp_path / "d"), nbayes.load(tmp_path / "c")
+    np.testing.assert_allclose(on_cluster.predict_proba(X), chunked.predict_proba(X), rtol=1e-10)

@@ -179,6 +179,52 @@ def train_on_cluster(spec: str, table: Table, the_plan, target: str, first: pd.D
     return round(float(inner(est).class_count_.sum()))
 
 
+def _em_partition(
+    frame: pd.DataFrame,
+    the_plan,
+    target: str,
+    path: str,
+    unlabeled_value: str,
+    partition_info=None,
+) -> pd.DataFrame:
+    """One partition as the estimator's input plus a label column in which None marks an
+    unlabeled row (label ``unlabeled_value`` or empty), as ``train --unlabeled-value``
+    reads it."""
+    try:
+        X = the_plan.inputs(frame, 0, path)
+    except NBayesError as exc:
+        raise _in_partition(exc, partition_info) from exc
+    labels = frame[target]
+    unlabeled = labels.isna().to_numpy() | (labels.astype(str) == unlabeled_value).to_numpy()
+    y = np.where(unlabeled, None, labels.astype(str).to_numpy(dtype=object))
+    out = X.to_frame() if isinstance(X, pd.Series) else X.copy()
+    out[LABEL] = pd.Series(y, index=out.index, dtype=object)
+    return out
+
+
+def em_on_cluster(
+    spec: str, table: Table, the_plan, target: str, first: pd.DataFrame, em, unlabeled_value: str
+) -> tuple[int, int]:
+    """Run the SemiSupervisedNB ``em`` over every row of DATA on the cluster, one distributed
+    pass per iteration; return the row count and the unlabeled row count."""
+    import dask
+
+    nbdask, _ = dask_modules()
+    columns = [*the_plan.features, target]
+    with connect(spec):
+        raw = read_frame(table, columns, the_plan.schema)
+        args = (the_plan, target, table.path, unlabeled_value)
+        meta = _em_partition(first[columns].iloc[:0], *args)
+        frame = raw.map_partitions(_em_partition, *args, meta=meta)
+        with _parse_errors(table):
+            if the_plan.is_text:
+                nbdask.fit_semisupervised(em, frame[the_plan.text_column], frame[LABEL])
+            else:
+                nbdask.fit_semisupervised(em, frame, LABEL)
+            rows, unlabeled = dask.compute(frame.shape[0], frame[LABEL].isna().sum())
+    return int(rows), int(unlabeled)
+
+
 def _predicted(
     frame: pd.DataFrame,
     model,

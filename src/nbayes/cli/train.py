@@ -176,14 +176,16 @@ def train(
     est = the_plan.estimator
     dtypes = {**read_dtypes(the_plan.schema), target: str}
     if unlabeled_value is not None:
-        if dask is not None:
-            raise UsageError(
-                "--unlabeled-value trains by EM reading DATA once per iteration, which "
-                "--dask does not do yet; leave out --dask (EM then reads DATA in chunks), or "
-                "use nbayes.dask.fit_semisupervised from Python."
-            )
         rows, strings = _train_by_em(
-            table, the_plan, target, dtypes, unlabeled_value, unlabeled_weight, em_iterations
+            table,
+            the_plan,
+            target,
+            dtypes,
+            unlabeled_value,
+            unlabeled_weight,
+            em_iterations,
+            dask=dask,
+            first=first[1],
         )
         est = the_plan.estimator
     elif dask is not None:
@@ -300,11 +302,14 @@ def _train_by_em(
     unlabeled_value: str,
     unlabeled_weight: float | str,
     max_iter: int,
+    dask: str | None = None,
+    first: pd.DataFrame | None = None,
 ) -> tuple[int, bool]:
-    """Train by semi-supervised EM over the chunks of DATA (one pass per iteration): rows
-    whose label is ``unlabeled_value`` or empty are unlabeled. The fitted model replaces the
-    plan's estimator; what EM did goes to the plan's notes (and its warning to warnings).
-    Returns the row count and whether the file typed the labels as strings."""
+    """Train by semi-supervised EM over the chunks of DATA, or on the ``dask`` cluster (one
+    pass per iteration): rows whose label is ``unlabeled_value`` or empty are unlabeled.
+    The fitted model replaces the plan's estimator; what EM did goes to the plan's notes
+    (and its warning to warnings). Returns the row count and whether the file typed the
+    labels as strings."""
     import warnings
 
     from ..estimators.semisupervised import SemiSupervisedNB
@@ -332,7 +337,14 @@ def _train_by_em(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", EMWarning)
         try:
-            em.fit_chunks(chunks)
+            if dask is None:
+                em.fit_chunks(chunks)
+            else:
+                from ._dask import em_on_cluster
+
+                counts["rows"], counts["unlabeled"] = em_on_cluster(
+                    dask, table, the_plan, target, first, em, unlabeled_value
+                )
         except DataError as exc:
             if "Every row is unlabeled" in str(exc):
                 raise DataError(
