@@ -206,13 +206,18 @@ def soft_moment_sums(const real[:, ::1] X, const double[:, ::1] weights_t,
     """:func:`class_moment_sums` under soft labels: every class k adds weights_t[k, i]
     (x_i - shift) and weights_t[k, i] (x_i - shift)^2, in one pass over X (n, d)."""
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], K = weights_t.shape[0], i, j, k
-    cdef double w, dev
+    cdef double w
     cdef double *s
     cdef double *q
     cdef const real *x
+    dev_array = np.zeros((2, d))
+    cdef double[:, ::1] dev = dev_array  # the row's deviations and their squares
     with nogil:
         for i in range(n):
             x = &X[i, 0]
+            for j in range(d):
+                dev[0, j] = x[j] - shift[j]
+                dev[1, j] = dev[0, j] * dev[0, j]
             for k in range(K):
                 w = weights_t[k, i]
                 if w == 0.0:
@@ -220,9 +225,8 @@ def soft_moment_sums(const real[:, ::1] X, const double[:, ::1] weights_t,
                 s = &sum_dev[k, 0]
                 q = &sum_sq[k, 0]
                 for j in range(d):
-                    dev = x[j] - shift[j]
-                    s[j] += w * dev
-                    q[j] += w * dev * dev
+                    s[j] += w * dev[0, j]
+                    q[j] += w * dev[1, j]
 
 
 def normalise_rows(double[:, ::1] jll, bint log_space):

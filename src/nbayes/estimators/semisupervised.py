@@ -301,25 +301,28 @@ def em_batch(
         block = np.zeros((rows.size, resp_t.shape[0]))
         np.put_along_axis(block, cols, own * weights[rows, None], axis=1)
         resp_t[:, rows] = block.T
-    bad = np.flatnonzero(~np.isfinite(loglik) & (row_weight > 0))
-    if bad.size:
-        row = int(bad[0])
+    idle = row_weight == 0
+    if idle.any():
+        resp_t[:, idle] = 0.0  # NaN posteriors of rows that weigh nothing
+        loglik[idle] = 0.0
+    ll = loglik * weights
+    total = float(ll.sum())
+    if not np.isfinite(total):  # -inf in a row that weighs something
+        row = int(np.flatnonzero(~np.isfinite(ll))[0])
         raise DataError(
             f"Row {first_row + row} has probability zero under every class it may belong "
             f"to (log-likelihood {show(loglik[row])}), so EM cannot weigh it. Use a "
             "smoothed estimate (alpha > 0, estimate='posterior_mean') or drop the row."
         )
-    idle = row_weight == 0
-    if idle.any():
-        resp_t[:, idle] = 0.0  # NaN posteriors of rows that weigh nothing
     resp = resp_t.T  # (rows, sub-classes), a view
-    ll = np.where(row_weight > 0, loglik, 0.0) * weights
+    # Totals over all rows less those over the labeled ones (few): no copy of the rest.
+    labeled_ll, labeled_weight = float(ll[rows].sum()), float(weights[rows].sum())
     result = PassResult(
         {},
-        labeled=float(ll[labeled].sum()),
-        unlabeled=float(ll[~labeled].sum()),
-        labeled_weight=float(weights[labeled].sum()),
-        unlabeled_weight=float(weights[~labeled].sum()),
+        labeled=labeled_ll,
+        unlabeled=total - labeled_ll,
+        labeled_weight=labeled_weight,
+        unlabeled_weight=float(weights.sum()) - labeled_weight,
     )
     if not split:
         result.stats = model.accumulate(X, SoftLabels(resp), mode="count")
