@@ -304,7 +304,27 @@ class EstimatorProtocol(ABC):
     def scale_statistics(self, stats: dict, factor: float) -> dict:
         """``stats`` with every row's weight multiplied by ``factor`` >= 0: the statistics the
         same rows would give with their sample weights times ``factor`` (sums scale, averages
-        stay). EM uses it to weigh the unlabeled rows by lambda after counting them once."""
+        stay). EM uses it to weigh the unlabeled rows by lambda after counting them once.
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics in this model's set-up.
+        factor : float
+            The weight multiplier, >= 0.
+
+        Returns
+        -------
+        dict
+            The scaled statistics, laid out as ``stats``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.scale_statistics(model.stats_, 0.5)["class_count"].tolist()
+        [1.0, 0.5]
+        """
         raise NotImplementedError(f"{type(self).__name__} cannot scale its statistics.")
 
     @abstractmethod

@@ -452,33 +452,6 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         and for the :class:`~nbayes.EMWarning` check; None turns both off (then
         ``unlabeled_weight`` must be one number).
 
-    Notes
-    -----
-    **Choosing lambda.** The labeled rows are split into ``cv`` folds (by a hash of the row
-    index, so the folds do not depend on chunking). Every pass counts each fold's labeled
-    rows apart and the unlabeled rows once with weight 1, so the M-step of any lambda is a
-    merge of statistics: ``labeled + lambda * unlabeled``, and the model of the labeled rows
-    outside fold f is ``labeled - fold f + lambda * unlabeled`` -- one finalize, no refit and
-    no pass over the data. Each iteration keeps the candidate whose out-of-fold models give
-    the folds' labeled rows the highest conditional log-likelihood ``sum w log p(y | x)``
-    (the held-out log loss: what classification needs, where the joint likelihood would
-    mostly reward modelling x), and installs its M-step. The labeled part of these models is
-    exact cross-validation; the unlabeled rows' posteriors come from the model of all the
-    labeled rows (scoring them once per fold would cost a pass per fold), so a held-out row
-    reaches its fold's model through them only. ``history_`` is the objective of the lambda
-    chosen at each iteration; it is non-decreasing once the choice settles, and EM stops
-    only then. Memory holds the labeled rows (to score them) besides one batch.
-
-    **The warning.** After the last iteration the same statistics (with a fixed lambda, those
-    of one more pass over the data, which counts the folds apart: one pass per fit rather
-    than a little more work on every pass) give the held-out conditional log-likelihood of
-    the labeled rows under the labeled rows alone (lambda 0: exactly ``cv``-fold
-    cross-validation of the supervised model) and under EM's final lambda
-    (``heldout_log_likelihood_``). Where EM's is lower, the unlabeled rows made the
-    labeled ones less predictable -- the known failure of EM when the model's assumptions
-    are badly violated -- and :class:`~nbayes.EMWarning` says so. Choosing among candidates
-    that include 0 never warns.
-
     Attributes
     ----------
     estimator_ : nbayes estimator
@@ -505,6 +478,33 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         labeled rows (summed over the folds, weighted) under the labeled rows alone and
         under EM (see *Notes*); None without folds (``cv=None``, ``unlabeled_weight=0``,
         ``max_iter=0``, or a model that cannot weigh its statistics).
+
+    Notes
+    -----
+    **Choosing lambda.** The labeled rows are split into ``cv`` folds (by a hash of the row
+    index, so the folds do not depend on chunking). Every pass counts each fold's labeled
+    rows apart and the unlabeled rows once with weight 1, so the M-step of any lambda is a
+    merge of statistics: ``labeled + lambda * unlabeled``, and the model of the labeled rows
+    outside fold f is ``labeled - fold f + lambda * unlabeled`` -- one finalize, no refit and
+    no pass over the data. Each iteration keeps the candidate whose out-of-fold models give
+    the folds' labeled rows the highest conditional log-likelihood ``sum w log p(y | x)``
+    (the held-out log loss: what classification needs, where the joint likelihood would
+    mostly reward modelling x), and installs its M-step. The labeled part of these models is
+    exact cross-validation; the unlabeled rows' posteriors come from the model of all the
+    labeled rows (scoring them once per fold would cost a pass per fold), so a held-out row
+    reaches its fold's model through them only. ``history_`` is the objective of the lambda
+    chosen at each iteration; it is non-decreasing once the choice settles, and EM stops
+    only then. Memory holds the labeled rows (to score them) besides one batch.
+
+    **The warning.** After the last iteration the same statistics (with a fixed lambda, those
+    of one more pass over the data, which counts the folds apart: one pass per fit rather
+    than a little more work on every pass) give the held-out conditional log-likelihood of
+    the labeled rows under the labeled rows alone (lambda 0: exactly ``cv``-fold
+    cross-validation of the supervised model) and under EM's final lambda
+    (``heldout_log_likelihood_``). Where EM's is lower, the unlabeled rows made the
+    labeled ones less predictable -- the known failure of EM when the model's assumptions
+    are badly violated -- and :class:`~nbayes.EMWarning` says so. Choosing among candidates
+    that include 0 never warns.
 
     Examples
     --------
