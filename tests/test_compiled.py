@@ -300,7 +300,9 @@ def _stats_equal(a, b, rtol):
 
 @needs_compiled
 @pytest.mark.parametrize("class_major", [True, False])
-@pytest.mark.parametrize("missing, n_classes", [("error", 3), ("ignore", 1), ("ignore", 6)])
+@pytest.mark.parametrize(
+    "missing, n_classes", [("error", 2), ("error", 3), ("error", 4), ("ignore", 1), ("ignore", 6)]
+)
 def test_categorical_soft_counts(class_major, missing, n_classes):
     rng = np.random.default_rng(7)
     X = codes_with_categories(rng, 3000, [2, 3, 40, 5, 1, 33])

@@ -194,8 +194,17 @@ def soft_count_codes(const int64_t[:, ::1] codes, const double[:, ::1] weights_t
                     n_below = -1
                     break
                 cell = &counts[(offsets[j] + c) * K]
-                for k in range(K):
-                    cell[k] += row[k]
+                if K == 2:  # the common few classes unrolled: one vector add per cell
+                    cell[0] += row[0]
+                    cell[1] += row[1]
+                elif K == 4:
+                    cell[0] += row[0]
+                    cell[1] += row[1]
+                    cell[2] += row[2]
+                    cell[3] += row[3]
+                else:
+                    for k in range(K):
+                        cell[k] += row[k]
             if n_below < 0:
                 break
     return n_below
