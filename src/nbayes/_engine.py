@@ -158,9 +158,18 @@ def accumulate_onto(
     names = feature_names or [None] * len(families)
     groups = list(stats["groups"])
     deltas = []
+    apart_before = {h for h, _ in pending}
     for g, (fam, X) in enumerate(zip(families, blocks)):  # bounded: one per column group
         batch_delta = getattr(fam, "batch_delta", None)
-        delta = None if batch_delta is None else batch_delta(X, labels, names[g])
+        # Apart only where the table is larger than the batch (a vocabulary grown batch by
+        # batch): on a small table, accumulate's one compiled count and a merge cost less
+        # than a delta's passes over the batch. A group once apart stays apart, so its
+        # batches are added in order.
+        delta = None
+        if batch_delta is not None and (
+            g in apart_before or _table_cells(groups[g]) > X.shape[0] * X.shape[1]
+        ):
+            delta = batch_delta(X, labels, names[g])
         if delta is not None:
             deltas.append((g, delta))
     rest = [g for g in range(len(families)) if g not in {h for h, _ in deltas}]
@@ -185,6 +194,11 @@ def accumulate_onto(
     if pending and (batches > PENDING_BATCHES or held > max(cells, 2**16) or unbounded):
         return fold(families, merged, pending), ()
     return merged, pending
+
+
+def _table_cells(group: dict) -> int:
+    """Number of values in one group's statistics."""
+    return sum(v.size for v in group.values() if isinstance(v, np.ndarray))
 
 
 def fold(families: Sequence[Family], stats: ModelStats, pending: tuple) -> ModelStats:
