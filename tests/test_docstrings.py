@@ -57,6 +57,8 @@ def public_names() -> list[str]:
                 continue
             for attr in dir(obj):  # bounded by the class's attributes
                 value = inspect.getattr_static(obj, attr)
+                if isinstance(value, (classmethod, staticmethod)):
+                    value = value.__func__
                 if attr.startswith("_") or not inspect.isfunction(value):
                     continue
                 if value.__module__.startswith("nbayes") and id(value) not in seen:

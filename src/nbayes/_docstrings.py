@@ -53,6 +53,13 @@ PARAMETERS = {
         row; "ignore" leaves it out of the statistics at fit and out of the product at
         predict, which is exact marginalisation under the naive assumption; "category"
         (category values only) makes missingness a category of its own.""",
+    "y": """
+        The class label of each row.""",
+    "sample_weight": """
+        Weight of each row, 1 by default: an integer weight counts as that many copies of
+        the row, and a zero weight as no row.""",
+    "y_true": """
+        The true class of each row.""",
     "decision_threshold": """
         Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
         with ``threshold_scale="proba"``, when its probability does). None is the usual
@@ -322,7 +329,8 @@ INPUTS = {
 def shared_doc(template: str | None = None, **fields):
     """Function decorator: its docstring from :data:`METHODS` ``[template]`` with the
     ``{{field}}`` lines filled in from ``fields``, merged under its own docstring (whose
-    summary and sections take precedence, and whose own ``{{field}}`` lines are filled too).
+    summary and sections take precedence, and whose own ``{{field}}`` lines are filled too);
+    then the shared parameter descriptions, as :func:`shared_parameters` fills them.
 
     Examples
     --------
@@ -336,10 +344,10 @@ def shared_doc(template: str | None = None, **fields):
     def decorate(func):
         own = fill_placeholders(inspect.cleandoc(func.__doc__), fields) if func.__doc__ else None
         if template is None:
-            func.__doc__ = own
+            func.__doc__ = None if own is None else own + "\n"
         else:
             func.__doc__ = merge_docstrings(own, fill_placeholders(METHODS[template], fields))
-        return func
+        return shared_parameters(func)
 
     return decorate
 

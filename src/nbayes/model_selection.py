@@ -33,7 +33,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from . import _engine as engine
-from ._docstrings import INPUTS, shared_doc
+from ._docstrings import INPUTS, shared_doc, shared_parameters
 from .estimators._base import check_sample_weight, fit_classes, label_codes
 from .estimators._folds import check_splits, count_folds
 from .exceptions import DataError, ParameterError
@@ -90,6 +90,7 @@ _FOLDS = {
 }
 
 
+@shared_parameters
 class FoldStatistics:
     """Statistics of every cross-validation fold of one data set, counted in one pass.
 
@@ -100,9 +101,13 @@ class FoldStatistics:
 
     Parameters
     ----------
-    estimator : nbayes estimator (unfitted; cloned)
-    X, y : the data
+    estimator : nbayes estimator
+        The model to count with (unfitted; cloned).
+    X : array-like, sparse matrix, DataFrame or texts, n_samples long
+        The samples, as the estimator takes them.
+    y : array-like of shape (n_samples,)
     splits : list of (train, test) index arrays
+        Every split must train on all the rows outside its test fold.
     sample_weight : array-like of shape (n_samples,), optional
 
     Examples
@@ -136,8 +141,37 @@ class FoldStatistics:
 
     @classmethod
     def from_statistics(cls, model, classes, test_stats: list) -> FoldStatistics:
-        """Fold statistics counted elsewhere (:func:`nbayes.dask.fold_statistics`): ``model``
-        set up for them, ``test_stats`` one statistics dict per fold over ``classes``."""
+        """Fold statistics counted elsewhere (:func:`nbayes.dask.fold_statistics`).
+
+        Parameters
+        ----------
+        model : nbayes estimator
+            Set up (:meth:`EstimatorProtocol.setup`) for the statistics; it becomes the
+            model of all the rows.
+        classes : array-like of shape (n_classes,)
+            The classes the statistics are laid out over, sorted.
+        test_stats : list of dict
+            The statistics of the rows of each test fold.
+
+        Returns
+        -------
+        FoldStatistics
+            With ``splits`` None (the rows were never in memory).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.model_selection import KFold
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import FoldStatistics
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
+        >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
+        >>> model = MultinomialNB()
+        >>> model.setup(2)
+        >>> again = FoldStatistics.from_statistics(model, folds.classes, folds.test_stats)
+        >>> again.train_model(0).feature_count_.tolist()
+        [[2.0, 1.0], [1.0, 3.0]]
+        """
         self = cls.__new__(cls)
         self.classes = np.asarray(classes)
         self.test_stats = list(test_stats)

@@ -94,6 +94,7 @@ class ClassConditionalDisplay:
         self.max_values = max_values
 
     @classmethod
+    @shared_parameters
     def from_estimator(
         cls, estimator, feature, X=None, y=None, *, values=None, max_values: int = 20, ax=None
     ) -> ClassConditionalDisplay:
@@ -112,12 +113,23 @@ class ClassConditionalDisplay:
         values : array-like, optional
             The values to evaluate instead of the family's own.
         max_values : int, default=20
+            Most bars drawn per class; the least probable values are added up into one.
         ax : matplotlib Axes, optional
-            Where to draw; a new figure by default.
 
         Returns
         -------
         ClassConditionalDisplay
+            The display, drawn.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import GaussianNB
+        >>> X, y = [[1.0], [2.0], [6.0], [7.0]], ["a", "a", "b", "b"]
+        >>> display = ClassConditionalDisplay.from_estimator(GaussianNB().fit(X, y), 0, X, y)
+        >>> display.distribution.kind, len(display.lines_)
+        ('density', 2)
         """
         require_matplotlib()
         data = _column(estimator, X, feature)
@@ -151,7 +163,7 @@ class ClassConditionalDisplay:
         Returns
         -------
         ClassConditionalDisplay
-            self, with ``ax_``, ``figure_`` and ``lines_`` or ``bars_`` set.
+            This display, with ``ax_``, ``figure_`` and ``lines_`` or ``bars_`` set.
 
         Examples
         --------
@@ -259,9 +271,11 @@ class TopFeaturesDisplay:
         Parameters
         ----------
         estimator : fitted nbayes estimator with ``top_features``
+            A linear model (the naive Bayes estimators, TextNB).
         k : int, default=10
             Features per class.
         by : {"weight", "impact"}, default="weight"
+            Rank by log-odds weight, or by weight times the feature's mean in the class.
         classes : list, optional
             The classes to show; all by default.
         ax : matplotlib Axes or sequence of Axes, optional
@@ -270,6 +284,17 @@ class TopFeaturesDisplay:
         Returns
         -------
         TopFeaturesDisplay
+            The display, drawn.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[3, 0, 1], [2, 1, 0], [0, 4, 2]], ["a", "a", "b"])
+        >>> display = TopFeaturesDisplay.from_estimator(model, k=1)
+        >>> [table["feature"].tolist() for table in display.tables.values()]
+        [['x0'], ['x1']]
         """
         require_matplotlib()
         shown = list(estimator.classes_ if classes is None else classes)
@@ -287,7 +312,7 @@ class TopFeaturesDisplay:
         Returns
         -------
         TopFeaturesDisplay
-            self, with ``axes_``, ``figure_`` and ``bars_`` set.
+            This display, with ``axes_``, ``figure_`` and ``bars_`` set.
 
         Examples
         --------

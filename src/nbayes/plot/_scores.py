@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import precision_recall_curve
 
-from .._docstrings import shared_parameters
+from .._docstrings import shared_doc, shared_parameters
 from ._common import (
     matplotlib_axes,
     model_log_odds_threshold,
@@ -15,6 +15,36 @@ from ._common import (
     positive_log_odds,
     require_matplotlib,
 )
+
+# Each Display's two constructors, shown together in each one's Examples.
+_THRESHOLD = {
+    "examples": """
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import ThresholdDisplay
+        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], ["ham", "ham", "spam", "spam"]
+        >>> display = ThresholdDisplay.from_estimator(MultinomialNB().fit(X, y), X, y)
+        >>> display.thresholds.round(1).tolist(), display.recall.tolist()
+        ([-3.3, -1.1, 1.1, 3.3], [1.0, 1.0, 1.0, 0.5])
+        >>> again = ThresholdDisplay.from_predictions(y, [-2.0, -1.0, 1.0, 2.0], pos_label="spam")
+        >>> again.precision.round(2).tolist()
+        [0.5, 0.67, 1.0, 1.0]""",
+}
+_RELIABILITY = {
+    "examples": """
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import ReliabilityDisplay
+        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], [0, 0, 1, 1]
+        >>> display = ReliabilityDisplay.from_estimator(MultinomialNB().fit(X, y), X, y, n_bins=2)
+        >>> display.prob_true.tolist()
+        [0.0, 1.0]
+        >>> again = ReliabilityDisplay.from_predictions(y, [0.1, 0.3, 0.6, 0.9], pos_label=1)
+        >>> again.prob_pred.tolist()
+        [0.1, 0.3, 0.6, 0.9]""",
+}
 
 
 class ThresholdDisplay:
@@ -32,6 +62,7 @@ class ThresholdDisplay:
     precision, recall : ndarray of shape (n_thresholds,)
         Of the positive class when it is predicted above each threshold.
     pos_label : label
+        The positive class.
     threshold : float, default=0.0
         The threshold the model applies.
 
@@ -60,13 +91,16 @@ class ThresholdDisplay:
         self.threshold = threshold
 
     @classmethod
+    @shared_doc(**_THRESHOLD)
     def from_estimator(cls, estimator, X, y, *, pos_label=None, ax=None) -> ThresholdDisplay:
         """Score X with a fitted ``estimator`` and draw precision and recall against y.
 
         Parameters
         ----------
         estimator : fitted classifier with ``predict_log_proba`` and ``classes_``
+            The model to score X with (its ``decision_threshold`` is drawn too).
         X : array-like, sparse matrix, DataFrame or texts
+            The samples, as the estimator takes them.
         y : array-like of shape (n_samples,)
         pos_label : label, optional
             The class whose odds against the rest are thresholded; the second of two classes
@@ -76,6 +110,11 @@ class ThresholdDisplay:
         Returns
         -------
         ThresholdDisplay
+            The display, drawn.
+
+        Examples
+        --------
+        {{examples}}
         """
         require_matplotlib()
         log_odds, pos = positive_log_odds(estimator, X, pos_label)
@@ -85,6 +124,7 @@ class ThresholdDisplay:
         )
 
     @classmethod
+    @shared_doc(**_THRESHOLD)
     def from_predictions(
         cls, y_true, log_odds, *, pos_label, threshold: float = 0.0, ax=None
     ) -> ThresholdDisplay:
@@ -94,15 +134,22 @@ class ThresholdDisplay:
         ----------
         y_true : array-like of shape (n_samples,)
         log_odds : array-like of shape (n_samples,)
-            log P(pos | x) - log P(not pos | x), e.g. ``decision_function`` of a two-class
-            model.
+            The log-odds log P(pos | x) - log P(not pos | x), e.g. ``decision_function`` of a
+            two-class model.
         pos_label : label
+            The positive class.
         threshold : float, default=0.0
+            The threshold the model applies, drawn as a dashed line.
         ax : matplotlib Axes, optional
 
         Returns
         -------
         ThresholdDisplay
+            The display, drawn.
+
+        Examples
+        --------
+        {{examples}}
         """
         require_matplotlib()
         positive = np.asarray(y_true) == pos_label
@@ -124,7 +171,7 @@ class ThresholdDisplay:
         Returns
         -------
         ThresholdDisplay
-            self, with ``ax_``, ``figure_``, ``precision_line_``, ``recall_line_`` and
+            This display, with ``ax_``, ``figure_``, ``precision_line_``, ``recall_line_`` and
             ``threshold_line_`` set.
 
         Examples
@@ -174,6 +221,7 @@ class ReliabilityDisplay:
     prob_pred : ndarray of shape (n_bins_used,)
         Mean predicted probability in each bin.
     pos_label : label
+        The positive class.
 
     Attributes
     ----------
@@ -198,6 +246,7 @@ class ReliabilityDisplay:
         self.pos_label = pos_label
 
     @classmethod
+    @shared_doc(**_RELIABILITY)
     def from_estimator(
         cls, estimator, X, y, *, pos_label=None, n_bins: int = 10, strategy="uniform", ax=None
     ) -> ReliabilityDisplay:
@@ -206,11 +255,14 @@ class ReliabilityDisplay:
         Parameters
         ----------
         estimator : fitted classifier with ``predict_proba`` and ``classes_``
+            The model whose probabilities are binned.
         X : array-like, sparse matrix, DataFrame or texts
+            The samples, as the estimator takes them.
         y : array-like of shape (n_samples,)
         pos_label : label, optional
             The class whose probability is binned; the second of two by default.
         n_bins : int, default=10
+            The number of bins (empty bins are left out).
         strategy : {"uniform", "quantile"}, default="uniform"
             Equal-width bins, or bins of equal numbers of rows.
         ax : matplotlib Axes, optional
@@ -218,6 +270,11 @@ class ReliabilityDisplay:
         Returns
         -------
         ReliabilityDisplay
+            The display, drawn.
+
+        Examples
+        --------
+        {{examples}}
         """
         require_matplotlib()
         classes = np.asarray(estimator.classes_)
@@ -228,6 +285,7 @@ class ReliabilityDisplay:
         )
 
     @classmethod
+    @shared_doc(**_RELIABILITY)
     def from_predictions(
         cls, y_true, y_prob, *, pos_label, n_bins: int = 10, strategy="uniform", ax=None
     ) -> ReliabilityDisplay:
@@ -239,13 +297,21 @@ class ReliabilityDisplay:
         y_prob : array-like of shape (n_samples,)
             Predicted probability of ``pos_label``.
         pos_label : label
+            The positive class.
         n_bins : int, default=10
+            The number of bins (empty bins are left out).
         strategy : {"uniform", "quantile"}, default="uniform"
+            Equal-width bins, or bins of equal numbers of rows.
         ax : matplotlib Axes, optional
 
         Returns
         -------
         ReliabilityDisplay
+            The display, drawn.
+
+        Examples
+        --------
+        {{examples}}
         """
         require_matplotlib()
         positive = np.asarray(y_true) == pos_label
@@ -263,7 +329,7 @@ class ReliabilityDisplay:
         Returns
         -------
         ReliabilityDisplay
-            self, with ``ax_``, ``figure_`` and ``line_`` set.
+            This display, with ``ax_``, ``figure_`` and ``line_`` set.
 
         Examples
         --------
