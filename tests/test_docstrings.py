@@ -32,12 +32,19 @@ CODES = {
     "PR01": "a parameter is not documented",
     "PR02": "a documented parameter does not exist",
     "PR06": "a parameter type spelt as a long name (integer, boolean, string)",
+    "PR07": "a parameter without a description",
+    "PR08": "a parameter description that does not start with a capital letter",
+    "PR09": "a parameter description that does not end with a period",
     "PR10": "a parameter header without a space before or after its colon",
     "RT01": "no Returns section for a function that returns a value",
+    "RT03": "a return value without a description",
+    "RT04": "a return value description that does not start with a capital letter",
     "EX01": "no Examples section",
     "SS01": "no summary line",
     "SS03": "a summary that does not end with a period",
+    "GL02": "closing quotes not on the line after the text",
     "GL07": "sections in a different order than numpydoc's",
+    "SA03": "a See Also description that does not start with a capital letter",
 }
 
 
@@ -118,3 +125,15 @@ def test_a_placeholder_without_text_fails_at_import():
 
     with pytest.raises(KeyError, match=r"placeholder \{\{X\}\} has no text; given \['examples'\]"):
         _docstrings.shared_doc(examples=">>> 1")(predict)
+
+
+def test_fit_parameters_come_from_one_place():
+    import nbayes
+    from nbayes.model_selection import FoldStatistics
+
+    text = "an integer weight counts as that many copies of"
+    assert text in " ".join(_docstrings.PARAMETERS["sample_weight"].split())
+    for obj in (nbayes.GaussianNB.fit, nbayes.TextNB.partial_fit, nbayes.TAN.fit, FoldStatistics):
+        assert text in " ".join(obj.__doc__.split()), obj
+    for module in ("nbayes.estimators._base", "nbayes.estimators.text", "nbayes.model_selection"):
+        assert text not in " ".join(inspect.getsource(importlib.import_module(module)).split())

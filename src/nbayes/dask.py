@@ -58,7 +58,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'nbayes.dask needs Dask; install it with: pip install "nbayes[dask]"'
     ) from exc
 
-from ._docstrings import shared_doc
+from ._docstrings import shared_doc, shared_parameters
 from ._threads import threads
 from ._validation import rows_from
 from .distributions import Labels
@@ -319,6 +319,7 @@ def _set_up(estimator: EstimatorProtocol, X, meta, split_every: int, labelled=No
 
 
 # -- public API ------------------------------------------------------------------------------
+@shared_parameters
 def fit(
     estimator: EstimatorProtocol,
     X,
@@ -577,6 +578,7 @@ def fold_statistics(
         its position for a dask array (:func:`hash_folds` of ``0 .. n - 1``), its index
         value for a dask DataFrame (``hash_folds(df.index, n_folds)``).
     n_folds : int, default=5
+        The number of folds.
 
     Returns
     -------
@@ -923,6 +925,7 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
     Returns
     -------
     semi
+        ``semi``, fitted.
 
     Examples
     --------

@@ -354,7 +354,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : the estimator's input (array, sparse matrix, DataFrame, texts)
+        {{X}}
         y : array-like of shape (n_samples,)
         groups : array-like of shape (n_samples,), optional
             Group labels for group splitters.
@@ -365,6 +365,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -478,6 +479,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted search.
 
         Examples
         --------
@@ -636,6 +638,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Stop at this many columns (then the search goes on while it does not improve). By
         default stop when no move improves the score by more than ``tol``.
     tol : float, default=0.0
+        The least improvement of the score that a move must make.
 
     Attributes
     ----------
@@ -703,7 +706,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array or DataFrame of shape (n_samples, n_features)
+        {{X}}
         y : array-like of shape (n_samples,)
         groups : array-like, optional
             Group labels for group splitters.
@@ -713,6 +716,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------

@@ -25,7 +25,9 @@ def load_sms_spam() -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame with columns ``label`` ("ham" or "spam") and ``text``, in file order.
+    DataFrame
+        Columns ``label`` ("ham" or "spam") and ``text``, one row per message, in file
+        order.
 
     Examples
     --------

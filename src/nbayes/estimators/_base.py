@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import _engine as engine
-from .._docstrings import INPUTS, shared_doc
+from .._docstrings import INPUTS, shared_doc, shared_parameters
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..exceptions import DataError, ParameterError, UnknownLabelError
@@ -317,6 +317,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Set the familiar fitted attributes (feature_log_prob_, theta_, ...)."""
 
     # -- fitting -------------------------------------------------------------------------------
+    @shared_parameters
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X, y in one pass.
 
@@ -329,6 +330,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -434,6 +436,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         self.cv_results_ = scores
         return self
 
+    @shared_parameters
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with one batch; equals ``fit`` on all batches together.
 
@@ -449,6 +452,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+            The estimator, updated with the batch.
 
         Examples
         --------
@@ -717,7 +721,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Returns
         -------
-        A new estimator of the same class, fitted; ``get_params()`` shows ``params``.
+        estimator
+            A new estimator of the same class, fitted; ``get_params()`` shows ``params``.
 
         Examples
         --------
@@ -778,6 +783,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+            The estimator, as if it had never seen those rows.
 
         Raises
         ------
@@ -913,10 +919,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Returns
         -------
-        dict with keys ``params`` (constructor parameters), ``n_features_in``,
-        ``feature_names_in`` (array or None), ``classes``, ``families`` (list of Family),
-        ``statistics`` (``{"class_count": (n_classes,), "groups": [dict of arrays, ...]}``,
-        one group per family) and ``layout`` (None, or the estimator's column layout).
+        dict
+            Keys ``params`` (constructor parameters), ``n_features_in``,
+            ``feature_names_in`` (array or None), ``classes``, ``families`` (list of Family),
+            ``statistics`` (``{"class_count": (n_classes,), "groups": [dict of arrays, ...]}``,
+            one group per family) and ``layout`` (None, or the estimator's column layout).
 
         Examples
         --------
@@ -1230,6 +1237,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         Explanation
+            ``terms``, ``contributions``, ``predicted_class`` and ``to_frame(row)``.
 
         Examples
         --------
@@ -1293,7 +1301,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Returns
         -------
-        DataFrame with columns ``feature`` and ``weight`` (and ``impact``), best first.
+        DataFrame
+            Columns ``feature`` and ``weight`` (and ``impact``), best first.
 
         Examples
         --------

@@ -94,7 +94,7 @@ class MixedNB(BaseNB):
         categorical when its categories would hold about sqrt(n) rows each on average, so
         small ages, ratings or hour counts are modelled exactly while ids and amounts with
         many distinct values stay Gaussian. (On UCI Adult this makes age, hours-per-week and
-        the capital columns categorical: their spikes at 0, 40, 99999 are not normal.)
+        the capital columns categorical: their spikes at 0, 40, 99999 are not normal).
     alpha : float or "cv", default=1.0
         Dirichlet / Beta / Gamma prior concentration of the discrete families named by string.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
@@ -134,7 +134,7 @@ class MixedNB(BaseNB):
 
     See Also
     --------
-    MixedNB.summary : one row per column with its family, categories and missing share.
+    MixedNB.summary : One row per column with its family, categories and missing share.
 
     Examples
     --------
@@ -656,11 +656,12 @@ class MixedNB(BaseNB):
 
         Returns
         -------
-        DataFrame indexed by column label with columns ``family`` (with the reading chosen
-        per column by a ``"density"`` group, e.g. ``"density (kde)"``), ``group``,
-        ``n_categories`` (categorical columns; excludes the reserved missing code) and
-        ``missing`` (share of the training weight where the value was missing; NaN for
-        families that do not track it).
+        DataFrame
+            Indexed by column label, with columns ``family`` (with the reading chosen per
+            column by a ``"density"`` group, e.g. ``"density (kde)"``), ``group``,
+            ``n_categories`` (categorical columns; excludes the reserved missing code) and
+            ``missing`` (share of the training weight where the value was missing; NaN for
+            families that do not track it).
 
         Examples
         --------

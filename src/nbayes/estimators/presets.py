@@ -127,12 +127,12 @@ class GaussianNB(BaseNB):
     mean_prior : float or array-like of shape (n_features,), optional
         Prior mean mu0 (posterior_predictive); by default each feature's overall mean.
     mean_prior_count : float, default=1.0
-        kappa0, the prior mean's weight in observations.
+        The prior mean's weight in observations (kappa0).
     var_prior : float or array-like of shape (n_features,), optional
         Prior guess s0^2 of each class's variance, InvGamma(nu0 / 2, nu0 s0^2 / 2); by default
         each feature's pooled within-class variance plus ``epsilon_``.
     var_prior_count : float, default=1.0
-        nu0, the prior variance's weight in observations.
+        The prior variance's weight in observations (nu0).
     decision_threshold : float, optional
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
 
@@ -608,6 +608,8 @@ class CategoricalNB(_DiscreteNB):
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), optional
     min_categories : int or array-like of shape (n_features,), optional
+        The least number of categories of each column, as scikit-learn's parameter: room
+        for categories that no training row holds, which get their share of the smoothing.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
     prior_alpha : float, default=0.0
     missing : {"error", "ignore", "category"}, default="error"

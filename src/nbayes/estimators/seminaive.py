@@ -584,6 +584,7 @@ class _SemiNaiveNB(BaseNB):
             self._layout = snapshot
 
     # -- fitting -------------------------------------------------------------------------------
+    @shared_parameters
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X, y in one pass over the rows.
 
@@ -599,6 +600,7 @@ class _SemiNaiveNB(BaseNB):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -1289,6 +1291,7 @@ class KDB(_Network):
     Parameters
     ----------
     k : int, default=2
+        The most parents of a feature besides the class.
     """
         + _COMMON_DOC
         + """
@@ -1547,6 +1550,7 @@ class JointBayes(_SemiNaiveNB):
         Returns
         -------
         self
+            The estimator, as if it had never seen those rows.
 
         Examples
         --------

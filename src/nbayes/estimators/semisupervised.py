@@ -429,7 +429,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         GaussianNB, PoissonNB, MixedNB, TextNB, or a semi-naive model. ComplementNB's scores
         are not probabilities of the rows, so EM does not apply to it.
     unlabeled_weight : float, list of floats or "auto", default=1.0
-        lambda, the weight of an unlabeled row relative to a labeled one (Nigam et al.'s
+        The weight lambda of an unlabeled row relative to a labeled one (Nigam et al.'s
         EM-lambda). 1 is plain EM; below 1 limits the influence of the unlabeled rows where
         they outnumber the labeled ones and the model's assumptions fit the data loosely.
         A list of candidates (or "auto": 0, 0.01, 0.03, 0.1, 0.3, 1) lets EM choose it
@@ -637,8 +637,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : rows as the estimator's ``fit`` takes them (array, sparse matrix, DataFrame,
-            texts for TextNB)
+        {{X}}
         y : array-like of shape (n_samples,)
             Labels; -1, None or NaN mark an unlabeled row.
         sample_weight : array-like of shape (n_samples,), optional
@@ -646,6 +645,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -670,6 +670,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -770,6 +771,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------

@@ -86,7 +86,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     classifier : MultinomialNB, ComplementNB, BernoulliNB or PoissonNB, default MultinomialNB()
         The model over word counts; its parameters (alpha, estimate, ...) are used as given.
     vectorizer : CountVectorizer or HashingVectorizer, default CountVectorizer()
-        scikit-learn's tokeniser. A CountVectorizer learns its vocabulary in ``fit`` (or in
+        The scikit-learn tokeniser. A CountVectorizer learns its vocabulary in ``fit`` (or in
         :meth:`learn_vocabulary` for data that does not fit in memory) and stores it in model
         files, which makes explanations readable. A ``HashingVectorizer(alternate_sign=False,
         norm=None)`` needs no vocabulary, so ``partial_fit`` can stream text in one pass, but
@@ -129,6 +129,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+            The estimator.
 
         Examples
         --------
@@ -182,13 +183,14 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Parameters
         ----------
-        X : sequence of str, Series or one-column DataFrame, length n_samples
+        {{X}}
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
 
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -218,10 +220,12 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Parameters
         ----------
         chunks : iterable of text sequences
+            The texts in chunks (e.g. one list of str per chunk); read once.
 
         Returns
         -------
         self
+            The estimator, with its vocabulary learned (not yet fitted).
 
         Examples
         --------
@@ -302,6 +306,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
         return sorted(kept.index)
 
+    @shared_doc(**_TEXTS)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with one chunk of texts; equals ``fit`` over all chunks.
 
@@ -310,7 +315,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Parameters
         ----------
-        X : sequence of str, length n_samples
+        {{X}}
         y : array-like of shape (n_samples,)
         classes : array-like, optional
             All labels; required on the first call (a later call may add classes).
@@ -319,6 +324,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+            The estimator, updated with the batch.
 
         Examples
         --------
@@ -427,7 +433,8 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Returns
         -------
-        DataFrame with columns ``feature`` (the word) and ``weight`` (and ``impact``).
+        DataFrame
+            Columns ``feature`` (the word) and ``weight`` (and ``impact``), best first.
 
         Examples
         --------
@@ -450,12 +457,16 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         ----------
         word : str or int
             A word of the vocabulary (:meth:`get_feature_names_out`) or its position.
-        values, data
+        values : array-like, optional
+            As in :meth:`BaseNB.feature_distribution`.
+        data : array-like, optional
             As in :meth:`BaseNB.feature_distribution`.
 
         Returns
         -------
         FeatureDistribution
+            The word's share of each class's words (or its mean count, or its probability of
+            occurring, as the classifier models it).
 
         Examples
         --------
@@ -639,6 +650,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             out[key] = laid
         return {**stats, "groups": [out]}
 
+    @shared_parameters
     def unlearn(self, X, y, sample_weight=None):
         """Remove texts learned earlier, exactly: their word counts are subtracted (see
         :meth:`BaseNB.unlearn`).
@@ -657,6 +669,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         self
+            The estimator, as if it had never seen those rows.
 
         Examples
         --------

@@ -85,7 +85,8 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
 
     Returns
     -------
-    Path of the written file.
+    Path
+        The path of the written file.
 
     Raises
     ------
@@ -415,6 +416,7 @@ def load(path, *, max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int
     Parameters
     ----------
     path : str or path-like
+        A model file written by :func:`save`.
     max_member_bytes : int, default 2 GiB
         Largest uncompressed archive member accepted (guards against zip bombs).
     max_total_bytes : int, default 4 GiB
@@ -426,7 +428,8 @@ def load(path, *, max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int
 
     Returns
     -------
-    The fitted estimator.
+    estimator
+        The fitted estimator, of the class the file names.
 
     Raises
     ------
