@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.model_selection import PredefinedSplit
 
 import nbayes
-from nbayes import DataError
+from nbayes import DataError, ParameterError
 from nbayes import dask as nbdask
 from nbayes.model_selection import FoldStatistics, GridSearchCV
 
@@ -101,3 +101,73 @@ def test_fold_ids_outside_the_folds_are_refused(client):
         nbdask.fold_statistics(nbayes.MultinomialNB(), dX, y, folds=bad, n_folds=3)
     with pytest.raises(DataError, match="Fold 2 has no rows"):
         nbdask.fold_statistics(nbayes.MultinomialNB(), dX, y, folds=np.arange(100) % 2, n_folds=3)
+
+
+# -- held-out scoring on the cluster: nbayes.dask.grid_search ------------------------------------
+def assert_same_scores(got, want, n_folds: int, metrics: list[str]) -> None:
+    for m in metrics:
+        for i in range(n_folds):
+            np.testing.assert_allclose(
+                got.cv_results_[f"split{i}_test_{m}"],
+                want.cv_results_[f"split{i}_test_{m}"],
+                rtol=1e-10,
+                atol=1e-10,
+            )
+    assert got.best_params_ == want.best_params_
+
+
+def test_grid_search_scores_held_out_rows_on_the_partitions(client):
+    # Sparse array blocks, hashed folds, weights, two metrics: every fold score equals the
+    # in-memory search over the same folds (candidates scored stacked on each partition).
+    X, y, w = _counts(600, seed=4)
+    dX = da.from_array(X, chunks=(130, 12)).map_blocks(sp.csr_matrix)
+    grid = {"alpha": [0.01, 0.5, 3.0], "fit_prior": [True, False]}
+    metrics = ["neg_log_loss", "accuracy"]
+    got = nbdask.grid_search(
+        nbayes.MultinomialNB(),
+        grid,
+        dX,
+        y,
+        sample_weight=w,
+        n_folds=4,
+        scoring=metrics,
+        refit="neg_log_loss",
+    )
+    splits = list(PredefinedSplit(nbdask.hash_folds(np.arange(len(y)), 4)).split())
+    want = GridSearchCV(
+        nbayes.MultinomialNB(), grid, cv=splits, scoring=metrics, refit="neg_log_loss"
+    ).fit(X, y, sample_weight=w)
+    assert_same_scores(got, want, 4, metrics)
+    np.testing.assert_allclose(
+        got.best_estimator_.predict_proba(X), want.best_estimator_.predict_proba(X), rtol=1e-10
+    )
+
+
+def test_grid_search_on_a_mixed_table_with_a_fold_column(client):
+    rng = np.random.default_rng(5)
+    n = 300
+    df = pd.DataFrame(
+        {
+            "city": rng.choice(["Oslo", "Rome", "Lima"], n),
+            "area": rng.normal(80, 20, n),
+            "label": rng.choice(["a", "b", "c"], n),
+            "fold": rng.integers(0, 3, n),
+        }
+    )
+    df.loc[df["label"] == "c", "area"] += 15
+    grid = {"var_smoothing": [1e-9, 1e-2], "alpha": [0.5, 2.0]}
+    ddf = dd.from_pandas(df, npartitions=3)
+    got = nbdask.grid_search(nbayes.MixedNB(), grid, ddf, "label", folds="fold", n_folds=3)
+    X = df[["city", "area"]]
+    splits = list(PredefinedSplit(df["fold"].to_numpy()).split())
+    want = GridSearchCV(nbayes.MixedNB(), grid, cv=splits, scoring="neg_log_loss")
+    want.fit(X, df["label"].to_numpy())
+    assert_same_scores(got, want, 3, ["score"])
+
+
+def test_grid_search_refuses_metrics_that_do_not_add_up_over_rows():
+    X, y, _ = _counts(100)
+    with pytest.raises(ParameterError, match=r"'neg_log_loss' or 'accuracy'.*got 'roc_auc'"):
+        nbdask.grid_search(
+            nbayes.MultinomialNB(), {"alpha": [1.0]}, da.from_array(X), y, scoring="roc_auc"
+        )
