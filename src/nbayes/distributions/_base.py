@@ -283,9 +283,16 @@ def log_normalise(counts: np.ndarray, totals: np.ndarray, n_outcomes) -> np.ndar
     A zero count over a positive total stays ``-inf``: that is the MLE, documented as such.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(counts) - np.log(totals)
-    empty = np.broadcast_to(totals == 0, out.shape)
-    if empty.any():
+        out, log_totals = np.log(counts), np.log(totals)
+        if isinstance(out, np.ndarray) and out.shape == np.broadcast_shapes(
+            out.shape, np.shape(log_totals)
+        ):
+            out -= log_totals  # in place: a large vocabulary's finalize is these passes
+        else:
+            out = out - log_totals
+    empty = np.asarray(totals) == 0
+    if empty.any():  # tested on the (small) totals, not on their broadcast over every cell
+        empty = np.broadcast_to(empty, out.shape)
         out = np.where(empty, -np.log(np.broadcast_to(n_outcomes, out.shape)), out)
     return out
 

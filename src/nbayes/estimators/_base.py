@@ -747,7 +747,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
         model = type(self).__new__(type(self))
         model.__dict__.update(self.__dict__)
-        model.set_params(**params)
+        if any("__" in name for name in params):
+            model.set_params(**params)
+        else:  # names checked above; set_params would inspect the signature every time
+            for name, value in params.items():  # bounded by the parameters
+                setattr(model, name, value)
         model.families_ = model._remake_families()
         model.install(self.classes_, self.stats_ if stats is None else model._restrict(stats))
         return model
