@@ -168,6 +168,46 @@ def test_the_candidates_of_a_fold_are_scored_in_one_product(name, sparse, monkey
         assert np.isneginf(got[2]).any()
 
 
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
+def test_candidates_are_finalized_together_where_the_family_can(name, monkeypatch):
+    # joint_log_scores_with(params, stats, X) equals finalize_with(params, stats) scored one
+    # by one; MultinomialNB makes every candidate's table in one vectorised pass (its
+    # finalize is never called), the others finalize each candidate.
+    counts, _, y, w = _synthetic()
+    counts[100:, 7] = 0
+    counts[:100, 7] = np.arange(100) % 2  # a word only the rows taken out hold
+    cls = getattr(nbayes, name)
+    model = cls().fit(counts, y, sample_weight=w)
+    stats = model.subtract_statistics(
+        model.stats_, cls().fit(counts[:100], y[:100], sample_weight=w[:100]).stats_
+    )
+    grid = [
+        {"alpha": 0.01},
+        {"alpha": 2.0, "fit_prior": False},
+        {"alpha": 1.5, "estimate": "map"},
+        {"alpha": 1.0, "class_prior": [0.3, 0.7]},
+    ]
+    if name == "MultinomialNB":
+        grid.append({"alpha": np.linspace(0.1, 2.0, counts.shape[1])})
+        grid.append({"estimate": "mle"})
+    want = [model.finalize_with(p, stats).joint_log_scores(counts[:100]) for p in grid]
+    calls = []
+    family = type(model.families_[0])
+    finalize = family.finalize
+    monkeypatch.setattr(
+        family,
+        "finalize",
+        lambda self, s: calls.append(1) or finalize(self, s),
+    )
+    got = list(model.joint_log_scores_with(grid, stats, counts[:100]))
+    with np.errstate(invalid="ignore"):
+        for g, wnt in zip(got, want):
+            np.testing.assert_allclose(g, wnt, rtol=1e-13)
+    assert len(calls) == (0 if name == "MultinomialNB" else len(grid))
+    if name == "MultinomialNB":
+        assert np.isneginf(got[-1]).any()  # the MLE's zero probabilities
+
+
 def test_families_that_do_not_stack_are_scored_one_candidate_at_a_time(monkeypatch):
     counts, _, y, _ = _synthetic()
     X = counts + np.random.default_rng(1).normal(size=counts.shape)

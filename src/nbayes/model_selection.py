@@ -109,6 +109,9 @@ class FoldStatistics:
     splits : list of (train, test) index arrays
         Every split must train on all the rows outside its test fold.
     sample_weight : array-like of shape (n_samples,), optional
+    test_parts : list, optional
+        The test rows of each split already taken from X (``_safe_indexing(X, test)``), so
+        that a caller that scores them too takes them once.
 
     Examples
     --------
@@ -123,7 +126,7 @@ class FoldStatistics:
     True
     """
 
-    def __init__(self, estimator, X, y, splits, sample_weight=None):
+    def __init__(self, estimator, X, y, splits, sample_weight=None, test_parts=None):
         y = column_or_1d(y, warn=True)
         n = _num_samples(X)
         if y.shape[0] != n:
@@ -134,7 +137,9 @@ class FoldStatistics:
         check_splits(splits, codes, self.classes, n)
         model = clone(estimator)
         model.finalize_params()  # refuses models whose folds statistics cannot give
-        self.test_stats, total = count_folds(model, X, codes, weights, self.classes.size, splits)
+        self.test_stats, total = count_folds(
+            model, X, codes, weights, self.classes.size, splits, test_parts
+        )
         self.total = total
         self.model = model.install(self.classes, total)
         self.splits = splits
@@ -377,7 +382,11 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         cv = check_cv(self.cv, y_checked, classifier=True)
         splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y_checked, groups)]
         start = time.perf_counter()
-        folds = FoldStatistics(self.estimator, X, y_checked, splits, sample_weight)
+        # Each test fold is taken from X once, for its counting and for its scoring (all of
+        # them at once: together one copy of X, as scikit-learn's search copies the
+        # training rows of each fit).
+        X_tests = [_safe_indexing(X, test) for _, test in splits]
+        folds = FoldStatistics(self.estimator, X, y_checked, splits, sample_weight, X_tests)
         self.count_time_ = time.perf_counter() - start
 
         keys = [None] if metrics is None else metrics
@@ -389,41 +398,51 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         codes, _ = label_codes(y_checked, folds.classes)
         weights = check_sample_weight(sample_weight, y_checked.shape[0]) if weighted else None
         for s, (_, test) in enumerate(splits):  # bounded by the number of splits
-            X_test, y_test = _safe_indexing(X, test), y_checked[test]
+            X_test, y_test = X_tests[s], y_checked[test]
             score_params = (
                 {"sample_weight": _safe_indexing(sample_weight, test)} if weighted else {}
             )
             stats = folds.train_statistics(s)
-            models: dict[int, object] = {}
-            for c, params in enumerate(candidates):  # bounded by the grid
+            # The candidates that the quick metrics can score are finalized and scored
+            # together, a group at a time: one pass over the held-out rows for the group (one
+            # matrix product where the families stack), their time shared out evenly as
+            # score time. The others, and any group that fails, go one by one through the
+            # scorer, as scikit-learn's search scores them.
+            rest = set(range(n_c))
+            together = _scored_together(
+                quick, self.estimator, candidates, codes[test], folds.classes.size
+            )
+            w_test = None if weights is None else weights[test]
+            for group in _groups(together, folds.model, folds.classes.size):  # bounded
+                t0 = time.perf_counter()
+                got = _score_together(
+                    folds.model,
+                    [candidates[c] for c in group],
+                    stats,
+                    X_test,
+                    codes[test],
+                    w_test,
+                    quick,
+                )
+                if got is not None:
+                    for k in keys:  # bounded by the number of metrics
+                        scores[k][group, s] = got[k]
+                    score_time[group, s] = (time.perf_counter() - t0) / len(group)
+                    rest -= set(group)
+            for c in sorted(rest):  # bounded by the grid
                 t0 = time.perf_counter()
                 try:
-                    models[c] = folds.model.finalize_with(params, stats)
+                    model = folds.model.finalize_with(candidates[c], stats)
                 except Exception as exc:
                     if self.error_score == "raise":
                         raise
-                    self._failed(params, s, exc, keys, scores, c)
-                fit_time[c, s] = time.perf_counter() - t0
-            # The candidates that the quick metrics can score are scored together: one pass
-            # over the held-out rows for all of them (one matrix product where the families
-            # stack), their time shared out evenly. The others go through the scorer.
-            together = _scored_together(quick, models, codes[test], folds.classes.size)
-            if together:
-                t0 = time.perf_counter()
-                w_test = None if weights is None else weights[test]
-                got = _score_together(
-                    folds.model, models, together, X_test, codes[test], w_test, quick
-                )
-                if got is None:
-                    together = []
-                else:
-                    for k in keys:  # bounded by the number of metrics
-                        scores[k][together, s] = got[k]
-                    score_time[together, s] = (time.perf_counter() - t0) / len(together)
-            for c in sorted(set(models) - set(together)):  # bounded by the grid
-                t0 = time.perf_counter()
+                    self._failed(candidates[c], s, exc, keys, scores, c)
+                    fit_time[c, s] = time.perf_counter() - t0
+                    continue
+                t1 = time.perf_counter()
+                fit_time[c, s] = t1 - t0
                 try:
-                    got = scorer(models[c], X_test, y_test, **score_params)
+                    got = scorer(model, X_test, y_test, **score_params)
                 except Exception as exc:
                     if self.error_score == "raise":
                         raise
@@ -431,7 +450,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
                 else:
                     for k in keys:  # bounded by the number of metrics
                         scores[k][c, s] = got if k is None else got[k]
-                score_time[c, s] = time.perf_counter() - t0
+                score_time[c, s] = time.perf_counter() - t1
 
         self._finish(folds, scores, fit_time, score_time)
         return self
@@ -869,29 +888,42 @@ def _quick_metrics(estimator, scoring, keys: list) -> dict | None:
     return None
 
 
-def _scored_together(quick, models: dict, codes: np.ndarray, n_classes: int) -> list[int]:
+def _scored_together(quick, estimator, candidates, codes: np.ndarray, n_classes: int):
     """The candidates of a fold that the quick metrics score: all, unless a decision
     threshold changes ``predict`` (accuracy) or the held-out rows lack a class, which
     scikit-learn's log-loss refuses (the scorer then reports it as it does)."""
-    if quick is None or len(models) < 2:
+    if quick is None or len(candidates) < 2:
         return []
     if "neg_log_loss" in quick.values() and np.unique(codes).size < n_classes:
         return []
+    default = getattr(estimator, "decision_threshold", None)
     return [
         c
-        for c in sorted(models)
-        if "accuracy" not in quick.values()
-        or getattr(models[c], "decision_threshold", None) is None
+        for c, params in enumerate(candidates)
+        if "accuracy" not in quick.values() or params.get("decision_threshold", default) is None
     ]
 
 
-def _score_together(model, models: dict, together: list, X, codes, w, quick: dict):
-    """{metric key: scores of the ``together`` candidates} on held-out X, from their joint
-    log scores (one pass over X for all of them); None where that fails, so that the
-    scorer can report the failure candidate by candidate as scikit-learn's search would."""
-    out = {k: np.empty(len(together)) for k in quick}
+#: Parameter-table cells (floats) of the candidates finalized together at most: 128 MB.
+_GROUP_BUDGET = 2**24
+
+
+def _groups(together: list, model, n_classes: int) -> list[list[int]]:
+    """``together`` cut into groups whose stacked tables (a class x feature table per
+    candidate) stay within the budget, so memory does not grow with the grid."""
+    width = max(1, int(getattr(model, "n_features_in_", 1)) * n_classes)
+    size = max(2, _GROUP_BUDGET // width)
+    return [together[i : i + size] for i in range(0, len(together), size)]
+
+
+def _score_together(model, params_list, stats, X, codes, w, quick: dict):
+    """{metric key: scores of the candidates ``params_list``} on held-out X, from their joint
+    log scores (``joint_log_scores_with``: one finalize and one pass over X for all of them
+    where the families allow); None where that fails, so that the candidates go one by one
+    through the scorer, which reports the failure as scikit-learn's search would."""
+    out = {k: np.empty(len(params_list)) for k in quick}
     try:
-        scored = model.joint_log_scores_of([models[c] for c in together], X)
+        scored = model.joint_log_scores_with(params_list, stats, X)
         for i, jll in enumerate(scored):  # bounded by the candidates
             for k, name in quick.items():  # bounded by the number of metrics
                 out[k][i] = _held_out_score(name, jll, codes, w)

@@ -555,6 +555,13 @@ class Family(abc.ABC):
         stacked = {k: np.concatenate([p[k] for p in params_list]) for k in self.stackable_params}
         return {**params_list[0], **stacked}
 
+    def finalize_stacked(self, stats: Stats, families: Sequence[Family]) -> Params | None:
+        """``stack_params`` of ``[f.finalize(stats) for f in families]`` (families of this
+        type with other finalize-time hyperparameters: the candidates of a grid search), made
+        in one vectorised pass and laid out for scoring without a copy; None where the family
+        has no such pass (the candidates are then finalized one by one)."""
+        return None
+
     def scoring_params(self, params: Params) -> Params:
         """``params`` plus whatever scoring derives from them (transposed weight tables, say:
         a sparse product copies a transposed view on every call). Use :meth:`ready`."""

@@ -162,6 +162,33 @@ class Multinomial(Family):
             "alpha": alpha,
         }
 
+    def finalize_stacked(self, stats: Stats, families) -> Params | None:
+        if any(type(f) is not Multinomial for f in (self, *families)):
+            return None  # subclasses finalize otherwise (Complement weights, Text's words)
+        counts = stats["n_counts"]
+        n_classes, n_features = counts.shape
+        alphas = [f.resolve_alpha(stats, n_features) for f in families]  # validated
+        # One pseudo-count per candidate where alpha is one number (the usual grid), so that
+        # no candidates x features table of them is made.
+        scalar = all(np.ndim(f.alpha) == 0 and not isinstance(f.alpha, str) for f in families)
+        a = np.stack(
+            [pseudo_count(al[:1] if scalar else al, f.estimate) for al, f in zip(alphas, families)]
+        )
+        # The cells and totals of each candidate's finalize, all at once (same numbers)...
+        smoothed = counts[None, :, :] + a[:, None, :]  # (candidates, classes, features)
+        totals = smoothed.sum(axis=2, keepdims=True)
+        # ... with the logarithm written straight into the layout the scoring product reads
+        # (features, candidates x classes): no transposed copy of the stacked table.
+        log_t = np.empty((n_features, len(families), n_classes))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.log(smoothed.transpose(2, 0, 1), out=log_t)
+            log_t -= np.log(totals).transpose(2, 0, 1)
+        empty = (totals == 0).transpose(2, 0, 1)
+        if empty.any():
+            log_t = np.where(empty, -np.log(n_features), log_t)
+        log_theta = log_t.reshape(n_features, -1).T  # (candidates x classes, features)
+        return {"log_theta": log_theta, "alpha": alphas[0]}
+
     def log_prior(self, params: Params) -> float:
         # Dirichlet(a + 1) per class, whose mode the smoothed estimate is.
         a = pseudo_count(params["alpha"], self.estimate)

@@ -407,10 +407,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         folds = StratifiedKFold(min(CV_FOLDS, smallest), shuffle=True, random_state=0)
         splits = list(folds.split(np.zeros(y.shape[0]), codes))
         check_splits(splits, codes, classes, y.shape[0])
-        test_stats, total = count_folds(base, X, codes, weights, classes.size, splits)
+        parts = [_safe_indexing(X, test) for _, test in splits]  # counted, then scored
+        test_stats, total = count_folds(base, X, codes, weights, classes.size, splits, parts)
         base.install(classes, total)
         trains = [base.subtract_statistics(total, t) for t in test_stats]
-        held_out = [(_safe_indexing(X, test), codes[test], weights[test]) for _, test in splits]
+        held_out = [(part, codes[test], weights[test]) for part, (_, test) in zip(parts, splits)]
         chosen: dict = {}
         scores: dict = {}
         for name in names:  # bounded: at most two parameters
@@ -420,8 +421,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             losses = np.zeros(grid.size)
             for stats, (X_t, c_t, w_t) in zip(trains, held_out):  # bounded: the folds
                 # Every candidate of the fold scored in one pass over its held-out rows.
-                models = [base.finalize_with({**chosen, name: v}, stats) for v in grid]
-                for c, jll in enumerate(base.joint_log_scores_of(models, X_t)):  # candidates
+                candidates = [{**chosen, name: v} for v in grid]
+                for c, jll in enumerate(base.joint_log_scores_with(candidates, stats, X_t)):
                     log_p = engine.normalise(jll, log=True)[np.arange(c_t.size), c_t]
                     losses[c] -= np.dot(w_t[w_t > 0], log_p[w_t > 0])
             losses /= weights.sum()
@@ -735,24 +736,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         True
         """
         check_is_fitted(self, "stats_")
-        params = dict(params or {})
-        allowed = self.finalize_params()
-        refused = sorted(set(params) - allowed)
-        if refused:
-            raise ParameterError(
-                f"{type(self).__name__}'s parameter(s) {refused!r} change what is counted, not "
-                "only how the statistics are finalized, so a model with other values must be "
-                "fitted again (scikit-learn's sklearn.model_selection.GridSearchCV does). "
-                f"Parameters that only change the finalize: {sorted(allowed)!r}."
-            )
-        model = type(self).__new__(type(self))
-        model.__dict__.update(self.__dict__)
-        if any("__" in name for name in params):
-            model.set_params(**params)
-        else:  # names checked above; set_params would inspect the signature every time
-            for name, value in params.items():  # bounded by the parameters
-                setattr(model, name, value)
-        model.families_ = model._remake_families()
+        model = self._candidate_shell(dict(params or {}))
         model.install(self.classes_, self.stats_ if stats is None else model._restrict(stats))
         return model
 
@@ -1046,6 +1030,68 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
             for i in range(len(group)):  # bounded by the group
                 yield np.ascontiguousarray(jll[:, i * n_classes : (i + 1) * n_classes])
+
+    def joint_log_scores_with(self, params_list, stats: dict, X):
+        """:meth:`joint_log_scores` of X under ``finalize_with(params, stats)`` for each of
+        ``params_list``, in order (see :meth:`EstimatorProtocol.joint_log_scores_with`).
+
+        Where every family finalizes several candidates in one vectorised pass
+        (``Family.finalize_stacked``), no model is made: the candidates' tables are computed
+        together, already laid out for one matrix product over X. Otherwise
+        :meth:`finalize_with` per candidate and :meth:`joint_log_scores_of`.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes), one per candidate
+        """
+        check_is_fitted(self, "stats_")
+        params_list = [dict(p or {}) for p in params_list]
+        shells = [self._candidate_shell(p) for p in params_list]
+        stacked = None
+        if len(shells) > 1 and len(self.classes_) > 1 and type(self)._restrict is BaseNB._restrict:
+            stacked = [
+                fam.finalize_stacked(s, [shell.families_[g] for shell in shells])
+                for g, (fam, s) in enumerate(zip(self.families_, stats["groups"]))
+            ]
+        if stacked is None or any(p is None for p in stacked):
+            models = [self.finalize_with(p, stats) for p in params_list]
+            yield from self.joint_log_scores_of(models, X)
+            return
+        log_prior = np.concatenate([shell._log_prior(stats["class_count"]) for shell in shells])
+        X = self._validate_X(X, reset=False)
+        n_classes = len(self.classes_)
+        jll = engine.joint_log_likelihood(
+            self.families_,
+            stacked,
+            log_prior,
+            self._blocks(X, "score"),
+            self._feature_names_per_block(),
+            normalised=False,
+        )
+        for i in range(len(shells)):  # bounded by the candidates
+            yield np.ascontiguousarray(jll[:, i * n_classes : (i + 1) * n_classes])
+
+    def _candidate_shell(self, params: dict):
+        """This model's set-up with ``params`` set and its families remade, not finalized:
+        what :meth:`finalize_with` builds before it installs the statistics."""
+        allowed = self.finalize_params()
+        refused = sorted(set(params) - allowed)
+        if refused:
+            raise ParameterError(
+                f"{type(self).__name__}'s parameter(s) {refused!r} change what is counted, not "
+                "only how the statistics are finalized, so a model with other values must be "
+                "fitted again (scikit-learn's sklearn.model_selection.GridSearchCV does). "
+                f"Parameters that only change the finalize: {sorted(allowed)!r}."
+            )
+        model = type(self).__new__(type(self))
+        model.__dict__.update(self.__dict__)
+        if any("__" in name for name in params):
+            model.set_params(**params)
+        else:  # names checked above; set_params would inspect the signature every time
+            for name, value in params.items():  # bounded by the parameters
+                setattr(model, name, value)
+        model.families_ = model._remake_families()
+        return model
 
     def _stackable(self, models: list) -> bool:
         """Whether :meth:`joint_log_scores_of` can score ``models`` in one product: fitted

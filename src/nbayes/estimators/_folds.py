@@ -48,8 +48,11 @@ def check_splits(splits, codes: np.ndarray, classes: np.ndarray, n: int) -> None
             )
 
 
-def count_folds(model, X, codes: np.ndarray, weights: np.ndarray, n_classes: int, splits):
-    """Set ``model`` up from X (survey passes where it needs them) and count every test fold.
+def count_folds(
+    model, X, codes: np.ndarray, weights: np.ndarray, n_classes: int, splits, test_parts=None
+):
+    """Set ``model`` up from X (survey passes where it needs them) and count every test fold
+    (``test_parts``: the test rows of each split already taken from X, when at hand).
 
     Returns ``(test_stats, total)``: one statistics dict per split, and the statistics of all
     rows (the merged folds when they partition the rows, else one more pass).
@@ -61,11 +64,13 @@ def count_folds(model, X, codes: np.ndarray, weights: np.ndarray, n_classes: int
         summary = step.finish(summary, step.combine(step.summarize(part)))
     model.setup(meta, summary)
 
-    def count(rows: np.ndarray) -> dict:
+    def count(rows: np.ndarray, part=None) -> dict:
         labels = Labels(codes[rows], weights[rows], n_classes)
-        return model.accumulate(_safe_indexing(X, rows), labels, mode="count")
+        part = _safe_indexing(X, rows) if part is None else part
+        return model.accumulate(part, labels, mode="count")
 
-    test_stats = [count(np.asarray(test)) for _, test in splits]
+    parts = [None] * len(splits) if test_parts is None else test_parts
+    test_stats = [count(np.asarray(test), part) for (_, test), part in zip(splits, parts)]
     n = codes.size
     tested = np.sort(np.concatenate([np.asarray(t) for _, t in splits]))
     if np.array_equal(tested, np.arange(n)):  # the test folds partition the rows

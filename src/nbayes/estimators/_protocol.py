@@ -592,6 +592,15 @@ class EstimatorProtocol(ABC):
         for model in models:  # bounded by the candidates
             yield model.joint_log_scores(X)
 
+    def joint_log_scores_with(self, params_list, stats: dict, X):
+        """:meth:`joint_log_scores` of X under ``finalize_with(params, stats)`` for each
+        ``params`` of ``params_list`` (the candidates of a grid search on one fold), in
+        order: one array (n_samples, n_classes) each. An estimator may finalize and score
+        them all at once without making the models. By default through
+        :meth:`finalize_with` and :meth:`joint_log_scores_of`."""
+        models = [self.finalize_with(params, stats) for params in params_list]
+        yield from self.joint_log_scores_of(models, X)
+
     # -- state as plain data ------------------------------------------------------------------
     @abstractmethod
     def get_state(self) -> dict:
