@@ -208,6 +208,23 @@ def test_candidates_are_finalized_together_where_the_family_can(name, monkeypatc
         assert np.isneginf(got[-1]).any()  # the MLE's zero probabilities
 
 
+def test_candidates_are_scored_in_groups_within_the_memory_budget(monkeypatch):
+    monkeypatch.setattr(nbayes.model_selection, "_GROUP_BUDGET", 1)  # two at a time
+    sizes = []
+    scores_with = nbayes.MultinomialNB.joint_log_scores_with
+
+    def counted(self, params_list, stats, X):
+        sizes.append(len(params_list))
+        return scores_with(self, params_list, stats, X)
+
+    monkeypatch.setattr(nbayes.MultinomialNB, "joint_log_scores_with", counted)
+    counts, _, y, w = _synthetic()
+    grid = {"alpha": [0.1, 0.5, 1.0, 2.0, 5.0]}
+    ours, theirs = both(nbayes.MultinomialNB(), grid, counts, y, w, scoring="neg_log_loss")
+    assert sizes == [2, 2, 1] * 3
+    assert_same_search(ours, theirs, 3)
+
+
 def test_families_that_do_not_stack_are_scored_one_candidate_at_a_time(monkeypatch):
     counts, _, y, _ = _synthetic()
     X = counts + np.random.default_rng(1).normal(size=counts.shape)

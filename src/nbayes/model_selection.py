@@ -413,7 +413,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
                 quick, self.estimator, candidates, codes[test], folds.classes.size
             )
             w_test = None if weights is None else weights[test]
-            for group in _groups(together, folds.model, folds.classes.size):  # bounded
+            for group in _groups(together, stats):  # bounded by the grid
                 t0 = time.perf_counter()
                 got = _score_together(
                     folds.model,
@@ -908,11 +908,11 @@ def _scored_together(quick, estimator, candidates, codes: np.ndarray, n_classes:
 _GROUP_BUDGET = 2**24
 
 
-def _groups(together: list, model, n_classes: int) -> list[list[int]]:
-    """``together`` cut into groups whose stacked tables (a class x feature table per
-    candidate) stay within the budget, so memory does not grow with the grid."""
-    width = max(1, int(getattr(model, "n_features_in_", 1)) * n_classes)
-    size = max(2, _GROUP_BUDGET // width)
+def _groups(together: list, stats: dict) -> list[list[int]]:
+    """``together`` cut into groups whose candidates' tables (about the size of the
+    statistics each) stay within the budget, so memory does not grow with the grid."""
+    cells = sum(np.size(v) for group in stats["groups"] for v in group.values())
+    size = max(2, _GROUP_BUDGET // max(1, cells))
     return [together[i : i + size] for i in range(0, len(together), size)]
 
 
