@@ -949,7 +949,10 @@ def row_scores(name: str, jll: np.ndarray, codes: np.ndarray) -> np.ndarray:
     probability of the true class to [eps, 1 - eps], and with two classes that of class 0
     is 1 - P(class 1)."""
     if name == "accuracy":
-        return (np.argmax(jll, axis=1) == codes).astype(np.float64)
+        # argmax: the first of tied classes; for two classes a strict comparison says it
+        # without a pass over narrow rows.
+        top = (jll[:, 1] > jll[:, 0]) if jll.shape[1] == 2 else np.argmax(jll, axis=1)
+        return (top == codes).astype(np.float64)
     proba = engine.normalise(jll.copy(), log=False)
     if proba.shape[1] == 2:
         p_true = np.where(codes == 1, proba[:, 1], 1.0 - proba[:, 1])

@@ -423,7 +423,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 # Every candidate of the fold scored in one pass over its held-out rows.
                 candidates = [{**chosen, name: v} for v in grid]
                 for c, jll in enumerate(base.joint_log_scores_with(candidates, stats, X_t)):
-                    log_p = engine.normalise(jll, log=True)[np.arange(c_t.size), c_t]
+                    log_p = engine.normalise(np.array(jll), log=True)
+                    log_p = log_p[np.arange(c_t.size), c_t]
                     losses[c] -= np.dot(w_t[w_t > 0], log_p[w_t > 0])
             losses /= weights.sum()
             chosen[name] = float(grid[int(np.argmin(losses))])
@@ -1029,7 +1030,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 normalised=False,
             )
             for i in range(len(group)):  # bounded by the group
-                yield np.ascontiguousarray(jll[:, i * n_classes : (i + 1) * n_classes])
+                yield jll[:, i * n_classes : (i + 1) * n_classes]  # a view: no copy
 
     def joint_log_scores_with(self, params_list, stats: dict, X):
         """:meth:`joint_log_scores` of X under ``finalize_with(params, stats)`` for each of
@@ -1069,7 +1070,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             normalised=False,
         )
         for i in range(len(shells)):  # bounded by the candidates
-            yield np.ascontiguousarray(jll[:, i * n_classes : (i + 1) * n_classes])
+            yield jll[:, i * n_classes : (i + 1) * n_classes]  # a view: no copy
 
     def _candidate_shell(self, params: dict):
         """This model's set-up with ``params`` set and its families remade, not finalized:
