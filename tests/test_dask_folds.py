@@ -171,3 +171,41 @@ def test_grid_search_refuses_metrics_that_do_not_add_up_over_rows():
         nbdask.grid_search(
             nbayes.MultinomialNB(), {"alpha": [1.0]}, da.from_array(X), y, scoring="roc_auc"
         )
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.FitFailedWarning")
+@pytest.mark.filterwarnings("ignore:One or more of the test scores are non-finite")
+def test_grid_search_log_loss_of_a_fold_without_a_class_is_nan_as_in_memory():
+    # Local threads (no cluster): fold 0 holds "ham" rows only, which scikit-learn's log-loss
+    # refuses; the accuracy of that fold is still scored.
+    X, _, _ = _counts(90)
+    y = np.array(["ham"] * 45 + ["spam"] * 45)
+    ids = np.repeat([0, 1, 2], 30)
+    dX = da.from_array(X, chunks=(40, 12))
+    metrics = ["neg_log_loss", "accuracy"]
+    got = nbdask.grid_search(
+        nbayes.MultinomialNB(),
+        {"alpha": [0.1, 1.0]},
+        dX,
+        y,
+        folds=ids,
+        n_folds=3,
+        scoring=metrics,
+        refit="accuracy",
+    )
+    want = GridSearchCV(
+        nbayes.MultinomialNB(),
+        {"alpha": [0.1, 1.0]},
+        cv=list(PredefinedSplit(ids).split()),
+        scoring=metrics,
+        refit="accuracy",
+    ).fit(X, y)
+    assert np.isnan(got.cv_results_["split0_test_neg_log_loss"]).all()
+    assert not np.isnan(got.cv_results_["split0_test_accuracy"]).any()
+    for m in metrics:
+        for i in range(3):
+            np.testing.assert_allclose(
+                got.cv_results_[f"split{i}_test_{m}"],
+                want.cv_results_[f"split{i}_test_{m}"],
+                rtol=1e-10,
+            )

@@ -283,6 +283,19 @@ def test_a_held_out_fold_without_a_class_fails_the_log_loss_as_in_scikit_learn()
     )
     assert np.isnan(ours.cv_results_["split0_test_score"]).all()
     assert_same_search(ours, theirs, 3)
+    # with several metrics, the accuracy of that fold is still scored (as scikit-learn does)
+    metrics = ["neg_log_loss", "accuracy"]
+    ours, theirs = both(
+        nbayes.MultinomialNB(),
+        {"alpha": [0.1, 1.0]},
+        counts,
+        y,
+        cv=KFold(3),
+        scoring=metrics,
+        refit="accuracy",
+    )
+    assert not np.isnan(ours.cv_results_["split0_test_accuracy"]).any()
+    assert_same_search(ours, theirs, 3, metrics=metrics)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.FitFailedWarning")

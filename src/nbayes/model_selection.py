@@ -446,7 +446,10 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
                 except Exception as exc:
                     if self.error_score == "raise":
                         raise
-                    self._failed(candidates[c], s, exc, keys, scores, c)
+                    if metrics is None:
+                        self._failed(candidates[c], s, exc, keys, scores, c)
+                    else:  # as scikit-learn's search: the metrics that can be scored are
+                        self._score_apart(model, X_test, y_test, score_params, s, c, scores)
                 else:
                     for k in keys:  # bounded by the number of metrics
                         scores[k][c, s] = got if k is None else got[k]
@@ -530,6 +533,19 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         self.scorer_ = scorer
         self.n_splits_ = fit_time.shape[1]
         self._choose_best(folds)
+
+    def _score_apart(self, model, X_test, y_test, score_params, split, c, scores) -> None:
+        """Score each metric of a multi-metric search on its own (after the scorer of all of
+        them failed): one that fails gets ``error_score``, the others their score."""
+        scoring = self.scoring
+        specs = scoring if isinstance(scoring, Mapping) else {k: k for k in scoring}
+        for key, spec in specs.items():  # bounded by the number of metrics
+            single = check_scoring(self.estimator, scoring=spec)
+            weights = score_params if _accepts_sample_weight(single) else {}
+            try:
+                scores[key][c, split] = single(model, X_test, y_test, **weights)
+            except Exception as exc:  # noqa: BLE001 - reported as scikit-learn's search does
+                self._failed(self.candidates()[c], split, exc, [key], scores, c)
 
     def _failed(self, params, split, exc, keys, scores, c) -> None:
         """A candidate's finalize or scoring failed: score it ``error_score``, and warn."""
