@@ -1041,9 +1041,29 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         together, already laid out for one matrix product over X. Otherwise
         :meth:`finalize_with` per candidate and :meth:`joint_log_scores_of`.
 
+        Parameters
+        ----------
+        params_list : list of dict
+            Finalize-time parameters of each candidate (see :meth:`finalize_params`).
+        stats : dict
+            Statistics over ``classes_`` in this model's set-up (e.g. all rows minus a fold).
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
         Yields
         ------
-        ndarray of shape (n_samples, n_classes), one per candidate
+        ndarray of shape (n_samples, n_classes), one per candidate (views of one stacked
+        array where the candidates were scored together)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0], [2, 1], [0, 4]])
+        >>> model = MultinomialNB().fit(X, [0, 0, 1])
+        >>> grid = [{"alpha": 0.1}, {"alpha": 2.0}]
+        >>> scores = list(model.joint_log_scores_with(grid, model.stats_, X))
+        >>> bool(np.allclose(scores[1], model.finalize_with(grid[1]).joint_log_scores(X)))
+        True
         """
         check_is_fitted(self, "stats_")
         params_list = [dict(p or {}) for p in params_list]

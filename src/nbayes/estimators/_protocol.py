@@ -597,7 +597,30 @@ class EstimatorProtocol(ABC):
         ``params`` of ``params_list`` (the candidates of a grid search on one fold), in
         order: one array (n_samples, n_classes) each. An estimator may finalize and score
         them all at once without making the models. By default through
-        :meth:`finalize_with` and :meth:`joint_log_scores_of`."""
+        :meth:`finalize_with` and :meth:`joint_log_scores_of`.
+
+        Parameters
+        ----------
+        params_list : list of dict
+            Finalize-time parameters of each candidate (see :meth:`finalize_params`).
+        stats : dict
+            Statistics over this model's classes, e.g. the rows outside a fold.
+        X : batch of rows, as the estimator's ``predict`` takes them
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes), one per candidate
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit(np.array([[3, 0], [2, 1], [0, 4]]), [0, 0, 1])
+        >>> scores = list(model.joint_log_scores_with([{"alpha": 0.5}], model.stats_, [[1, 1]]))
+        >>> want = model.finalize_with({"alpha": 0.5}).joint_log_scores([[1, 1]])
+        >>> bool(np.allclose(scores[0], want))
+        True
+        """
         models = [self.finalize_with(params, stats) for params in params_list]
         yield from self.joint_log_scores_of(models, X)
 
