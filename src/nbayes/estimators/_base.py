@@ -1048,6 +1048,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         stats : dict
             Statistics over ``classes_`` in this model's set-up (e.g. all rows minus a fold).
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The held-out rows to score.
 
         Yields
         ------

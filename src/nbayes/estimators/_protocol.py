@@ -605,7 +605,8 @@ class EstimatorProtocol(ABC):
             Finalize-time parameters of each candidate (see :meth:`finalize_params`).
         stats : dict
             Statistics over this model's classes, e.g. the rows outside a fold.
-        X : batch of rows, as the estimator's ``predict`` takes them
+        X : batch of rows
+            The held-out rows, as the estimator's ``predict`` takes them.
 
         Yields
         ------
