@@ -538,6 +538,7 @@ def test_unlabelled_rows_and_unknown_labels(capsys, tmp_path, sms_model):
         tmp_path / "m.nbayes",
     )
     assert status == 1 and "empty at row 1" in err
+    assert "learn from them too with --unlabeled-value '' (semi-supervised EM)" in err
     (tmp_path / "new.csv").write_text("label,text\nham,see you at lunch\nphish,verify account\n")
     report = evaluate(str(model_path), str(tmp_path / "new.csv"))
     assert report["classes"] == ["ham", "spam", "phish"]

@@ -99,7 +99,7 @@ def test_em_that_hurts_is_a_warning_on_stderr(tmp_path, capsys):
     )  # fmt: skip
     assert status == 0
     assert "nbayes: warning: EM lowered the held-out log-likelihood of the labeled rows" in err
-    assert "unlabeled_weight='auto'" in err
+    assert "Lower --unlabeled-weight, or pass --unlabeled-weight auto to choose it." in err
 
 
 @pytest.mark.parametrize(

@@ -811,6 +811,11 @@ def class_labels(
         row = offset + int(np.flatnonzero(missing)[0])
         raise DataError(
             f"{path}: the target column {target!r} is empty at row {row}; every "
-            f"{rows} row needs a label. Drop or fill unlabelled rows."
+            f"{rows} row needs a label. Drop or fill unlabelled rows"
+            + (
+                ", or learn from them too with --unlabeled-value '' (semi-supervised EM)."
+                if rows == "training"
+                else "."
+            )
         )
     return series.astype(str).to_numpy(dtype=object)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import rows_from
+from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
 from ._common import UsageError, check_output, plural
@@ -59,6 +60,10 @@ class TrainResult:
     seconds: float
     notes: list
     warnings: list
+
+
+#: EM_ADVICE in the command line's words.
+_EM_ADVICE_CLI = "Lower --unlabeled-weight, or pass --unlabeled-weight auto to choose it."
 
 
 def train(
@@ -353,7 +358,9 @@ def _train_by_em(
                     "of each class to start from."
                 ) from None
             raise
-    the_plan.warnings.extend(str(w.message) for w in caught if w.category is EMWarning)
+    the_plan.warnings.extend(
+        str(w.message).replace(EM_ADVICE, _EM_ADVICE_CLI) for w in caught if w.category is EMWarning
+    )
     the_plan.estimator = em.estimator_
     rows, unlabeled = counts["rows"], counts["unlabeled"]
     held = em.heldout_log_likelihood_

@@ -72,6 +72,10 @@ def _is_minus_one(value) -> bool:
     return isinstance(value, numbers.Number) and not isinstance(value, bool) and value == UNLABELED
 
 
+#: How to act on an EMWarning (the command line says it with its own options).
+EM_ADVICE = "Lower unlabeled_weight, or let SemiSupervisedNB choose it (unlabeled_weight='auto')."
+
+
 # -- one batch of one EM pass (module-level: Dask runs it on the workers) -----------------------
 @dataclass
 class PassResult:
@@ -862,8 +866,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 f"EM lowered the held-out log-likelihood of the labeled rows ({held_out.n_rows} "
                 f"rows in {self.cv} folds) from {alone:.6g} with the labeled rows alone to "
                 f"{em:.6g} with unlabeled_weight={lam:g}: the model's assumptions likely fit "
-                "the data badly enough that the unlabeled rows mislead it. Lower "
-                "unlabeled_weight, or let SemiSupervisedNB choose it (unlabeled_weight='auto').",
+                f"the data badly enough that the unlabeled rows mislead it. {EM_ADVICE}",
                 EMWarning,
                 stacklevel=3,
             )
