@@ -77,13 +77,7 @@ def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
         )
     params_1, params_i = first.get_params(deep=False), other.get_params(deep=False)
     for name, value in params_1.items():
-        found = _difference(name, params_i[name], value)
-        if found is not None:
-            where, got, want = found
-            raise ParameterError(
-                f"Cannot merge: model {i} has {where}={got!r} but model 1 has "
-                f"{where}={want!r}. {fix}"
-            )
+        _refuse_difference(_difference(name, params_i[name], value), i, fix)
     if other.n_features_in_ != first.n_features_in_:
         raise ParameterError(
             f"Cannot merge: model {i} has {other.n_features_in_} features but model 1 has "
@@ -116,16 +110,19 @@ def _check_text_compatible(first, other, i: int) -> None:
             f"Cannot merge: model {i} has a {type(other.classifier_).__name__} classifier but "
             f"model 1 a {type(first.classifier_).__name__}. {fix}"
         )
-    for part in ("vectorizer_", "classifier_"):  # the two components
-        params_1 = getattr(first, part).get_params(deep=False)
-        params_i = getattr(other, part).get_params(deep=False)
-        for name, value in params_1.items():
-            if not _same(value, params_i[name]):
-                raise ParameterError(
-                    f"Cannot merge: model {i} has {part[:-1]}__{name}={params_i[name]!r} but "
-                    f"model 1 has {part[:-1]}__{name}={value!r}. {fix}"
-                )
+    for part in ("vectorizer", "classifier"):  # the two components, compared by settings
+        mine, theirs = getattr(first, f"{part}_"), getattr(other, f"{part}_")
+        _refuse_difference(_difference(part, theirs, mine), i, fix)
     _check_classes(first, other, i)
+
+
+def _refuse_difference(found: tuple[str, object, object] | None, i: int, fix: str) -> None:
+    """The ParameterError for a :func:`_difference` of model ``i`` from model 1, if any."""
+    if found is not None:
+        where, got, want = found
+        raise ParameterError(
+            f"Cannot merge: model {i} has {where}={got!r} but model 1 has {where}={want!r}. {fix}"
+        )
 
 
 def _check_classes(first, other, i: int) -> None:
