@@ -166,3 +166,30 @@ def test_an_unknown_format_is_a_usage_error(tmp_path, fmt):
     (tmp_path / "x.csv").write_text("a,y\n1,s\n")
     with pytest.raises(UsageError, match=r"--format must be one of .*; got"):
         Table(str(tmp_path / "x.csv"), ReadOptions(format=fmt))
+
+
+def test_a_separator_ending_every_data_row_keeps_each_value_in_its_column(capsys, tmp_path):
+    # Read by pandas' defaults, the first field of such rows becomes an index and every value
+    # moves one column to the left (a = b's values, b = the labels, y = empty).
+    data = tmp_path / "trailing.csv"
+    lines = [f"{a},{b},{y}," for a, b, y in ROWS.itertuples(index=False)]
+    data.write_text("a,b,y\n" + "\n".join(lines) + "\n")
+    assert_fits_rows(train(capsys, data))
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "message"),
+    [
+        # The header names two columns, the rows hold three fields.
+        ("a,y\n1,2,s\n3,4,t\n", [], "more fields than the header line has names"),
+        ("1,2,s\n3,4,t\n", ["--names", "a,y"], "more fields than the 2 names given"),
+    ],
+)
+def test_rows_longer_than_the_column_names_are_refused(capsys, tmp_path, text, options, message):
+    data = tmp_path / "long.csv"
+    data.write_text(text)
+    status = main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes"), *options])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert message in err and "--sep, now ','" in err
+    assert not (tmp_path / "m.nbayes").exists()

@@ -112,6 +112,7 @@ def read_frame(table: Table, columns: list[str], schema: dict):
         compression=table.compression,
         on_bad_lines="error",
         skip_blank_lines=True,
+        index_col=False,  # as the in-memory reader: never an index from the data
     )
     if opts.names:
         kwargs.update(header=None, names=list(opts.names))

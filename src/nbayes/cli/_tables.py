@@ -19,6 +19,7 @@ import os
 import stat
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -499,6 +500,10 @@ class Table:
             on_bad_lines="error",
             engine="c",
             skip_blank_lines=True,
+            # Never an index from the data: without this, pandas quietly turns the leading
+            # field(s) of rows longer than the header into an index (and a separator ending
+            # every row shifts each value into its neighbour's column).
+            index_col=False,
             decimal=opts.decimal,
             thousands=opts.thousands,
         )
@@ -512,7 +517,31 @@ class Table:
             raw = self._open_raw()
             handle = io.BufferedReader(_CountingReader(raw, bar), 1 << 20)
             with handle, pd.read_csv(handle, **kwargs) as reader:
-                yield from reader
+                while True:
+                    with warnings.catch_warnings():
+                        warnings.filterwarnings(
+                            "error", "Length of header", pd.errors.ParserWarning
+                        )
+                        try:
+                            frame = next(reader, None)
+                        except pd.errors.ParserWarning:
+                            raise self._longer_than_header(len(kwargs.get("names") or [])) from None
+                    if frame is None:
+                        return
+                    yield frame
+
+    def _longer_than_header(self, n_names: int) -> DataError:
+        """The error for a first data row with more fields than there are column names
+        (pandas would drop the extra fields)."""
+        if n_names:
+            source, fix = f"the {n_names} names given", "give one name per field with --names"
+        else:
+            source = "the header line has names"
+            fix = "check the header line, or name every field with --no-header --names"
+        return DataError(
+            f"{self.path}: the first data row has more fields than {source}, so some values "
+            f"would belong to no column. Check the separator (--sep, now {self.sep!r}); {fix}."
+        )
 
     def _positional_names(self) -> list[str]:
         """Names "0", "1", ... for a CSV without header, counted on its first line."""
