@@ -41,16 +41,18 @@ def test_bernoulli_mle_scores_probabilities_of_exactly_zero_and_one(mle_model):
 def test_a_row_every_class_rules_out_gets_the_uniform_posterior(mle_model):
     rows = np.array([[1, 1], [1, 0]], dtype=float)  # row 0: a needs x1 = 0, b needs x0 = 0
     every = r"1 row\(s\) have probability zero under every class .* set to uniform"
-    with pytest.warns(RuntimeWarning, match=every):
+    with pytest.warns(RuntimeWarning, match=every) as caught:
         proba = mle_model.predict_proba(rows)
     np.testing.assert_array_equal(proba, [[0.5, 0.5], [1.0, 0.0]])
+    assert caught[0].filename == __file__  # the user's line, not nbayes' insides
     with pytest.warns(RuntimeWarning, match=every):
         np.testing.assert_array_equal(
             mle_model.predict_log_proba(rows), [[np.log(0.5), np.log(0.5)], [0.0, -np.inf]]
         )
     both = r"1 row\(s\) have probability zero under both classes .* log-odds are set to 0"
-    with pytest.warns(RuntimeWarning, match=both):
+    with pytest.warns(RuntimeWarning, match=both) as caught:
         np.testing.assert_array_equal(mle_model.decision_function(rows), [0.0, -np.inf])
+    assert caught[0].filename == __file__
     assert mle_model.predict(rows).tolist() == ["a", "a"]  # a tie goes to classes_[0]
 
 

@@ -403,8 +403,9 @@ def test_a_class_absent_outside_a_fold_is_an_error():
 def test_a_failing_candidate_gets_error_score_or_raises():
     counts, _, y, _ = _synthetic(60)
     grid = {"alpha": [1.0, -1.0]}
-    with pytest.warns(FitFailedWarning, match="failed on split 0"):
+    with pytest.warns(FitFailedWarning, match="failed on split 0") as caught:
         search = GridSearchCV(nbayes.MultinomialNB(), grid, cv=2).fit(counts, y)
+    assert caught[0].filename == __file__
     assert np.isnan(search.cv_results_["mean_test_score"][1])
     assert search.best_params_ == {"alpha": 1.0} and search.cv_results_["rank_test_score"][1] == 2
     with pytest.raises(ParameterError, match="alpha"):

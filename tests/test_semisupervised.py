@@ -340,9 +340,10 @@ def test_em_that_lowers_the_heldout_likelihood_warns():
             r"folds\) from -266\.1 with the labeled rows alone to -1969\.\d+ with "
             r"unlabeled_weight=1"
         ),
-    ):
+    ) as caught:
         em = SemiSupervisedNB().fit(X, partial)
     assert em.heldout_log_likelihood_["em"] < em.heldout_log_likelihood_["labeled_only"]
+    assert caught[0].filename == __file__  # the warning points at the user's fit call
 
 
 def test_auto_weight_chooses_none_for_misleading_rows_and_some_for_helpful_ones(recwarn):

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from ._accel import kernels
 from ._threads import map_chunks
-from ._validation import column_label, row_offset, rows_from, show
+from ._validation import column_label, row_offset, rows_from, show, user_stacklevel
 from .distributions import Family, Labels, accumulate_by_class
 from .distributions._base import compressed_view, row_chunks, subtract_nonnegative
 from .exceptions import DataError, ParameterError
@@ -530,16 +530,15 @@ def posterior(
             families, params, log_prior, blocks, feature_names, False, budget, out, finish
         )
     )
-    _warn_impossible(impossible, stacklevel=5)  # the user's predict call
+    _warn_impossible(impossible)
     return out
 
 
-def normalise(jll: np.ndarray, log: bool = False, stacklevel: int = 5) -> np.ndarray:
+def normalise(jll: np.ndarray, log: bool = False) -> np.ndarray:
     """Joint log-likelihoods (n_samples, n_classes) turned into posteriors (``log``: log
     posteriors) in place, and returned; rows that every class rules out become uniform, with
-    one RuntimeWarning (``stacklevel`` 5: the caller of an estimator's method that called
-    this one)."""
-    _warn_impossible(_normalise_rows(jll, log), stacklevel=stacklevel)
+    one RuntimeWarning that points at the user's line."""
+    _warn_impossible(_normalise_rows(jll, log))
     return jll
 
 
@@ -588,14 +587,14 @@ def _row_sum(a: np.ndarray) -> np.ndarray:
     return a @ np.ones(a.shape[1])
 
 
-def _warn_impossible(n_rows: int, stacklevel: int) -> None:
+def _warn_impossible(n_rows: int) -> None:
     if n_rows:
         warnings.warn(
             f"{n_rows} row(s) have probability zero under every class (a zero count with "
             "estimate='mle' or alpha=0); their posterior is set to uniform. Use alpha > 0 to "
             "avoid this.",
             RuntimeWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -614,7 +613,7 @@ def log_odds(jll: np.ndarray) -> np.ndarray:
             "count with estimate='mle' or alpha=0); their log-odds are set to 0. Use alpha > 0 "
             "to avoid this.",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         out[impossible] = 0.0
     return out

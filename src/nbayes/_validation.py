@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import FrameType
 
 import numpy as np
 import scipy.sparse as sp
 
 from .exceptions import DataError
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_stacklevel() -> int:
+    """``stacklevel`` for a warning raised by the caller of this function, pointing at the
+    first frame outside nbayes: the user's own line, whichever entry point (an estimator, a
+    wrapper such as SemiSupervisedNB or GridSearchCV, the engine) led there."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
 
 #: Row number of the first row of the batch being checked, so errors name rows of the user's
 #: data even when the engine validates it in chunks.

@@ -34,6 +34,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from . import _engine as engine
 from ._docstrings import INPUTS, shared_doc, shared_parameters
+from ._validation import user_stacklevel
 from .estimators._base import check_sample_weight, fit_classes, label_codes
 from .estimators._folds import check_splits, count_folds
 from .exceptions import DataError, ParameterError
@@ -555,7 +556,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
             f"Candidate {params!r} failed on split {split}; its score is set to "
             f"{self.error_score!r}. The error: {exc!r}",
             FitFailedWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
     def _choose_best(self, folds: FoldStatistics) -> None:

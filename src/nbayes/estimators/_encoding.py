@@ -17,18 +17,15 @@ which answers the same.
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from dataclasses import dataclass, field
 from itertools import repeat
-from types import FrameType
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._validation import show
+from .._validation import show, user_stacklevel
 from ..distributions.categorical import MISSING_CODE, UNSEEN_CODE
 from ..exceptions import DataError, ModelFormatError
 
@@ -392,7 +389,7 @@ class Vocabulary:
             f"{', '.join(show(v) for v in known)}. They are scored as unseen categories: "
             "check that the column holds the same kind of values as at fit.",
             UserWarning,
-            stacklevel=_caller_level(),
+            stacklevel=user_stacklevel(),
         )
 
     def _append(self, j: int, uniques, new: np.ndarray) -> np.ndarray:
@@ -591,17 +588,6 @@ class Vocabulary:
         if np.any(vocab.n_categories() != np.bincount(column, minlength=n_columns) + first_code):
             raise ModelFormatError("Category vocabulary repeats a value within a column.")
         return vocab
-
-
-def _caller_level() -> int:
-    """``stacklevel`` for a warning raised by the caller of this function that points at the
-    first frame outside nbayes: the user's call, whichever entry point led here."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame: FrameType | None = sys._getframe(1)
-    level = 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _integer_block(values) -> np.ndarray | None:

@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._docstrings import shared_parameters
+from .._validation import user_stacklevel
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import DataError, NotFittedError, ParameterError
@@ -505,20 +506,20 @@ class MixedNB(BaseNB):
                     f"X has column(s) {extra.tolist()!r} that MixedNB was not fitted on; they "
                     "are ignored.",
                     UserWarning,
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
             return df if have.equals(want) else df.loc[:, want]
         if from_table and names is None and self._from_table is False:
             warnings.warn(
                 "X has feature names, but MixedNB was fitted without feature names",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
         elif not from_table and names is not None:
             warnings.warn(
                 "X does not have valid feature names, but MixedNB was fitted with feature names",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
         if df.shape[1] != self.n_features_in_:
             raise DataError(

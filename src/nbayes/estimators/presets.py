@@ -18,6 +18,7 @@ from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
 from .._docstrings import shared_parameters
+from .._validation import user_stacklevel
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
 from ..exceptions import ParameterError
@@ -42,7 +43,7 @@ def _effective_alpha(alpha, force_alpha: bool):
             f"alpha too small, setting alpha = {_ALPHA_FLOOR}; use force_alpha=True to keep "
             "it (zero counts then give probability zero).",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         a = np.maximum(a, _ALPHA_FLOOR)
     return a if a.ndim else float(a)

@@ -29,7 +29,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._docstrings import INPUTS, shared_doc
-from .._validation import show
+from .._validation import show, user_stacklevel
 from ..distributions import SoftLabels
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
@@ -868,7 +868,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 f"{em:.6g} with unlabeled_weight={lam:g}: the model's assumptions likely fit "
                 f"the data badly enough that the unlabeled rows mislead it. {EM_ADVICE}",
                 EMWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     # -- prediction -------------------------------------------------------------------------------
