@@ -410,3 +410,22 @@ def test_advice_names_only_the_separator_not_given(tmp_path, capsys):
     assert main([*argv, "--decimal", ","]) == 0
     err = capsys.readouterr().err
     assert "pass --thousands ." in err and "--decimal" not in err.split("pass")[-1]
+
+
+def test_a_row_index_written_with_the_table_is_left_out_unless_asked_for(capsys, tmp_path):
+    # Sorted by label, the row numbers alone would separate the classes of the training file.
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=40), "y": np.repeat(["a", "b"], 20)})
+    data = tmp_path / "indexed.csv"
+    frame.to_csv(data)  # index=True: a first column with an empty header, 0 .. 39
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "leaving out column(s) ['Unnamed: 0']: no name in the header and the row numbers" in err
+    assert list(load(out).feature_names_in_) == ["x"]
+    assert main(["train", str(data), "-t", "y", "-o", str(out), "--features", "Unnamed: 0,x"]) == 0
+    assert list(load(out).feature_names_in_) == ["Unnamed: 0", "x"]
+    # A named column of row numbers is the user's to judge: it stays.
+    frame.rename_axis("id").to_csv(data)
+    assert main(["train", str(data), "-t", "y", "-o", str(out), "-q"]) == 0
+    assert list(load(out).feature_names_in_) == ["id", "x"]

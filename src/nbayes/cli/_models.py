@@ -390,6 +390,17 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
     return []
 
 
+def _is_written_index(name: str, values: pd.Series) -> bool:
+    """Whether a column is a row index written out with the table: a header cell left empty
+    (pandas names it "Unnamed: N") over the row numbers 0, 1, 2, ... (or 1, 2, 3, ...). As a
+    feature it would carry only the rows' order, which often follows the label."""
+    if not name.startswith("Unnamed: ") or len(values) < 2 or values.dtype.kind not in "iu":
+        return False
+    start = int(values.iloc[0])
+    rows = np.arange(len(values)) + start
+    return start in (0, 1) and bool(np.array_equal(values.to_numpy(), rows))
+
+
 def plan(
     first: pd.DataFrame,
     target: str,
@@ -435,6 +446,15 @@ def plan(
         if text_column == target:
             raise UsageError("--text-column and --target must be different columns.")
     candidates = [c for c in (features or columns) if c != target and c not in exclude]
+    if features is None:
+        index = [c for c in candidates if _is_written_index(c, first[c])]
+        if index:
+            warns.append(
+                f"leaving out column(s) {names(index)}: no name in the header and the row "
+                "numbers 0, 1, 2, ... as values, i.e. a row index written with the table (as "
+                "pandas' to_csv does); name it in --features to model it"
+            )
+            candidates = [c for c in candidates if c not in index]
     empty = [c for c in candidates if c in later and later[c].isna().all()]
     if empty:
         warns.append(
