@@ -315,3 +315,17 @@ def test_counts_stay_current_after_a_failed_unlearn_and_a_deferred_partial_fit()
         model.unlearn(X[1:3], [0, 0])  # one row would be left: refused, finalized as it was
     model.partial_fit([[9.0]], [1])
     np.testing.assert_array_equal(model.class_count_, [3, 3])
+
+
+def test_subtract_snaps_rounding_residue_to_exact_zero_and_refuses_real_negatives():
+    from nbayes.distributions._base import subtract_nonnegative
+
+    # 0.1 + 0.2 - 0.3 leaves 5.6e-17: rounding residue, exactly zero after subtracting
+    a, b = np.array([[0.1 + 0.2, 5.0, 0.0]]), np.array([[0.3, 2.0, 0.0]])
+    np.testing.assert_array_equal(subtract_nonnegative(a, b, "n"), [[0.0, 3.0, 0.0]])
+    np.testing.assert_array_equal(subtract_nonnegative(b[:, :1], a[:, :1], "n"), [[0.0]])
+    # a difference beyond the residue's slack is kept, however small against other cells
+    kept = subtract_nonnegative(np.array([1e-3, 1e9]), np.array([0.0, 1.0]), "n")
+    np.testing.assert_array_equal(kept, [1e-3, 1e9 - 1.0])
+    with pytest.raises(DataError, match=r"'n' for class index 0, column index 1 would become"):
+        subtract_nonnegative(a, np.array([[0.3, 6.0, 0.0]]), "n")

@@ -208,6 +208,68 @@ def test_candidates_are_finalized_together_where_the_family_can(name, monkeypatc
         assert np.isneginf(got[-1]).any()  # the MLE's zero probabilities
 
 
+def _sparse_words(n_rows: int, n_words: int = 400, seed: int = 0):
+    """Sparse word counts: a few words a row, so held-out rows hold few of the columns."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["ham", "spam"], n_rows)
+    words = rng.zipf(1.3, (n_rows, 4)) % n_words + 100 * (y == "spam")[:, None]
+    rows = np.repeat(np.arange(n_rows), 4)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, words.ravel() % n_words)), (n_rows, n_words))
+    return X, y
+
+
+def test_a_sparse_fold_is_scored_over_the_columns_it_holds(monkeypatch):
+    # The candidates' tables are made for the columns the held-out rows hold (a fraction
+    # of a large vocabulary), normalised over all words: the scores are every candidate's
+    # own, the MLE's -inf and per-word alphas included.
+    X, y = _sparse_words(600)
+    model = nbayes.MultinomialNB().fit(X[:500], y[:500])
+    held = np.unique(X[500:].indices)
+    assert held.size < X.shape[1] // 2
+    grid = [
+        {"alpha": 0.01},
+        {"alpha": 2.0, "fit_prior": False},
+        {"alpha": 1.5, "estimate": "map"},
+        {"estimate": "mle"},
+        {"alpha": np.linspace(0.1, 2.0, X.shape[1])},
+    ]
+    asked = []
+    family = type(model.families_[0])
+    stacked = family.finalize_stacked
+
+    def recorded(self, s, fams, columns=None):
+        asked.append(columns)
+        return stacked(self, s, fams, columns)
+
+    monkeypatch.setattr(family, "finalize_stacked", recorded)
+    got = list(model.joint_log_scores_with(grid, model.stats_, X[500:]))
+    np.testing.assert_array_equal(asked[0], held)
+    with np.errstate(invalid="ignore"):
+        for params, scores in zip(grid, got):
+            want = model.finalize_with(params).joint_log_scores(X[500:])
+            np.testing.assert_allclose(scores, want, rtol=1e-12)
+    assert np.isneginf(got[3]).any()  # words the MLE gives no probability
+    # the tables of those columns are the columns of the full tables
+    fams = [model._candidate_shell(p).families_[0] for p in grid]
+    full = model.families_[0].finalize_stacked(model.stats_["groups"][0], fams)
+    part = model.families_[0].finalize_stacked(model.stats_["groups"][0], fams, held)
+    np.testing.assert_array_equal(part["log_theta"], full["log_theta"][:, held])
+
+
+def test_a_bad_value_in_a_sparse_fold_is_named_at_its_own_column():
+    # The rows are checked before they are narrowed to the columns they hold.
+    X, y = _sparse_words(600)
+    model = nbayes.MultinomialNB().fit(X[:500], y[:500])
+    grid = [{"alpha": 0.1}, {"alpha": 1.0}]
+    bad = X[500:].tolil()
+    bad[3, 397] = -1.0
+    with pytest.raises(DataError, match=r"Column index 397 must hold non-negative.*-1.0 at row 3"):
+        list(model.joint_log_scores_with(grid, model.stats_, bad.tocsr()))
+    bad[3, 397] = np.inf
+    with pytest.raises(DataError, match=r"[Cc]olumn index 397\b"):
+        list(model.joint_log_scores_with(grid, model.stats_, bad.tocsr()))
+
+
 def test_candidates_are_scored_in_groups_within_the_memory_budget(monkeypatch):
     monkeypatch.setattr(nbayes.model_selection, "_GROUP_BUDGET", 1)  # two at a time
     sizes = []

@@ -346,6 +346,10 @@ class Family(abc.ABC):
     #: it reads (no hyperparameter that a finalize may change, nothing without a class axis):
     #: then :meth:`stack_params` lays several models' tables side by side. None otherwise.
     stackable_params: tuple[str, ...] | None = None
+    #: Whether :meth:`finalize_stacked` makes the tables of some columns alone (its
+    #: ``columns``): a grid search then scores sparse held-out rows over the columns they
+    #: hold. A subclass that finalizes otherwise sets it False again.
+    stacks_columns: bool = False
 
     def __init__(self, alpha=1.0, estimate: str = "posterior_mean", missing: str = "error"):
         if missing not in MISSING:
@@ -555,11 +559,19 @@ class Family(abc.ABC):
         stacked = {k: np.concatenate([p[k] for p in params_list]) for k in self.stackable_params}
         return {**params_list[0], **stacked}
 
-    def finalize_stacked(self, stats: Stats, families: Sequence[Family]) -> Params | None:
+    def finalize_stacked(
+        self, stats: Stats, families: Sequence[Family], columns: np.ndarray | None = None
+    ) -> Params | None:
         """``stack_params`` of ``[f.finalize(stats) for f in families]`` (families of this
         type with other finalize-time hyperparameters: the candidates of a grid search), made
         in one vectorised pass and laid out for scoring without a copy; None where the family
-        has no such pass (the candidates are then finalized one by one)."""
+        has no such pass (the candidates are then finalized one by one).
+
+        With ``columns`` (sorted feature indices: those the rows to score hold), the tables
+        of those features only, in that order, for scoring the rows with their other columns
+        left out; each is still the full model's parameter (normalised over every feature).
+        None where the family cannot restrict its tables (the caller then asks again
+        without ``columns``)."""
         return None
 
     def scoring_params(self, params: Params) -> Params:
@@ -761,6 +773,13 @@ def subtract_nonnegative(
     (see :data:`SUBTRACT_RTOL`); ``a`` has the class axis first.
     """
     out = np.asarray(a, dtype=np.float64) - b
+    if out.size and out.min() >= 0:
+        # The usual case, judged in a few passes without temporaries as large as ``a``: no
+        # cell is negative, and none but the exact zeros is within the largest slack any
+        # cell has (SUBTRACT_RTOL times the largest operands), so nothing is residue.
+        bound = SUBTRACT_RTOL * sum(max(np.max(v), -np.min(v)) for v in (a, b))
+        if np.count_nonzero(out <= bound) == np.count_nonzero(out == 0):
+            return out
     slack = SUBTRACT_RTOL * (np.abs(a) + np.abs(b))
     negative = out < -slack
     if negative.any():

@@ -12,6 +12,7 @@ from ._base import (
     Labels,
     Params,
     Stats,
+    check_alpha,
     class_sums,
     linear_tables,
     log_linear,
@@ -134,6 +135,7 @@ class Multinomial(Family):
     finite_shows_in_result = True
     class_keys = ("n_counts",)
     stackable_params: tuple[str, ...] | None = ("log_theta",)
+    stacks_columns = True
     shared_params = ("alpha", "estimate")
     integer_counts = False
 
@@ -162,32 +164,43 @@ class Multinomial(Family):
             "alpha": alpha,
         }
 
-    def finalize_stacked(self, stats: Stats, families) -> Params | None:
+    def finalize_stacked(self, stats: Stats, families, columns=None) -> Params | None:
         if any(type(f) is not Multinomial for f in (self, *families)):
             return None  # subclasses finalize otherwise (Complement weights, Text's words)
         counts = stats["n_counts"]
         n_classes, n_features = counts.shape
-        alphas = [f.resolve_alpha(stats, n_features) for f in families]  # validated
-        # One pseudo-count per candidate where alpha is one number (the usual grid), so that
-        # no candidates x features table of them is made.
+        # One pseudo-count per candidate where alpha is one number (the usual grid): it is
+        # validated as one number, and no candidates x features table of it is made.
         scalar = all(np.ndim(f.alpha) == 0 and not isinstance(f.alpha, str) for f in families)
-        a = np.stack(
-            [pseudo_count(al[:1] if scalar else al, f.estimate) for al, f in zip(alphas, families)]
-        )
-        # The cells and totals of each candidate's finalize, all at once (same numbers)...
-        smoothed = counts[None, :, :] + a[:, None, :]  # (candidates, classes, features)
-        totals = smoothed.sum(axis=2, keepdims=True)
-        # ... with the logarithm written straight into the layout the scoring product reads
-        # (features, candidates x classes): no transposed copy of the stacked table.
-        log_t = np.empty((n_features, len(families), n_classes))
+        if scalar:
+            alphas = [check_alpha(f.alpha, 1, f.estimate) for f in families]  # validated
+        else:
+            alphas = [f.resolve_alpha(stats, n_features) for f in families]
+        # (candidates, 1) or (candidates, features)
+        a = np.stack([pseudo_count(al, f.estimate) for al, f in zip(alphas, families)])
+        a_sum = n_features * a if scalar else a.sum(axis=1, keepdims=True)
+        # Each candidate's totals n_k + D a (what its finalize sums cell by cell), and its
+        # cells, over the columns asked for only: a held-out fold of a large vocabulary
+        # holds a fraction of the words, and the others' parameters are never read.
+        totals = counts.sum(axis=1)[None, :] + a_sum  # (candidates, classes)
+        cells = counts.T if columns is None else counts.T[columns]  # (features, classes)
+        # The cells of every candidate side by side, in the layout the scoring product reads
+        # (features, candidates x classes): tiled rows of the counts plus each candidate's
+        # pseudo-counts, whose logarithms are then taken in place. Every pass runs along
+        # rows of candidates x classes values, not along the short class axis.
+        log_t = np.tile(cells, (1, len(families)))
+        if scalar:
+            log_t += np.repeat(a[:, 0], n_classes)
+        else:
+            log_t += np.repeat((a if columns is None else a[:, columns]).T, n_classes, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            np.log(smoothed.transpose(2, 0, 1), out=log_t)
-            log_t -= np.log(totals).transpose(2, 0, 1)
-        empty = (totals == 0).transpose(2, 0, 1)
+            np.log(log_t, out=log_t)
+            log_t -= np.log(totals).ravel()
+        empty = (totals == 0).ravel()  # no data and no pseudo-count: uniform, as log_normalise
         if empty.any():
-            log_t = np.where(empty, -np.log(n_features), log_t)
-        log_theta = log_t.reshape(n_features, -1).T  # (candidates x classes, features)
-        return {"log_theta": log_theta, "alpha": alphas[0]}
+            log_t[:, empty] = -np.log(n_features)
+        # (candidates x classes, features), the transposed view the product reads without a copy
+        return {"log_theta": log_t.T, "alpha": np.broadcast_to(alphas[0], (n_features,))}
 
     def log_prior(self, params: Params) -> float:
         # Dirichlet(a + 1) per class, whose mode the smoothed estimate is.
@@ -282,6 +295,7 @@ class Complement(Multinomial):
     """
 
     name = "complement"
+    stacks_columns = False  # its weights are finalized otherwise
     uses_class_prior = False
 
     def __init__(self, alpha=1.0, estimate="posterior_mean", norm: bool = False, missing="error"):

@@ -71,6 +71,7 @@ class Text(Multinomial):
     """
 
     name = "text"
+    stacks_columns = False  # its blocks are made from texts; it finalizes otherwise
 
     def __init__(
         self,
