@@ -15,6 +15,7 @@ class); CONTRIBUTING.md walks through adding one.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import Any
@@ -243,6 +244,10 @@ def check_alpha(alpha, n_features: int, estimate: str, name: str = "alpha") -> n
     if estimate not in ESTIMATES:
         raise ParameterError(f"Parameter 'estimate' must be one of {ESTIMATES}; got {estimate!r}.")
     a = np.asarray(alpha, dtype=np.float64)
+    if a.ndim == 0:  # the usual case, judged without array passes (a grid search asks often)
+        value = float(a)
+        if math.isfinite(value) and value >= 0 and (estimate != "map" or value >= 1):
+            return np.full(n_features, value)
     if a.ndim > 1 or (a.ndim == 1 and a.shape[0] != n_features):
         raise ParameterError(
             f"Parameter {name!r} must be a scalar or have one value per feature "
