@@ -156,6 +156,26 @@ def test_wrong_number_of_features():
         model.predict(COUNTS[:, :2])
 
 
+def test_sparse_input_is_checked_as_scikit_learn_checks_it():
+    # A numeric CSR matrix of the fitted width is taken as it is (no copy, no conversion);
+    # any other still meets scikit-learn's checks and their messages.
+    import pandas as pd
+
+    model = nbayes.MultinomialNB().fit(sp.csr_matrix(COUNTS), Y)
+    X = sp.csr_matrix(COUNTS.astype(np.int64))
+    assert model._validate_X(X, reset=False) is X
+    with pytest.raises(ValueError, match="X has 2 features, but MultinomialNB is expecting 3"):
+        model.predict(sp.csr_matrix(COUNTS[:, :2]))
+    with pytest.raises(ValueError, match="Found array with 0 sample"):
+        model.predict(sp.csr_matrix((0, 3)))
+    with pytest.raises(ValueError, match=r"[Cc]omplex data not supported"):
+        model.predict(sp.csr_matrix(COUNTS.astype(complex)))
+    np.testing.assert_array_equal(model.predict(sp.csc_matrix(COUNTS)), model.predict(COUNTS))
+    named = nbayes.MultinomialNB().fit(pd.DataFrame(COUNTS, columns=["a", "b", "c"]), Y)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        named.predict(X)
+
+
 @pytest.mark.parametrize(
     "prior, message",
     [

@@ -200,7 +200,12 @@ class Multinomial(Family):
         if empty.any():
             log_t[:, empty] = -np.log(n_features)
         # (candidates x classes, features), the transposed view the product reads without a copy
-        return {"log_theta": log_t.T, "alpha": np.broadcast_to(alphas[0], (n_features,))}
+        params = {"log_theta": log_t.T, "alpha": np.broadcast_to(alphas[0], (n_features,))}
+        if (a > 0).all():
+            # Every probability is positive: the scoring tables are the table itself, with no
+            # -inf to split off (which would be a pass over it to find none).
+            params.update(weights_t=log_t, impossible_t=None, scoring_ready=True)
+        return params
 
     def log_prior(self, params: Params) -> float:
         # Dirichlet(a + 1) per class, whose mode the smoothed estimate is.

@@ -330,6 +330,19 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         # Sparse integer counts (CountVectorizer's output) keep their dtype: converting them
         # copies the matrix and makes scipy sort and deduplicate its indices (17 ms of a 33 ms
         # predict on Enron); the families cast stored values where they need floats.
+        if (
+            not reset
+            and sp.issparse(X)
+            and X.format == "csr"
+            and X.dtype.kind in "biuf"
+            and X.shape[0] > 0
+            and X.shape[1] == getattr(self, "n_features_in_", None)
+            and not hasattr(self, "feature_names_in_")
+        ):
+            # What scikit-learn's checks would find of a numeric CSR matrix of the fitted
+            # width is known already: it is returned as it is, without their per-call cost
+            # (a grid search checks every held-out fold; 0.1 ms a call on a 1k-row fold).
+            return X
         dtype = "numeric" if sp.issparse(X) else (np.float64, np.float32)
         return validate_data(
             self, X, reset=reset, accept_sparse="csr", dtype=dtype, ensure_all_finite=False
