@@ -301,7 +301,17 @@ def _stats_equal(a, b, rtol):
 @needs_compiled
 @pytest.mark.parametrize("class_major", [True, False])
 @pytest.mark.parametrize(
-    "missing, n_classes", [("error", 2), ("error", 3), ("error", 4), ("ignore", 1), ("ignore", 6)]
+    "missing, n_classes",
+    [
+        ("error", 2),
+        ("error", 3),
+        ("error", 4),
+        ("error", 5),  # 5 and 11 classes: no unrolled copy of the compiled loop
+        ("error", 8),
+        ("ignore", 1),
+        ("ignore", 6),
+        ("ignore", 11),
+    ],
 )
 def test_categorical_soft_counts(class_major, missing, n_classes):
     rng = np.random.default_rng(7)
@@ -323,11 +333,56 @@ def test_categorical_soft_counts(class_major, missing, n_classes):
 @needs_compiled
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("class_major", [True, False])
-def test_gaussian_soft_moments(dtype, class_major):
+@pytest.mark.parametrize("n_classes", [1, 4, 5])
+def test_gaussian_soft_moments(dtype, class_major, n_classes):
     from nbayes.distributions import Gaussian
 
     rng = np.random.default_rng(8)
     X = (rng.normal(size=(4000, 6)) * [1, 10, 1e-3, 5, 1, 1] + [0, 1e4, 3, -7, 0, 1]).astype(dtype)
-    labels = _soft_labels(rng, X.shape[0], 4, class_major)
+    labels = _soft_labels(rng, X.shape[0], n_classes, class_major)
     compiled, plain = both_ways(lambda: Gaussian().accumulate(X, labels))
     _stats_equal(compiled, plain, rtol=1e-9)
+
+
+@needs_compiled
+@pytest.mark.parametrize("n_classes, n_components", [(2, 1), (4, 1), (3, 2), (5, 1), (2, 5)])
+def test_em_responsibilities_match_numpy(n_classes, n_components):
+    """EM's E-step (posteriors within a labeled row's class, over every sub-class for an
+    unlabeled row; weighted; log-sum-exp) from the compiled loop equals the numpy code,
+    including rows of zero weight and rows that every allowed sub-class rules out."""
+    from nbayes.estimators.semisupervised import responsibilities
+
+    rng = np.random.default_rng(9)
+    n, S = 1000, n_classes * n_components
+    scores = rng.normal(-40.0, 15.0, (n, S))
+    scores[rng.random((n, S)) < 0.05] = -np.inf  # sub-classes that rule a row out
+    scores[5] = [-1000.0] * S  # far below zero: exp underflows unless shifted
+    scores[6] = -np.inf  # every sub-class rules the row out
+    codes = np.where(rng.random(n) < 0.3, rng.integers(0, n_classes, n), -1)
+    codes[6] = -1
+    codes[7] = 0
+    scores[7, :n_components] = -np.inf  # a labeled row its own class rules out
+    row_weight = rng.uniform(0.5, 2.0, n)
+    row_weight[rng.random(n) < 0.1] = 0.0
+    row_weight[6:8] = 1.0
+    compiled, plain = both_ways(
+        lambda: responsibilities(scores.copy(), codes, n_components, row_weight)
+    )
+    ok = np.isfinite(plain[1])
+    assert not ok[6] and not ok[7]  # log-likelihood -inf: EM rejects these rows
+    np.testing.assert_array_equal(compiled[1][~ok], plain[1][~ok])
+    np.testing.assert_allclose(compiled[1][ok], plain[1][ok], rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(compiled[0][ok], plain[0][ok], rtol=1e-13, atol=1e-300)
+    resp = compiled[0][ok]
+    np.testing.assert_allclose(resp.sum(axis=1), row_weight[ok], rtol=1e-13)
+    # A labeled row's weight stays within its class's components.
+    labeled = np.flatnonzero(ok & (codes >= 0))
+    own = np.zeros((n, S), dtype=bool)
+    own[labeled[:, None], codes[labeled, None] * n_components + np.arange(n_components)] = True
+    assert np.all(compiled[0][labeled][~own[labeled]] == 0.0)
+    # NaN among the scores makes the log-likelihood NaN (never a silent number).
+    scores[3, 0], codes[3], row_weight[3] = np.nan, -1, 1.0
+    compiled, plain = both_ways(
+        lambda: responsibilities(scores.copy(), codes, n_components, row_weight)
+    )
+    assert np.isnan(compiled[1][3]) and np.isnan(plain[1][3])

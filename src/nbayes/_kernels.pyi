@@ -27,7 +27,7 @@ def class_moment_sums(
 ) -> None: ...
 def soft_count_codes(
     codes: np.ndarray,
-    weights_t: np.ndarray,
+    weights: np.ndarray,
     offsets: np.ndarray,
     counts: np.ndarray,
     lowest: int,
@@ -35,12 +35,20 @@ def soft_count_codes(
 ) -> int: ...
 def soft_moment_sums(
     X: np.ndarray,
-    weights_t: np.ndarray,
+    weights: np.ndarray,
     shift: np.ndarray,
     sum_dev: np.ndarray,
     sum_sq: np.ndarray,
 ) -> None: ...
 def normalise_rows(jll: np.ndarray, log_space: bool) -> int: ...
+def em_responsibilities(
+    scores: np.ndarray,
+    codes: np.ndarray,
+    M: int,
+    row_weight: np.ndarray,
+    top: np.ndarray,
+    total: np.ndarray,
+) -> None: ...
 def grid_scores(
     X: np.ndarray,
     scale: np.ndarray,

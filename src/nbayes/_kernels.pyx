@@ -30,6 +30,21 @@ cdef extern from "_kernels_simd.h" nogil:
         const double **rows)
     Py_ssize_t nb_normalise_rows(double *jll, Py_ssize_t n, Py_ssize_t n_classes,
                                  int log_space)
+    Py_ssize_t nb_soft_count_codes(
+        const int64_t *codes, Py_ssize_t n, Py_ssize_t d, const double *weights,
+        Py_ssize_t ws0, Py_ssize_t ws1, Py_ssize_t K, const Py_ssize_t *offsets,
+        double *counts, int64_t lowest, int64_t limit, double *scratch)
+    void nb_soft_moment_sums_f64(
+        const double *X, Py_ssize_t n, Py_ssize_t d, const double *weights, Py_ssize_t ws0,
+        Py_ssize_t ws1, Py_ssize_t K, const double *shift, double *sum_dev, double *sum_sq,
+        double *dev)
+    void nb_soft_moment_sums_f32(
+        const float *X, Py_ssize_t n, Py_ssize_t d, const double *weights, Py_ssize_t ws0,
+        Py_ssize_t ws1, Py_ssize_t K, const double *shift, double *sum_dev, double *sum_sq,
+        double *dev)
+    void nb_em_responsibilities(double *scores, Py_ssize_t n, Py_ssize_t S,
+                                const Py_ssize_t *codes, Py_ssize_t M,
+                                const double *row_weight, double *top, double *total)
     int nb_has_avx2()
     int nb_force_baseline
     Py_ssize_t nb_network_scores(
@@ -166,76 +181,48 @@ def class_moment_sums(const real[:, ::1] X, const Py_ssize_t[::1] classes,
                 q[j] += w * dev * dev
 
 
-def soft_count_codes(const int64_t[:, ::1] codes, const double[:, ::1] weights_t,
+def soft_count_codes(const int64_t[:, ::1] codes, const double[:, :] weights,
                      const Py_ssize_t[::1] offsets, double[::1] counts,
                      int64_t lowest, int64_t limit):
     """:func:`count_codes` under soft labels, class-minor: counts[(offsets[j] + codes[i, j])
-    * K + k] += weights_t[k, i] for every class k (weights class-major, (K, n)), in row
-    order, so that a cell's K classes sit together. Missing cells (negative codes) count
+    * K + k] += weights[i, k] for every class k (weights (n, K), in any memory layout), in
+    row order, so that a cell's K classes sit together. Missing cells (negative codes) count
     nowhere. Returns the number of codes below ``lowest``, or -1 at the first counted code
     >= ``limit``."""
-    cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], K = weights_t.shape[0]
-    cdef Py_ssize_t i, j, k
+    cdef Py_ssize_t n = codes.shape[0], d = codes.shape[1], K = weights.shape[1]
     cdef Py_ssize_t n_below = 0
-    cdef int64_t c
-    cdef double *cell
-    row_array = np.zeros(K)
-    cdef double[::1] row = row_array
+    if n == 0 or K == 0:
+        return 0
+    scratch_array = np.zeros(K)
+    cdef double[::1] scratch = scratch_array
     with nogil:
-        for i in range(n):
-            for k in range(K):
-                row[k] = weights_t[k, i]
-            for j in range(d):
-                c = codes[i, j]
-                if c < 0:
-                    n_below += c < lowest
-                    continue
-                if c >= limit:
-                    n_below = -1
-                    break
-                cell = &counts[(offsets[j] + c) * K]
-                if K == 2:  # the common few classes unrolled: one vector add per cell
-                    cell[0] += row[0]
-                    cell[1] += row[1]
-                elif K == 4:
-                    cell[0] += row[0]
-                    cell[1] += row[1]
-                    cell[2] += row[2]
-                    cell[3] += row[3]
-                else:
-                    for k in range(K):
-                        cell[k] += row[k]
-            if n_below < 0:
-                break
+        n_below = nb_soft_count_codes(
+            &codes[0, 0] if d else NULL, n, d, &weights[0, 0],
+            weights.strides[0] // sizeof(double), weights.strides[1] // sizeof(double), K,
+            _first(offsets), &counts[0] if counts.shape[0] else NULL, lowest, limit,
+            &scratch[0])
     return n_below
 
 
-def soft_moment_sums(const real[:, ::1] X, const double[:, ::1] weights_t,
+def soft_moment_sums(const real[:, ::1] X, const double[:, :] weights,
                      const double[::1] shift, double[:, ::1] sum_dev, double[:, ::1] sum_sq):
-    """:func:`class_moment_sums` under soft labels: every class k adds weights_t[k, i]
-    (x_i - shift) and weights_t[k, i] (x_i - shift)^2, in one pass over X (n, d)."""
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], K = weights_t.shape[0], i, j, k
-    cdef double w
-    cdef double *s
-    cdef double *q
-    cdef const real *x
-    dev_array = np.zeros((2, d))
-    cdef double[:, ::1] dev = dev_array  # the row's deviations and their squares
+    """:func:`class_moment_sums` under soft labels: every class k adds weights[i, k]
+    (x_i - shift) and weights[i, k] (x_i - shift)^2, in one pass over X (n, d); weights
+    (n, K) in any memory layout."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], K = weights.shape[1]
+    if n == 0 or d == 0 or K == 0:
+        return
+    dev_array = np.zeros(2 * d)
+    cdef double[::1] dev = dev_array  # a row's deviations and their squares
+    cdef Py_ssize_t ws0 = weights.strides[0] // sizeof(double)
+    cdef Py_ssize_t ws1 = weights.strides[1] // sizeof(double)
     with nogil:
-        for i in range(n):
-            x = &X[i, 0]
-            for j in range(d):
-                dev[0, j] = x[j] - shift[j]
-                dev[1, j] = dev[0, j] * dev[0, j]
-            for k in range(K):
-                w = weights_t[k, i]
-                if w == 0.0:
-                    continue
-                s = &sum_dev[k, 0]
-                q = &sum_sq[k, 0]
-                for j in range(d):
-                    s[j] += w * dev[0, j]
-                    q[j] += w * dev[1, j]
+        if real is double:
+            nb_soft_moment_sums_f64(&X[0, 0], n, d, &weights[0, 0], ws0, ws1, K, &shift[0],
+                                    &sum_dev[0, 0], &sum_sq[0, 0], &dev[0])
+        else:
+            nb_soft_moment_sums_f32(&X[0, 0], n, d, &weights[0, 0], ws0, ws1, K, &shift[0],
+                                    &sum_dev[0, 0], &sum_sq[0, 0], &dev[0])
 
 
 def normalise_rows(double[:, ::1] jll, bint log_space):
@@ -250,6 +237,21 @@ def normalise_rows(double[:, ::1] jll, bint log_space):
     with nogil:
         impossible = nb_normalise_rows(&jll[0, 0], jll.shape[0], jll.shape[1], log_space)
     return impossible
+
+
+def em_responsibilities(double[:, ::1] scores, const Py_ssize_t[::1] codes, Py_ssize_t M,
+                        const double[::1] row_weight, double[::1] top, double[::1] total):
+    """EM's E-step in place: each row of joint log-likelihoods (n, S) becomes its posterior
+    times ``row_weight[i]`` -- over all S sub-classes for an unlabeled row (``codes[i] <
+    0``), over its own class's M sub-classes ``codes[i] * M ..`` for a labeled one (the
+    others 0). ``top[i] + log(total[i])`` is the log-sum-exp of its scores over the same
+    sub-classes: ``top`` their maximum (NaN if one is NaN), ``total`` the sum of their exp
+    shifted by it. Rows of zero ``row_weight`` become 0, with top 0 and total 1."""
+    if scores.shape[0] == 0:
+        return
+    with nogil:
+        nb_em_responsibilities(&scores[0, 0], scores.shape[0], scores.shape[1], &codes[0], M,
+                               &row_weight[0], &top[0], &total[0])
 
 
 def count_tables(const int64_t[:, ::1] codes, const Py_ssize_t[::1] classes,

@@ -122,6 +122,169 @@ NB_TARGET static ptrdiff_t NB_NAME(normalise_rows)(double *jll, ptrdiff_t n,
     return impossible;
 }
 
+/* EM's E-step in place (see em_responsibilities in _kernels.pyx): row i of scores (n, S)
+ * becomes its posterior over the sub-classes it may belong to -- all S for an unlabeled row
+ * (codes[i] < 0), those of its own class, codes[i] * M .. codes[i] * M + M - 1, for a labeled
+ * one; the others 0 -- times row_weight[i]. top[i] and total[i] are the maximum of those
+ * scores and the sum of their exp shifted by it (log-sum-exp: top + log(total)); a row of
+ * zero row_weight becomes zeros with top 0 and total 1. NaN among the scores gives top NaN.
+ * Rows go in blocks: the exp of a whole block is one flat loop, which vectorises where a
+ * row of a few classes would not. */
+#define NB_EM_BLOCK 256
+/* One block of rows [start, end); called with a literal S where it is small, so that the
+ * class loops unroll (a row of a few classes is too short for a loop to pay). */
+NB_TARGET NB_INLINE void NB_NAME(em_block)(double *scores, ptrdiff_t start, ptrdiff_t end,
+                                           const ptrdiff_t S, const ptrdiff_t *codes,
+                                           ptrdiff_t M, const double *row_weight, double *top,
+                                           double *total)
+{
+    for (ptrdiff_t i = start; i < end; i++) {
+        double *row = scores + i * S;
+        if (codes[i] >= 0) { /* a labeled row: its own class's components only */
+            ptrdiff_t lo = codes[i] * M, hi = lo + M;
+            for (ptrdiff_t k = 0; k < S; k++)
+                row[k] = k >= lo && k < hi ? row[k] : -INFINITY;
+        }
+        double t = row[0];
+        int nan = 0;
+        for (ptrdiff_t k = 1; k < S; k++)
+            t = row[k] > t ? row[k] : t;
+        for (ptrdiff_t k = 0; k < S; k++)
+            nan |= row[k] != row[k];
+        top[i] = nan ? NAN : t;
+        double shift = t > -INFINITY && t < INFINITY ? t : 0.0;
+        for (ptrdiff_t k = 0; k < S; k++)
+            row[k] -= shift;
+    }
+    double *flat = scores + start * S;
+    for (ptrdiff_t j = 0; j < (end - start) * S; j++)
+        flat[j] = NB_NAME(exp_nonpositive)(flat[j]);
+    for (ptrdiff_t i = start; i < end; i++) { /* branch-free: rows of weight 0 are rare */
+        double *row = scores + i * S;
+        double w = row_weight[i], sum = 0.0;
+        for (ptrdiff_t k = 0; k < S; k++)
+            sum += row[k];
+        int idle = w == 0.0;
+        double scale = idle ? 0.0 : w / sum;
+        for (ptrdiff_t k = 0; k < S; k++)
+            row[k] = idle ? 0.0 : row[k] * scale;
+        top[i] = idle ? 0.0 : top[i];
+        total[i] = idle ? 1.0 : sum;
+    }
+}
+
+NB_TARGET static void NB_NAME(em_responsibilities)(double *scores, ptrdiff_t n, ptrdiff_t S,
+                                                   const ptrdiff_t *codes, ptrdiff_t M,
+                                                   const double *row_weight, double *top,
+                                                   double *total)
+{
+    for (ptrdiff_t start = 0; start < n; start += NB_EM_BLOCK) {
+        ptrdiff_t end = n - start > NB_EM_BLOCK ? start + NB_EM_BLOCK : n;
+#define NB_EM_CASE(width)                                                                  \
+    case width:                                                                            \
+        NB_NAME(em_block)(scores, start, end, width, codes, M, row_weight, top, total);   \
+        break;
+        switch (S) {
+            NB_EM_CASE(2)
+            NB_EM_CASE(3)
+            NB_EM_CASE(4)
+            NB_EM_CASE(6)
+            NB_EM_CASE(8)
+        default:
+            NB_NAME(em_block)(scores, start, end, S, codes, M, row_weight, top, total);
+        }
+#undef NB_EM_CASE
+    }
+}
+
+/* EM's M-step for category codes (see soft_count_codes in _kernels.pyx): every counted cell
+ * adds row i's K weights (weights[i * ws0 + k * ws1]) to its K class-minor counts. The
+ * weights sit in locals and the counts behind a restrict pointer, so that the adds of a cell
+ * need no reloads (Cython's memoryviews cost about three times as much here). Returns the
+ * number of codes below `lowest`, or -1 at the first counted code >= `limit`. */
+NB_TARGET NB_INLINE ptrdiff_t NB_NAME(soft_count_rows)(
+    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const double *weights, ptrdiff_t ws0,
+    ptrdiff_t ws1, const ptrdiff_t K, const ptrdiff_t *offsets, double *restrict counts,
+    int64_t lowest, int64_t limit, double *restrict row)
+{
+    ptrdiff_t n_below = 0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        const int64_t *code = codes + i * d;
+        for (ptrdiff_t k = 0; k < K; k++)
+            row[k] = weights[i * ws0 + k * ws1];
+        for (ptrdiff_t j = 0; j < d; j++) {
+            int64_t c = code[j];
+            if (c < 0) {
+                n_below += c < lowest;
+                continue;
+            }
+            if (c >= limit)
+                return -1;
+            double *restrict cell = counts + (offsets[j] + c) * K;
+            for (ptrdiff_t k = 0; k < K; k++)
+                cell[k] += row[k];
+        }
+    }
+    return n_below;
+}
+
+NB_TARGET static ptrdiff_t NB_NAME(soft_count_codes)(
+    const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const double *weights, ptrdiff_t ws0,
+    ptrdiff_t ws1, ptrdiff_t K, const ptrdiff_t *offsets, double *counts, int64_t lowest,
+    int64_t limit, double *scratch)
+{
+    double row[8];
+#define NB_SOFT_CASE(width)                                                                 \
+    case width:                                                                             \
+        return NB_NAME(soft_count_rows)(codes, n, d, weights, ws0, ws1, width, offsets,    \
+                                        counts, lowest, limit, row);
+    switch (K) { /* the common few classes with a literal width: the adds unroll */
+        NB_SOFT_CASE(1)
+        NB_SOFT_CASE(2)
+        NB_SOFT_CASE(3)
+        NB_SOFT_CASE(4)
+        NB_SOFT_CASE(6)
+        NB_SOFT_CASE(8)
+    default:
+        return NB_NAME(soft_count_rows)(codes, n, d, weights, ws0, ws1, K, offsets, counts,
+                                        lowest, limit, scratch);
+    }
+#undef NB_SOFT_CASE
+}
+
+/* EM's M-step for Gaussian moments (see soft_moment_sums in _kernels.pyx): every class k adds
+ * w (x_i - shift) and w (x_i - shift)^2 with w = weights[i * ws0 + k * ws1], in one pass
+ * over X (n, d); one copy for double X, one for float. dev is room for a row's deviations
+ * and their squares (2 d). */
+#define NB_SOFT_MOMENTS(suffix, real)                                                       \
+    NB_TARGET static void NB_NAME(soft_moment_sums_##suffix)(                               \
+        const real *X, ptrdiff_t n, ptrdiff_t d, const double *weights, ptrdiff_t ws0,      \
+        ptrdiff_t ws1, ptrdiff_t K, const double *shift, double *restrict sum_dev,          \
+        double *restrict sum_sq, double *restrict dev)                                      \
+    {                                                                                       \
+        double *restrict sq = dev + d;                                                      \
+        for (ptrdiff_t i = 0; i < n; i++) {                                                 \
+            const real *x = X + i * d;                                                      \
+            for (ptrdiff_t j = 0; j < d; j++) {                                             \
+                dev[j] = x[j] - shift[j];                                                   \
+                sq[j] = dev[j] * dev[j];                                                    \
+            }                                                                               \
+            for (ptrdiff_t k = 0; k < K; k++) {                                             \
+                double w = weights[i * ws0 + k * ws1];                                      \
+                if (w == 0.0)                                                               \
+                    continue;                                                               \
+                double *restrict s = sum_dev + k * d, *restrict q = sum_sq + k * d;         \
+                for (ptrdiff_t j = 0; j < d; j++) {                                         \
+                    s[j] += w * dev[j];                                                     \
+                    q[j] += w * sq[j];                                                      \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    }
+NB_SOFT_MOMENTS(f64, double)
+NB_SOFT_MOMENTS(f32, float)
+#undef NB_SOFT_MOMENTS
+
 /* out = init + the sum of the n_rows table rows pointed to by rows (n_classes wide each);
  * blocks of literal width keep the sums in registers, as in categorical_scores. */
 NB_TARGET NB_INLINE void NB_NAME(sum_pointed)(double *out, const double *init,

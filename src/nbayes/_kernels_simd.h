@@ -109,6 +109,62 @@ static ptrdiff_t nb_normalise_rows(double *jll, ptrdiff_t n, ptrdiff_t n_classes
     return nb_normalise_rows_base(jll, n, n_classes, log_space);
 }
 
+static void nb_em_responsibilities(double *scores, ptrdiff_t n, ptrdiff_t S,
+                                   const ptrdiff_t *codes, ptrdiff_t M,
+                                   const double *row_weight, double *top, double *total)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2()) {
+        nb_em_responsibilities_avx2(scores, n, S, codes, M, row_weight, top, total);
+        return;
+    }
+#endif
+    nb_em_responsibilities_base(scores, n, S, codes, M, row_weight, top, total);
+}
+
+#define NB_SOFT_COUNT_ARGS codes, n, d, weights, ws0, ws1, K, offsets, counts, lowest, limit, \
+    scratch
+static ptrdiff_t nb_soft_count_codes(const int64_t *codes, ptrdiff_t n, ptrdiff_t d,
+                                     const double *weights, ptrdiff_t ws0, ptrdiff_t ws1,
+                                     ptrdiff_t K, const ptrdiff_t *offsets, double *counts,
+                                     int64_t lowest, int64_t limit, double *scratch)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2())
+        return nb_soft_count_codes_avx2(NB_SOFT_COUNT_ARGS);
+#endif
+    return nb_soft_count_codes_base(NB_SOFT_COUNT_ARGS);
+}
+
+#define NB_SOFT_MOMENTS_ARGS X, n, d, weights, ws0, ws1, K, shift, sum_dev, sum_sq, dev
+static void nb_soft_moment_sums_f64(const double *X, ptrdiff_t n, ptrdiff_t d,
+                                    const double *weights, ptrdiff_t ws0, ptrdiff_t ws1,
+                                    ptrdiff_t K, const double *shift, double *sum_dev,
+                                    double *sum_sq, double *dev)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2()) {
+        nb_soft_moment_sums_f64_avx2(NB_SOFT_MOMENTS_ARGS);
+        return;
+    }
+#endif
+    nb_soft_moment_sums_f64_base(NB_SOFT_MOMENTS_ARGS);
+}
+
+static void nb_soft_moment_sums_f32(const float *X, ptrdiff_t n, ptrdiff_t d,
+                                    const double *weights, ptrdiff_t ws0, ptrdiff_t ws1,
+                                    ptrdiff_t K, const double *shift, double *sum_dev,
+                                    double *sum_sq, double *dev)
+{
+#ifdef NB_DISPATCH
+    if (nb_has_avx2()) {
+        nb_soft_moment_sums_f32_avx2(NB_SOFT_MOMENTS_ARGS);
+        return;
+    }
+#endif
+    nb_soft_moment_sums_f32_base(NB_SOFT_MOMENTS_ARGS);
+}
+
 #define NB_NETWORK_SCORES_ARGS codes, n, d, n_categories, width, cols, strides, offsets, \
     flat, n_classes, init, out, incomplete, rows
 static ptrdiff_t nb_network_scores(

@@ -805,13 +805,13 @@ def _compiled_soft_counts(compiled, X: np.ndarray, labels: SoftLabels, lowest: i
     weight in every class (EM's M-step), where the numpy path builds a sparse one-hot of
     the codes and multiplies it by the weights."""
     codes = np.ascontiguousarray(X, dtype=np.int64)
-    weights_t = np.ascontiguousarray(labels.onehot_t)  # (n_classes, n)
+    weights = labels.matrix  # (n, n_classes), read in place whatever its layout
 
     def count(offsets, per_class, limit):
         # Class-minor (a cell's classes side by side: one cache line per cell and row),
         # transposed to the class-major layout at the end.
         counts = np.zeros(per_class * labels.n_classes)
-        n_below = compiled.soft_count_codes(codes, weights_t, offsets, counts, lowest, limit)
+        n_below = compiled.soft_count_codes(codes, weights, offsets, counts, lowest, limit)
         if n_below < 0:
             return None
         if n_below:

@@ -252,9 +252,7 @@ class Gaussian(Family):
             if soft:
                 # One pass over X, no temporaries: where the products below would build
                 # X - shift and its square (EM's M-step, every iteration).
-                compiled.soft_moment_sums(
-                    X, np.ascontiguousarray(labels.onehot_t), shift, sum_dev, sum_sq
-                )
+                compiled.soft_moment_sums(X, labels.matrix, shift, sum_dev, sum_sq)
             else:
                 compiled.class_moment_sums(
                     X,

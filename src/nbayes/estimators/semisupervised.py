@@ -28,9 +28,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
+from .._threads import map_chunks
 from .._validation import show, user_stacklevel
 from ..distributions import SoftLabels
+from ..distributions._base import row_chunks
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
 from ._protocol import EstimatorProtocol
@@ -196,25 +199,11 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(softmax of each row, log-sum-exp of each row), computed in place of ``scores``; a
-    row of -inf gives NaN and -inf."""
-    scores = np.ascontiguousarray(scores)  # row-wise work; scores may come class-major
-    top = scores.max(axis=1)
-    top[~np.isfinite(top)] = 0.0
-    scores -= top[:, None]
-    np.exp(scores, out=scores)
-    total = scores.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scores /= total[:, None]
-        return scores, top + np.log(total)
-
-
 def _softmax_columns(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_softmax` of class-major scores (n_classes, n): the softmax of each column and
-    its log-sum-exp, in place. Reductions over the class axis of a (K, n) array are K
-    element-wise passes over contiguous rows, several times faster than reducing each of n
-    short rows of an (n, K) array."""
+    """The softmax of each column of class-major scores (n_classes, n) and its log-sum-exp,
+    in place; a column of -inf gives NaN and -inf. Reductions over the class axis of a
+    (K, n) array are K element-wise passes over contiguous rows, several times faster than
+    reducing each of n short rows of an (n, K) array."""
     top = scores.max(axis=0)
     top[~np.isfinite(top)] = 0.0
     scores -= top
@@ -223,6 +212,71 @@ def _softmax_columns(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(divide="ignore", invalid="ignore"):
         scores /= total
         return scores, top + np.log(total)
+
+
+def responsibilities(
+    scores: np.ndarray, codes: np.ndarray, n_components: int, row_weight: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """EM's E-step: ``(resp, loglik)`` from the joint log-likelihoods (n, S) of a batch.
+
+    ``resp[i]`` is row i's posterior times ``row_weight[i]``: over all S sub-classes for an
+    unlabeled row (``codes[i] == -1``), over its own class's components (sub-classes
+    ``codes[i] * M .. codes[i] * M + M - 1``, the others 0) for a labeled one. ``loglik[i]``
+    is the log-sum-exp of the row's scores over the same sub-classes: log p(x) or
+    log p(x, y). Rows of zero ``row_weight`` get zeros and loglik 0; a row whose sub-classes
+    all score -inf gets loglik -inf (NaN or +inf scores a non-finite loglik too).
+
+    ``scores`` is overwritten: with the compiled loops ``resp`` is ``scores`` itself, made
+    in one pass over the rows; without them, a class-major copy seen through its transpose.
+    Either way an (n, S) array that the M-step's soft labels read in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scores = np.log([[0.1, 0.3], [0.2, 0.2], [0.5, 0.1]])
+    >>> resp, loglik = responsibilities(scores, np.array([-1, 1, -1]), 1, np.array([1, 2, 0.0]))
+    >>> resp.round(3).tolist(), loglik.round(3).tolist()
+    ([[0.25, 0.75], [0.0, 2.0], [0.0, 0.0]], [-0.916, -1.609, 0.0])
+    """
+    compiled = kernels()
+    n = scores.shape[0]
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    row_weight = np.ascontiguousarray(row_weight, dtype=np.float64)
+    if compiled is not None:
+        resp = np.ascontiguousarray(scores, dtype=np.float64)
+        loglik, total = np.empty(n), np.empty(n)
+
+        def step(rows: slice) -> None:  # row chunks on the worker threads (the loop is nogil)
+            compiled.em_responsibilities(
+                resp[rows],
+                codes[rows],
+                int(n_components),
+                row_weight[rows],
+                loglik[rows],
+                total[rows],
+            )
+
+        for _ in map_chunks(step, row_chunks(n, 8 * (resp.shape[1] + 4))):
+            pass
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loglik += np.log(total)  # numpy's log vectorises, the C library's does not
+        return resp, loglik
+    # Class-major: the reductions run over the short class axis (see _softmax_columns).
+    scores_t = np.array(scores.T, dtype=np.float64, order="C")
+    rows = np.flatnonzero(codes >= 0)
+    if rows.size:
+        # A labeled row may belong to its own class's components only.
+        own = np.zeros((rows.size, scores_t.shape[0]), dtype=bool)
+        cols = codes[rows, None] * n_components + np.arange(n_components)
+        np.put_along_axis(own, cols, True, axis=1)
+        scores_t[:, rows] = np.where(own.T, scores_t[:, rows], -np.inf)
+    resp_t, loglik = _softmax_columns(scores_t)
+    resp_t *= row_weight
+    idle = row_weight == 0
+    if idle.any():
+        resp_t[:, idle] = 0.0  # NaN posteriors of rows that weigh nothing
+        loglik[idle] = 0.0
+    return resp_t.T, loglik
 
 
 def em_batch(
@@ -287,28 +341,11 @@ def em_batch(
             unlabeled_weight=float(weights[~labeled].sum()),
             held_out=held_out,
         )
-    # Class-major (sub-classes, rows) throughout: the E-step's reductions run over the short
-    # class axis, and the M-step's products take the responsibilities transposed.
-    scores = np.ascontiguousarray(model.joint_log_scores(X).T)
     rows = np.flatnonzero(labeled)
-    cols = codes[rows, None] * M + np.arange(M)
-    own_scores = np.take_along_axis(scores[:, rows].T, cols, axis=1)  # before scores change
-    # Every row's posterior over every sub-class (what an unlabeled row gets), weighted.
-    resp_t, loglik = _softmax_columns(scores)
     split = settings.n_folds > 0
     # Split: the unlabeled rows are counted with weight 1 and scaled by lambda afterwards.
     row_weight = np.where(labeled, weights, (1.0 if split else lam) * weights)
-    resp_t *= row_weight
-    if rows.size:
-        # Labeled rows (usually few): the posterior over their own class's components.
-        own, loglik[rows] = _softmax(own_scores)
-        block = np.zeros((rows.size, resp_t.shape[0]))
-        np.put_along_axis(block, cols, own * weights[rows, None], axis=1)
-        resp_t[:, rows] = block.T
-    idle = row_weight == 0
-    if idle.any():
-        resp_t[:, idle] = 0.0  # NaN posteriors of rows that weigh nothing
-        loglik[idle] = 0.0
+    resp, loglik = responsibilities(model.joint_log_scores(X), codes, M, row_weight)
     ll = loglik * weights
     total = float(ll.sum())
     if not np.isfinite(total):  # -inf in a row that weighs something
@@ -318,7 +355,6 @@ def em_batch(
             f"to (log-likelihood {show(loglik[row])}), so EM cannot weigh it. Use a "
             "smoothed estimate (alpha > 0, estimate='posterior_mean') or drop the row."
         )
-    resp = resp_t.T  # (rows, sub-classes), a view
     # Totals over all rows less those over the labeled ones (few): no copy of the rest.
     labeled_ll, labeled_weight = float(ll[rows].sum()), float(weights[rows].sum())
     result = PassResult(
@@ -334,7 +370,7 @@ def em_batch(
     # Held-out folds: each fold's labeled rows counted apart (they are few: a copy of them
     # is cheap), the unlabeled rows in one product over all rows with the labeled ones at 0.
     own_resp = resp[rows]
-    resp_t[:, rows] = 0.0
+    resp[rows] = 0.0
     result.unlabeled_stats = model.accumulate(X, SoftLabels(resp), mode="count")
     folds = fold_of(first_row + rows, settings.n_folds, settings.fold_seed)
     result.folds = []
