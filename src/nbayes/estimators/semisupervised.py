@@ -243,7 +243,7 @@ def responsibilities(
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     row_weight = np.ascontiguousarray(row_weight, dtype=np.float64)
     if compiled is not None:
-        resp = np.ascontiguousarray(scores, dtype=np.float64)
+        resp = np.require(scores, np.float64, ["C", "W"])  # a copy only where needed
         loglik, total = np.empty(n), np.empty(n)
 
         def step(rows: slice) -> None:  # row chunks on the worker threads (the loop is nogil)
@@ -344,7 +344,8 @@ def em_batch(
     rows = np.flatnonzero(labeled)
     split = settings.n_folds > 0
     # Split: the unlabeled rows are counted with weight 1 and scaled by lambda afterwards.
-    row_weight = np.where(labeled, weights, (1.0 if split else lam) * weights)
+    scale = 1.0 if split else lam
+    row_weight = weights if scale == 1.0 else np.where(labeled, weights, scale * weights)
     resp, loglik = responsibilities(model.joint_log_scores(X), codes, M, row_weight)
     ll = loglik * weights
     total = float(ll.sum())
