@@ -245,11 +245,10 @@ class Gaussian(Family):
         # where a class mean lies far (many spreads) from that row, which the sums reveal.
         shift = X[0].astype(np.float64)
         compiled = kernels()
-        soft = isinstance(labels, SoftLabels)  # class sums are then products with the weights
         if compiled is not None and X.flags.c_contiguous and X.dtype in (np.float32, np.float64):
             sum_dev = np.zeros((labels.n_classes, X.shape[1]))
             sum_sq = np.zeros_like(sum_dev)
-            if soft:
+            if isinstance(labels, SoftLabels):
                 # One pass over X, no temporaries: where the products below would build
                 # X - shift and its square (EM's M-step, every iteration).
                 compiled.soft_moment_sums(X, labels.matrix, shift, sum_dev, sum_sq)
