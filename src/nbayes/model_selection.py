@@ -36,7 +36,7 @@ from . import _engine as engine
 from ._docstrings import INPUTS, shared_doc, shared_parameters
 from ._validation import user_stacklevel
 from .estimators._base import check_sample_weight, fit_classes, label_codes
-from .estimators._folds import check_splits, count_folds
+from .estimators._folds import check_splits, count_folds, take_rows
 from .exceptions import DataError, ParameterError
 
 # The delegating methods of each search, shown side by side in each one's Examples.
@@ -386,7 +386,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         # Each test fold is taken from X once, for its counting and for its scoring (all of
         # them at once: together one copy of X, as scikit-learn's search copies the
         # training rows of each fit).
-        X_tests = [_safe_indexing(X, test) for _, test in splits]
+        X_tests = [take_rows(X, test) for _, test in splits]
         folds = FoldStatistics(self.estimator, X, y_checked, splits, sample_weight, X_tests)
         self.count_time_ = time.perf_counter() - start
 

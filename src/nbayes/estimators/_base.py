@@ -311,6 +311,25 @@ def _held_columns(families, blocks: list, feature_names) -> tuple | None:
     return narrow, columns
 
 
+#: The parameters that decide a model's class prior in ``BaseNB._log_prior``.
+PRIOR_PARAMS = ("class_prior", "fit_prior", "prior_alpha")
+
+
+def _log_priors(shells: list, class_count: np.ndarray) -> list:
+    """Each candidate's log class prior from ``class_count``; computed once for candidates
+    whose prior parameters are the same objects (a grid that varies alpha, say), where the
+    class derives its prior from those alone (``BaseNB._log_prior``)."""
+    made: dict = {}
+    out = []
+    for i, shell in enumerate(shells):  # bounded by the candidates
+        shared = type(shell)._log_prior is BaseNB._log_prior
+        key = tuple(id(getattr(shell, name, None)) for name in PRIOR_PARAMS) if shared else i
+        if key not in made:
+            made[key] = shell._log_prior(class_count)
+        out.append(made[key])
+    return out
+
+
 class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes classifier over column groups, each modelled by one family."""
 
@@ -431,9 +450,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """
         from sklearn.base import clone
         from sklearn.model_selection import StratifiedKFold
-        from sklearn.utils import _safe_indexing
 
-        from ._folds import check_splits, count_folds
+        from ._folds import check_splits, count_folds, take_rows
 
         names = self._cv_names()
         start = {p: CV_START[p] for p in names}
@@ -457,7 +475,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         folds = StratifiedKFold(min(CV_FOLDS, smallest), shuffle=True, random_state=0)
         splits = list(folds.split(np.zeros(y.shape[0]), codes))
         check_splits(splits, codes, classes, y.shape[0])
-        parts = [_safe_indexing(X, test) for _, test in splits]  # counted, then scored
+        parts = [take_rows(X, test) for _, test in splits]  # counted, then scored
         test_stats, total = count_folds(base, X, codes, weights, classes.size, splits, parts)
         base.install(classes, total)
         trains = [base.subtract_statistics(total, t) for t in test_stats]
@@ -1148,7 +1166,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         if blocks is None:
             X = self._validate_X(X, reset=False)
             blocks = self._blocks(X, "score")
-        log_prior = np.concatenate([shell._log_prior(stats["class_count"]) for shell in shells])
+        log_prior = np.concatenate(_log_priors(shells, stats["class_count"]))
         n_classes = len(self.classes_)
         jll = engine.joint_log_likelihood(
             self.families_, stacked, log_prior, blocks, names, normalised=False

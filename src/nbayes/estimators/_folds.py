@@ -9,6 +9,7 @@ from functools import reduce
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
 
 from ..distributions import Labels
@@ -24,6 +25,15 @@ def meta_of(X):
     if shape is not None and len(shape) == 2:
         return int(shape[1])
     return pd.DataFrame({"text": pd.Series([], dtype=object)})
+
+
+def take_rows(X, rows: np.ndarray):
+    """The rows ``rows`` of X, in X's own type: ``_safe_indexing`` (tables, lists of texts,
+    arrays), except that a scipy sparse matrix is indexed directly, without the checks of
+    the key that scikit-learn's helper adds (about 40% of taking a 1k-row fold of Enron)."""
+    if sp.issparse(X) and X.format == "csr":
+        return X[rows]
+    return _safe_indexing(X, rows)
 
 
 def check_splits(splits, codes: np.ndarray, classes: np.ndarray, n: int) -> None:
@@ -66,7 +76,7 @@ def count_folds(
 
     def count(rows: np.ndarray, part=None) -> dict:
         labels = Labels(codes[rows], weights[rows], n_classes)
-        part = _safe_indexing(X, rows) if part is None else part
+        part = take_rows(X, rows) if part is None else part
         return model.accumulate(part, labels, mode="count")
 
     parts = [None] * len(splits) if test_parts is None else test_parts
@@ -78,4 +88,4 @@ def count_folds(
     return test_stats, count(np.arange(n))  # repeated splits: the total is one more pass
 
 
-__all__ = ["check_splits", "count_folds", "meta_of"]
+__all__ = ["check_splits", "count_folds", "meta_of", "take_rows"]
