@@ -386,3 +386,21 @@ def test_em_responsibilities_match_numpy(n_classes, n_components):
         lambda: responsibilities(scores.copy(), codes, n_components, row_weight)
     )
     assert np.isnan(compiled[1][3]) and np.isnan(plain[1][3])
+
+
+def test_em_responsibilities_same_on_any_number_of_threads():
+    """The E-step runs in row chunks on the worker threads: each row's result is its own,
+    so the chunking changes nothing."""
+    from nbayes.estimators.semisupervised import responsibilities
+
+    rng = np.random.default_rng(10)
+    n = 30_000
+    scores = rng.normal(-30.0, 10.0, (n, 3))
+    codes = np.where(rng.random(n) < 0.1, rng.integers(0, 3, n), -1)
+    weights = rng.uniform(0.0, 2.0, n)
+    with nbayes.threads(1):
+        one = responsibilities(scores.copy(), codes, 1, weights)
+    with nbayes.threads(3):
+        three = responsibilities(scores.copy(), codes, 1, weights)
+    np.testing.assert_array_equal(one[0], three[0])
+    np.testing.assert_array_equal(one[1], three[1])

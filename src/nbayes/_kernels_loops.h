@@ -208,6 +208,32 @@ NB_TARGET NB_INLINE ptrdiff_t NB_NAME(soft_count_rows)(
     int64_t lowest, int64_t limit, double *restrict row)
 {
     ptrdiff_t n_below = 0;
+#ifdef NB_VECTORS
+/* The loop below with a row's weights in one vector, where they sit side by side. */
+#define NB_SOFT_VECTOR_ROWS(vector)                                                        \
+    for (ptrdiff_t i = 0; i < n; i++) {                                                    \
+        const int64_t *code = codes + i * d;                                               \
+        vector w = *(const vector *)(weights + i * ws0);                                   \
+        for (ptrdiff_t j = 0; j < d; j++) {                                                \
+            int64_t c = code[j];                                                           \
+            if (c < 0) {                                                                   \
+                n_below += c < lowest;                                                     \
+                continue;                                                                  \
+            }                                                                              \
+            if (c >= limit)                                                                \
+                return -1;                                                                 \
+            *(vector *)(counts + (offsets[j] + c) * K) += w;                               \
+        }                                                                                  \
+    }                                                                                      \
+    return n_below;
+    if (K == 4 && ws1 == 1) {
+        NB_SOFT_VECTOR_ROWS(nb_v4)
+    }
+    if (K == 2 && ws1 == 1) {
+        NB_SOFT_VECTOR_ROWS(nb_v2)
+    }
+#undef NB_SOFT_VECTOR_ROWS
+#endif
     for (ptrdiff_t i = 0; i < n; i++) {
         const int64_t *code = codes + i * d;
         for (ptrdiff_t k = 0; k < K; k++)

@@ -43,6 +43,15 @@ NB_INLINE void nb_sum_rows(double *out, const double *init, const double **rows,
         out[k] = acc[k];
 }
 
+/* Vectors of 4 and 2 doubles at any 8-byte-aligned address, where the compiler has them:
+ * one add of a row's class weights to a cell's class-minor counts (soft_count_codes), which
+ * the compilers do not find for the scalar loop. Elsewhere the loop stays scalar. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NB_VECTORS 1
+typedef double nb_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double nb_v2 __attribute__((vector_size(16), aligned(8), may_alias));
+#endif
+
 /* The parameters of categorical_scores, shared by its copies and the dispatcher. */
 #define NB_CATEGORICAL_SCORES_PARAMS \
     const int64_t *codes, ptrdiff_t n, ptrdiff_t d, const ptrdiff_t *offsets, \

@@ -30,10 +30,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
-from .._threads import map_chunks
+from .._threads import get_threads, map_chunks
 from .._validation import show, user_stacklevel
 from ..distributions import SoftLabels
-from ..distributions._base import row_chunks
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
 from ._protocol import EstimatorProtocol
@@ -256,7 +255,9 @@ def responsibilities(
                 total[rows],
             )
 
-        for _ in map_chunks(step, row_chunks(n, 8 * (resp.shape[1] + 4))):
+        # In place, so no memory budget to keep: one chunk per thread (at least 8192 rows).
+        size = max(8192, -(-n // get_threads()))
+        for _ in map_chunks(step, (slice(a, min(a + size, n)) for a in range(0, n, size))):
             pass
         with np.errstate(divide="ignore", invalid="ignore"):
             loglik += np.log(total)  # numpy's log vectorises, the C library's does not
