@@ -454,6 +454,17 @@ def test_a_splitter_that_trains_on_part_of_the_rest_is_refused():
     counts, _, y, _ = _synthetic(60)
     with pytest.raises(ParameterError, match="complement of the test part"):
         GridSearchCV(nbayes.MultinomialNB(), {"alpha": [1.0]}, cv=TimeSeriesSplit(3)).fit(counts, y)
+    # as many training rows as the complement, but one repeated (and one left out), or one
+    # taken from the test fold; a test fold that names a row twice
+    rows = np.arange(60)
+    bad = [
+        (np.r_[rows[20:59], 20], rows[:20]),
+        (np.r_[rows[21:], 0], rows[:20]),
+        (rows[20:], np.r_[rows[:19], 0]),
+    ]
+    for split in bad:
+        with pytest.raises(ParameterError, match="complement of the test part"):
+            GridSearchCV(nbayes.MultinomialNB(), {"alpha": [1.0]}, cv=[split]).fit(counts, y)
 
 
 def test_a_class_absent_outside_a_fold_is_an_error():
@@ -776,3 +787,16 @@ def test_feature_selection_refuses_normalised_families_and_unknown_metrics():
     )
     with pytest.raises(ParameterError, match=r"\['multinomial'\] families normalise"):
         select(mixed, cv=2).fit(table.assign(area=table["area"].round().clip(0)), y)
+
+
+def test_candidates_scored_together_are_measured_in_one_pass():
+    # The stacked scores are read as one (rows, candidates, classes) array; scores that are
+    # not column blocks of one array in order are measured candidate by candidate.
+    from nbayes.model_selection import _side_by_side
+
+    jll = np.arange(24.0).reshape(4, 6).copy()  # owns its data, as the engine's output
+    views = [jll[:, i * 2 : (i + 1) * 2] for i in range(3)]
+    np.testing.assert_array_equal(_side_by_side(views)[:, 1], views[1])
+    assert _side_by_side(views[::-1]) is None
+    assert _side_by_side([v.copy() for v in views]) is None
+    assert _side_by_side(views[:2]) is None  # not the whole array

@@ -940,13 +940,41 @@ def _score_together(model, params_list, stats, X, codes, w, quick: dict):
     through the scorer, which reports the failure as scikit-learn's search would."""
     out = {k: np.empty(len(params_list)) for k in quick}
     try:
-        scored = model.joint_log_scores_with(params_list, stats, X)
-        for i, jll in enumerate(scored):  # bounded by the candidates
-            for k, name in quick.items():  # bounded by the number of metrics
+        scored = list(model.joint_log_scores_with(params_list, stats, X))
+        together = _side_by_side(scored)
+        for k, name in quick.items():  # bounded by the number of metrics
+            if together is not None and (name == "accuracy" or np.isfinite(together).all()):
+                # Every candidate's rows scored in one pass over the stacked scores (a
+                # log-loss only where no row is impossible, which each candidate warns of).
+                n, m, n_classes = together.shape
+                per_row = row_scores(name, together.reshape(n * m, n_classes), np.repeat(codes, m))
+                out[k][:] = QUICK_SIGN[name] * np.average(per_row.reshape(n, m), axis=0, weights=w)
+                continue
+            for i, jll in enumerate(scored):  # bounded by the candidates
                 out[k][i] = _held_out_score(name, jll, codes, w)
     except Exception:  # noqa: BLE001 - the scorer reports it, candidate by candidate
         return None
     return out
+
+
+def _side_by_side(scored: list) -> np.ndarray | None:
+    """The candidates' scores as one (n, candidates, classes) array where they are the
+    column blocks, in order, of one C-contiguous array (as ``joint_log_scores_with`` yields
+    candidates it scored together); None otherwise."""
+    base = scored[0].base if scored else None
+    if not isinstance(base, np.ndarray) or base.ndim != 2 or not base.flags.c_contiguous:
+        return None
+    n, n_classes = scored[0].shape
+    if base.shape != (n, n_classes * len(scored)):
+        return None
+    start = base.__array_interface__["data"][0]
+    for i, jll in enumerate(scored):  # bounded by the candidates
+        at = jll.__array_interface__["data"][0]
+        if jll.base is not base or jll.strides != base.strides:
+            return None
+        if at != start + i * n_classes * base.itemsize:
+            return None
+    return base.reshape(n, len(scored), n_classes)
 
 
 def _held_out_score(name: str, jll: np.ndarray, codes: np.ndarray, w) -> float:

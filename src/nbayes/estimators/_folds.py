@@ -40,9 +40,14 @@ def check_splits(splits, codes: np.ndarray, classes: np.ndarray, n: int) -> None
     """Every split trains on all the rows outside its test rows (only then are its statistics
     the total's minus the test rows'), and leaves every class some training row."""
     for i, (train, test) in enumerate(splits):  # bounded by the number of splits
+        # Test rows distinct, and train + test covering every row with no more rows than
+        # there are: then train is exactly the complement (no sort needed).
         inside = np.zeros(n, dtype=bool)
         inside[test] = True
-        if inside.sum() != len(test) or not np.array_equal(np.sort(train), np.flatnonzero(~inside)):
+        covered = inside.copy()
+        covered[train] = True
+        distinct = np.count_nonzero(inside) == len(test)
+        if not (distinct and len(train) + len(test) == n and covered.all()):
             raise ParameterError(
                 f"Split {i} of cv trains on rows other than all the rows outside its test fold; "
                 "statistics-based cross-validation needs splits whose training part is the "
@@ -50,7 +55,7 @@ def check_splits(splits, codes: np.ndarray, classes: np.ndarray, n: int) -> None
                 "RepeatedStratifiedKFold, LeaveOneGroupOut, ...). Use "
                 "sklearn.model_selection.GridSearchCV for other splitters."
             )
-        absent = np.setdiff1d(np.arange(classes.size), codes[train])
+        absent = np.flatnonzero(np.bincount(codes[train], minlength=classes.size) == 0)
         if absent.size:
             raise DataError(
                 f"Class {classes.tolist()[absent[0]]!r} has no row outside test fold {i}, so "
