@@ -800,3 +800,24 @@ def test_candidates_scored_together_are_measured_in_one_pass():
     assert _side_by_side(views[::-1]) is None
     assert _side_by_side([v.copy() for v in views]) is None
     assert _side_by_side(views[:2]) is None  # not the whole array
+
+
+@pytest.mark.parametrize(
+    "estimator, grid",
+    [
+        (nbayes.MultinomialNB(alpha=-1.0), {"alpha": [0.1, 1.0]}),
+        (nbayes.MultinomialNB(class_prior=[0.2, 0.3, 0.5]), {"class_prior": [None, [0.4, 0.6]]}),
+    ],
+)
+def test_a_setting_every_candidate_replaces_is_never_finalized(estimator, grid):
+    # As in scikit-learn's search, the estimator's own value of a parameter the grid sets
+    # is never used: the model of all rows is finalized only if its parameters are read.
+    counts, _, y, w = _synthetic()
+    ours, theirs = both(estimator, grid, counts, y, w)
+    assert_same_search(ours, theirs, 3)
+    X, y = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]), np.array([0, 1, 0, 1])
+    splits = list(KFold(2).split(X))
+    folds = nbayes.model_selection.FoldStatistics(nbayes.MultinomialNB(), X, y, splits)
+    want = nbayes.MultinomialNB().fit(X, y)
+    np.testing.assert_allclose(folds.model.feature_log_prob_, want.feature_log_prob_)
+    np.testing.assert_array_equal(folds.model.predict(X), want.predict(X))

@@ -96,7 +96,7 @@ class FoldStatistics:
     """Statistics of every cross-validation fold of one data set, counted in one pass.
 
     ``model`` is the estimator set up and fitted on all rows (its statistics, ``total``, are
-    the merged ``test_stats`` of the folds);
+    the merged ``test_stats`` of the folds; its own parameters are derived when first read);
     ``train_model(i, params)`` is the model of the rows outside test fold ``i`` with the
     finalize-time ``params``, made without reading the data.
 
@@ -142,7 +142,8 @@ class FoldStatistics:
             model, X, codes, weights, self.classes.size, splits, test_parts
         )
         self.total = total
-        self.model = model.install(self.classes, total)
+        # Its own parameters are derived if read: a search finalizes candidates instead.
+        self.model = model.install(self.classes, total, defer=True)
         self.splits = splits
 
     @classmethod

@@ -753,11 +753,15 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         their vocabularies and re-code ``other``'s counts."""
         return other.stats_
 
-    def install(self, classes, stats: dict):
-        """Become the fitted model of ``stats`` over ``classes``; finalizes. Returns self."""
+    def install(self, classes, stats: dict, *, defer: bool = False):
+        """Become the fitted model of ``stats`` over ``classes``; finalizes, or with ``defer``
+        leaves that to the first use of a parameter. Returns self."""
         self.classes_ = np.asarray(classes)
         self.stats_ = stats
-        self.finalize()
+        if defer:
+            self._defer_finalize()
+        else:
+            self.finalize()
         return self
 
     # -- other finalizes of the same statistics (model selection) -------------------------------
@@ -934,7 +938,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         parameters (a logarithm per class and feature, which on a large vocabulary costs more
         than the batch) are derived once, when they are used.
         """
-        for name in self._derived:
+        for name in self.__dict__.get("_derived", ()):  # none before a first finalize
             self.__dict__.pop(name, None)
         self._stale = True
 

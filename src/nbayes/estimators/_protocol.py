@@ -381,7 +381,7 @@ class EstimatorProtocol(ABC):
         """
 
     @abstractmethod
-    def install(self, classes: np.ndarray, stats: dict):
+    def install(self, classes: np.ndarray, stats: dict, *, defer: bool = False):
         """Become the fitted model of ``stats`` over ``classes`` (after :meth:`setup` or on a
         fitted model with the same columns); finalizes.
 
@@ -391,6 +391,11 @@ class EstimatorProtocol(ABC):
             The class labels, sorted, in the order of the statistics' class axis.
         stats : dict
             Statistics in this model's set-up.
+        defer : bool, default=False
+            Leave the parameters to be derived when first used, as after ``partial_fit``
+            (an error of the finalize then shows there): for a caller that makes other
+            finalizes of the statistics (:meth:`finalize_with`, a grid search's candidates)
+            and may never use this model's own.
 
         Returns
         -------
