@@ -561,6 +561,29 @@ def test_enron_search_equals_scikit_learn(shared_data):
         assert_same_search(*both(estimator, grid, counts, y, w, scoring=scoring), 3)
 
 
+def test_enron_folds_scored_over_the_words_they_hold_equal_scikit_learn(shared_data, monkeypatch):
+    # The benchmark's setting: every word of the vocabulary, five folds, each of which holds
+    # about a third of the words and is scored over those alone.
+    texts, y = _enron(shared_data)
+    counts = CountVectorizer().fit_transform(texts)
+    family = nbayes.distributions.Multinomial
+    asked, stacked = [], family.finalize_stacked
+
+    def recorded(self, s, fams, columns=None):
+        asked.append(None if columns is None else columns.size)
+        return stacked(self, s, fams, columns)
+
+    monkeypatch.setattr(family, "finalize_stacked", recorded)
+    metrics = ["accuracy", "neg_log_loss"]
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    grid = {"alpha": [0.001, 0.1, 10.0]}
+    ours, theirs = both(
+        nbayes.MultinomialNB(), grid, counts, y, cv=cv, scoring=metrics, refit="neg_log_loss"
+    )
+    assert_same_search(ours, theirs, 5, metrics=metrics)
+    assert len(asked) == 5 and all(0 < a < counts.shape[1] / 2 for a in asked)
+
+
 def test_spambase_search_equals_scikit_learn(shared_data):
     data = np.loadtxt(shared_data / "spambase" / "spambase.data", delimiter=",")
     X, y = data[:, :-1], data[:, -1].astype(int)
