@@ -625,6 +625,21 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys, sms_split, tmp_pat
     assert captured.err == "" and captured.out == ""
 
 
+def test_optional_data_may_follow_the_options(capsys, sms_split, sms_model, tmp_path):
+    # explain and report take DATA optionally: after options it is DATA still, not refused.
+    paths, _, _ = sms_split
+    model_path, _ = sms_model
+    status, out, err = run(capsys, "explain", model_path, "--top", "2", paths["test"], "-q")
+    assert status == 0, err
+    assert "row 0: predicted" in out
+    page = tmp_path / "r.html"
+    status, _, err = run(capsys, "report", model_path, "-o", page, paths["test"], "-q")
+    assert status == 0, err
+    assert "accuracy" in page.read_text()
+    status, _, err = run(capsys, "explain", model_path, paths["test"], paths["test"])
+    assert status == 2 and "unrecognized arguments:" in err
+
+
 def test_python_dash_m_and_version(capsys):
     status, out, _ = run(capsys, "--version")
     assert status == 0 and out.startswith("nbayes ") and "compiled loops" in out

@@ -243,7 +243,13 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, rest = parser.parse_known_args(argv)
+        # argparse fills an optional DATA (explain, report) before the options that follow
+        # MODEL, so `nbayes report model -o out.html data.csv` would refuse data.csv.
+        if len(rest) == 1 and not rest[0].startswith("-") and getattr(args, "data", 0) is None:
+            args.data, rest = rest[0], []
+        if rest:
+            parser.error(f"unrecognized arguments: {' '.join(rest)}")
     except SystemExit as stop:  # --help, --version and usage errors
         return int(stop.code or 0)
     if args.command is None:
