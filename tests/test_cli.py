@@ -191,6 +191,31 @@ def test_predict_streams_to_stdout_from_stdin(capsys, monkeypatch, sms_split, sm
     assert lines[0] == "prediction" and len(lines) == len(test_df) + 1
 
 
+@pytest.mark.parametrize("command", ["predict", "evaluate"])
+def test_stdin_for_a_model_trained_without_header_loses_no_row(
+    capsys, monkeypatch, tmp_path, command
+):
+    # The columns' names remembered from training (--names) apply to standard input without
+    # a look ahead: a probe used to take the first 64 KB of the pipe away from the table.
+    rng = np.random.default_rng(0)
+    n = 8000  # about 90 KB: more than one read from the pipe
+    label = rng.choice(["ham", "spam"], n)
+    value = np.round(rng.normal(size=n) + (label == "spam"), 6)
+    text = "".join(f"{a}\t{b}\n" for a, b in zip(label, value)).encode()
+    (tmp_path / "train.tsv").write_bytes(text)
+    model = tmp_path / "m.nbayes"
+    argv = ["train", tmp_path / "train.tsv", "--names", "label,x", "-t", "label", "-o", model]
+    assert run(capsys, *argv, "-q")[0] == 0
+    monkeypatch.setattr(sys, "stdin", type("In", (), {"buffer": io.BytesIO(text)}))
+    status, out, err = run(capsys, command, model, "-", "--quiet")
+    assert status == 0, err
+    if command == "predict":
+        lines = out.splitlines()
+        assert lines[0] == "prediction" and len(lines) == n + 1
+    else:
+        assert f"{n:,} rows" in out
+
+
 def test_hashing_trains_in_one_pass(sms_split, tmp_path):
     paths, _, _ = sms_split
     out = tmp_path / "hash.nbayes"

@@ -79,6 +79,15 @@ def detect_format(path: str) -> tuple[str, str | None]:
     return _SUFFIXES.get(Path(name).suffix, "csv"), compression
 
 
+def is_pipe(path: str) -> bool:
+    """Whether ``path`` is standard input (``-``), a pipe, a process substitution or a device:
+    input that can be read only once (a :class:`Table` keeps what it read of it)."""
+    try:
+        return path == "-" or not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # no such file: the Table says so
+        return False
+
+
 def _named_format(path: str) -> bool:
     """Whether the file name says the format (``data.csv.gz`` does, ``/dev/fd/63`` does not)."""
     name = Path(path).name.lower()

@@ -14,7 +14,7 @@ from ._common import UsageError, check_output, names
 from ._labels import describe
 from ._models import inner, load_plan
 from ._scoring import predict_chunk
-from ._tables import ReadOptions, TableWriter, detect_format, open_table, read_dtypes
+from ._tables import ReadOptions, TableWriter, detect_format, is_pipe, open_table, read_dtypes
 
 HELP = "classify every row of a table with a saved model"
 
@@ -89,10 +89,15 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
     if data is None or read.names is not None or not read.header or stored.get("header", True):
         return read
     columns = stored.get("names")
+    remembered = replace(read, header=False, names=tuple(columns) if columns else None)
+    if is_pipe(data):
+        # A pipe can be read once: a probe would take its first rows away from the table
+        # read next. Names and --no-header apply to CSV only, so they can go as they are.
+        return remembered
     probe = open_table(data, replace(read, header=False))
     if probe.format not in ("csv", "tsv"):
         return read
-    if columns and data != "-":  # standard input can be read once: no look ahead
+    if columns:
         fields = len(probe.columns)
         if fields != len(columns):
             raise DataError(
@@ -101,7 +106,7 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
                 f"{fields} field(s). Pass --names for this file, or --no-header to number "
                 "its columns."
             )
-    return replace(read, header=False, names=tuple(columns) if columns else None)
+    return remembered
 
 
 def threshold_option(threshold: float, scale: str) -> float:
