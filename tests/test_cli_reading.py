@@ -193,3 +193,28 @@ def test_rows_longer_than_the_column_names_are_refused(capsys, tmp_path, text, o
     assert status == 1
     assert message in err and "--sep, now ','" in err
     assert not (tmp_path / "m.nbayes").exists()
+
+
+def test_a_quote_that_joins_lines_is_said_with_the_fix(capsys, tmp_path):
+    # As in the SMS Spam Collection: a message that starts with a quote character opens a
+    # quoted field, which runs on over the following lines and swallows their rows.
+    data = tmp_path / "sms.tsv"
+    data.write_text('ham\t"Hi there\nspam\tWin cash\nham\tok" bye\nspam\ta prize\n')
+    model = tmp_path / "m.nbayes"
+    argv = ["train", str(data), "--names", "label,text", "-t", "label", "-o", str(model), "-q"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "1 value(s) of column 'text' run over several lines, the first at row 0" in err
+    assert "pass --no-quoting" in err
+    assert load(model).class_count_.sum() == 2  # three lines became one row
+    assert main([*argv, "--no-quoting"]) == 0
+    assert "several lines" not in capsys.readouterr().err
+    assert load(model).class_count_.sum() == 4
+    for command in (["predict", str(model), str(data)], ["evaluate", str(model), str(data)]):
+        assert main([*command, "-q"]) == 0
+        assert "run over several lines, the first at row 0" in capsys.readouterr().err
+    # A quoted paragraph over several lines holds no row of the file: nothing to say.
+    reviews = tmp_path / "reviews.csv"
+    reviews.write_text('review,stars,y\n"great, really\nI mean it",5,p\n"bad\nawful",1,n\n')
+    assert main(["train", str(reviews), "-t", "y", "-o", str(model), "-q"]) == 0
+    assert capsys.readouterr().err == ""

@@ -16,6 +16,7 @@ import io
 import json
 import operator
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -243,6 +244,10 @@ class Table:
         self._sep = options.sep
         self._columns: list[str] | None = None
         self._replay: _Replay | None = None
+        #: Column -> [first row, count] of values that run over several lines (quoted
+        #: fields holding a line break), over the chunks read so far (see ``chunks``).
+        self.spanning: dict[str, list[int]] = {}
+        self._looked: set[int] = set()
         self._sniffed = not self.is_stream or self._compression is not None
         if self.is_stream and options.format is None and not _named_format(self.path):
             self.format = self._sniff_format()
@@ -473,8 +478,53 @@ class Table:
         offset = 0
         for frame in self._frames(columns, dtypes, self.chunk_rows(), self.progress, desc):
             if len(frame):
+                if self.format in ("csv", "tsv") and self.options.quoting:
+                    self._look_for_line_breaks(offset, frame)
                 yield offset, frame
                 offset += len(frame)
+
+    def _look_for_line_breaks(self, offset: int, frame: pd.DataFrame) -> None:
+        """Count the values of ``frame`` that swallowed whole lines: a quote character that
+        opens a field which runs on past its line joins the following lines into one row. A
+        value counts when a line inside it holds as many separators as a row of the file
+        (a quoted paragraph of prose does not). Once per chunk, however many passes read it."""
+        if offset in self._looked:
+            return
+        self._looked.add(offset)
+        sep = self.sep if len(self.sep) == 1 else ","
+        record = "\n" + "".join(f"[^\n]*{re.escape(sep)}" for _ in range(frame.shape[1] - 1))
+        for column in frame.columns:  # bounded by the columns
+            values = frame[column]
+            if values.dtype.kind not in "OUT" and not isinstance(values.dtype, pd.StringDtype):
+                continue
+            broken = np.array(values.str.contains("\n", regex=False).fillna(False), dtype=bool)
+            if broken.any():  # the few values with a line break: do they hold a row?
+                rows = values[broken].str.contains(record, regex=True).fillna(False)
+                broken[broken] = rows.to_numpy(dtype=bool)
+            if broken.any():
+                seen = self.spanning.setdefault(str(column), [offset + int(broken.argmax()), 0])
+                seen[1] += int(broken.sum())
+
+    def line_break_warning(self) -> str | None:
+        """The warning for values that ran over several lines, or None (see ``spanning``)."""
+        if not self.spanning:
+            return None
+        column, (row, count) = min(self.spanning.items(), key=lambda item: item[1][0])
+        more = sum(n for _, n in self.spanning.values()) - count
+        others = f" (and {more:,} in other columns)" if more else ""
+        return (
+            f"{count:,} value(s) of column {column!r}{others} run over several lines, the "
+            f"first at row {row:,}: a quote character opened a field that went on past the "
+            "end of its line, which joins lines into one row. If quotes in DATA are ordinary "
+            "characters (a message that starts with a quote), pass --no-quoting"
+        )
+
+    def say_line_breaks(self) -> None:
+        """Print :meth:`line_break_warning` to standard error, if there is one (predict and
+        evaluate, which have read the whole table by then)."""
+        warning = self.line_break_warning()
+        if warning:
+            print(f"nbayes: warning: {warning}", file=sys.stderr)
 
     def _frames(self, columns, dtypes, rows: int, progress: bool, desc: str | None = None):
         try:

@@ -230,6 +230,7 @@ def scored_chunks(the_plan, data: str, target: str, read: ReadOptions, progress:
         with rows_from(offset):
             proba = est.predict_proba(inputs)
         yield offset, inputs, y.reset_index(drop=True), proba
+    table.say_line_breaks()
 
 
 def check_scores(scores: Scores, data: str, target: str) -> None:

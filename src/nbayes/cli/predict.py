@@ -218,6 +218,7 @@ def predict(
             rows += len(chunk)
         if rows == 0:  # a header and no rows: the output is a header and no rows
             writer.write(_empty_output(table, keep, est.classes_, proba))
+    table.say_line_breaks()
     return PredictResult(rows=rows, output=output, classes=np.asarray(est.classes_).tolist())
 
 

@@ -217,6 +217,9 @@ def train(
             f"(probability above {1 / (1 + np.exp(-log_odds)):.4g})"
         )
     path = save(est, output, metadata=metadata)
+    joined = table.line_break_warning()
+    if joined:
+        the_plan.warnings.append(joined)
     inner = getattr(est, "classifier_", est)
     return TrainResult(
         output=path,
