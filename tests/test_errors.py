@@ -343,3 +343,29 @@ def test_whole_count_check_sees_every_block(value, sparse, monkeypatch):
     what = "finite values" if np.isnan(value) else "non-negative integer counts"
     with pytest.raises(DataError, match=rf"[Cc]olumn index 2 must hold {what}.* at row 19"):
         nbayes.PoissonNB().fit(sp.csr_matrix(bad) if sparse else bad, np.arange(20) % 2)
+
+
+@pytest.mark.parametrize(
+    ("labels", "shown"),
+    [
+        (["s", None, "s", "t"], "None"),
+        ([1.0, np.nan, 1.0, 0.0], "nan"),
+        (["s", "t", float("nan"), "t"], "nan"),
+    ],
+)
+@pytest.mark.parametrize("make", [nbayes.MultinomialNB, nbayes.MixedNB, nbayes.TAN, nbayes.TextNB])
+def test_a_missing_label_names_its_row_and_the_semi_supervised_way(make, labels, shown):
+    # Sorting None among strings used to fail with "'<' not supported between ...".
+    X = ["free prize", "hello there", "win cash", "see you"] if make is nbayes.TextNB else np.eye(4)
+    row = next(i for i, v in enumerate(labels) if v is None or v != v)
+    with pytest.raises(
+        DataError, match=rf"label at row {row} is missing \({shown}\).*SemiSupervisedNB"
+    ):
+        make().fit(X, labels)
+
+
+def test_an_infinite_value_is_not_called_missing():
+    with pytest.raises(DataError, match=r"got inf at row 1\. Replace infinite values"):
+        nbayes.GaussianNB().fit([[1.0, 2.0], [3.0, np.inf], [2.0, np.nan]], [0, 1, 1])
+    with pytest.raises(DataError, match=r"got nan at row 1\. Impute or drop missing values"):
+        nbayes.GaussianNB().fit([[1.0, 2.0], [3.0, np.nan], [2.0, np.inf]], [0, 1, 1])

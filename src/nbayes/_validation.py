@@ -137,11 +137,15 @@ def check_finite(X, family: str, feature_names=None, allow_nan: bool = False) ->
             family,
             feature_names,
         )
+    # The advice fits the value named (the first bad one, as raise_at finds it).
+    infinite = bool(np.isinf(vals[bad][0]))  # row-major, as raise_at looks (CSR too)
     raise_at(
         mask,
         X,
         "finite values (no NaN or inf)",
-        "Impute or drop missing values, or pass missing='ignore' to skip them "
+        "Replace infinite values (missing='ignore' skips NaN, not inf)."
+        if infinite
+        else "Impute or drop missing values, or pass missing='ignore' to skip them "
         "(the factor is marginalised, which is exact under the naive assumption).",
         family,
         feature_names,

@@ -91,6 +91,16 @@ def fit_classes(y: np.ndarray) -> np.ndarray:
             return (np.flatnonzero(present).astype(wide.dtype) + wide.dtype.type(low)).astype(
                 y.dtype
             )
+    if y.dtype.kind in "Of":
+        missing = pd.isna(y)
+        if missing.any():
+            row = int(np.argmax(missing))
+            raise DataError(
+                f"The label at row {row + row_offset()} is missing ({show(y[row])}): every "
+                "row a model learns from needs a label. Drop the rows without one, or train "
+                "with nbayes.SemiSupervisedNB, which learns from unlabeled rows too (marked "
+                "-1, None or NaN)."
+            )
     check_classification_targets(y)
     return np.unique(y)
 
@@ -552,6 +562,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         here; the semi-naive models fix their bin edges)."""
 
     def _check_y(self, y, X):
+        if isinstance(y, (list, tuple)):
+            # numpy turns a NaN among strings into the text "nan", a class of its own: a list
+            # with a missing label stays objects, for fit_classes to name the row.
+            raw = np.array(y, dtype=object)
+            if raw.ndim == 1 and pd.isna(raw).any():
+                y = raw
         y = column_or_1d(y, warn=True)
         if y.shape[0] != X.shape[0]:
             raise DataError(
