@@ -229,6 +229,29 @@ def test_bad_parameters():
         nbayes.GaussianNB(missing="drop").fit(COUNTS, Y)
 
 
+@pytest.mark.parametrize(
+    "make", [nbayes.MultinomialNB, nbayes.CategoricalNB, nbayes.MixedNB, nbayes.AODE, nbayes.TAN]
+)
+@pytest.mark.parametrize("alpha", [[1, "a", 2], {"a": 1}, None])
+def test_an_alpha_that_is_not_numbers_is_a_parameter_error(make, alpha):
+    # was numpy's "could not convert string to float: 'a'" (or "got nan" for None)
+    with pytest.raises(ParameterError) as caught:
+        make(alpha=alpha).fit(COUNTS.astype(int), Y)
+    assert str(caught.value).startswith("Parameter 'alpha' must be ")
+    assert str(caught.value).endswith(f"; got {alpha!r}.")
+
+
+@pytest.mark.parametrize("make", [nbayes.AODE, nbayes.TAN, nbayes.KDB, nbayes.JointBayes])
+def test_semi_naive_models_say_they_do_not_choose_alpha(make):
+    with pytest.raises(ParameterError) as caught:
+        make(alpha="cv").fit(COUNTS, Y)
+    assert str(caught.value) == (
+        "Parameter 'alpha' must be a non-negative number or one per feature; got 'cv'. This "
+        "model does not choose alpha itself ('auto' and 'cv' are for the naive Bayes "
+        "estimators); compare values with sklearn.model_selection.GridSearchCV."
+    )
+
+
 def test_unseen_category_code_at_predict():
     model = nbayes.CategoricalNB().fit(COUNTS.astype(int), Y)
     with pytest.raises(

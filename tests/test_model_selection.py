@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import tarfile
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -380,6 +381,38 @@ def test_a_value_only_one_fold_holds_is_unseen_to_that_folds_model():
     strict = nbayes.MixedNB(unseen="error")
     ours, theirs = both(strict, {"alpha": [1.0]}, X, y, cv=cv)
     assert np.isnan(ours.cv_results_["split0_test_score"]).all()
+    assert_same_search(ours, theirs, 3)
+
+
+def test_a_split_that_would_read_a_column_otherwise_is_said_with_the_fix():
+    # "rating" has 21 distinct values, one of them in row 0 only: over all rows it is past
+    # max_int_categories (Gaussian); over the training rows of split 0 (rows 20..59) it is
+    # not (categorical), which scikit-learn's search, refitting each split, would follow.
+    rng = np.random.default_rng(0)
+    y = np.array(["a", "b"] * 30)
+    rating = np.concatenate([[20], rng.integers(0, 20, 59)])
+    rating[21:41] = np.arange(20)  # every value 0..19 in split 0's training rows
+    X = pd.DataFrame({"rating": rating, "size": rng.normal(size=60)})
+    model = nbayes.MixedNB(max_int_categories=20)
+    assert model.infer_families(X)["rating"] == "gaussian"
+    assert model.infer_families(X.iloc[20:])["rating"] == "categorical"
+    cv = KFold(3)
+    with pytest.warns(UserWarning) as caught:
+        GridSearchCV(model, {"alpha": [1.0]}, cv=cv).fit(X, y)
+    (said,) = [str(w.message) for w in caught if "reads column" in str(w.message)]
+    assert caught[0].filename == __file__
+    assert said.startswith(
+        "MixedNB reads column 'rating' as gaussian over all 60 rows but as categorical over "
+        "the 40 training rows of split 0:"
+    )
+    assert said.endswith(
+        "Name the families to make both agree: columns=[('gaussian', ['rating'])]."
+    )
+    # Named as the warning says: no warning, and the search is scikit-learn's again.
+    named = nbayes.MixedNB(max_int_categories=20, columns=[("gaussian", ["rating"])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours, theirs = both(named, {"alpha": [0.5, 1.0]}, X, y, cv=cv)
     assert_same_search(ours, theirs, 3)
 
 

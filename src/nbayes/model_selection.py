@@ -138,6 +138,7 @@ class FoldStatistics:
         check_splits(splits, codes, self.classes, n)
         model = clone(estimator)
         model.finalize_params()  # refuses models whose folds statistics cannot give
+        _warn_on_families_of_parts(estimator, X, splits)
         self.test_stats, total = count_folds(
             model, X, codes, weights, self.classes.size, splits, test_parts
         )
@@ -235,6 +236,41 @@ class FoldStatistics:
         )
 
 
+def _warn_on_families_of_parts(estimator, X, splits) -> None:
+    """Folds counted once share the set-up of all rows. A model that infers its columns'
+    families (MixedNB) may infer others from a split's training rows, as scikit-learn's
+    search, which fits them afresh, would: say so, with the way to make both agree."""
+    infer = getattr(estimator, "infer_families", None)
+    dtypes = X.dtypes if isinstance(X, pd.DataFrame) else [getattr(X, "dtype", None)]
+    if infer is None or not any(getattr(t, "kind", "O") in "iu" for t in dtypes):
+        return  # only an integer column's family depends on the rows
+    whole = infer(X)
+    for i, (train, _) in enumerate(splits):  # bounded by the number of splits
+        part = infer(take_rows(X, train))
+        changed = [c for c in whole if part[c] != whole[c]]
+        if not changed:
+            continue
+        named: dict[str, list] = {}
+        for c in changed:  # bounded by the columns
+            named.setdefault(whole[c], []).append(c)
+        fix = ", ".join(f"({family!r}, {cols!r})" for family, cols in named.items())
+        c = changed[0]
+        warnings.warn(
+            f"{type(estimator).__name__} reads column {c!r} as {whole[c]} over all "
+            f"{_num_samples(X):,} rows but as {part[c]} over the {len(train):,} training rows "
+            f"of split {i}"
+            + (f" ({len(changed)} columns differ)" if len(changed) > 1 else "")
+            + ": an integer column's family follows its number of distinct values (and, "
+            "under max_int_categories='auto', the number of rows). The scores are those of "
+            "the families of all rows, which the refit keeps; scikit-learn's GridSearchCV "
+            "would infer them again on each split's training rows and score differently. "
+            f"Name the families to make both agree: columns=[{fix}].",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return
+
+
 class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
     """Exhaustive search over finalize-time parameters by exact K-fold cross-validation
     from fold statistics: scikit-learn's ``GridSearchCV`` for nbayes estimators, without
@@ -253,6 +289,9 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         MixedNB, or TextNB with a HashingVectorizer or a fixed vocabulary. Refused, with the
         reason: TextNB learning its CountVectorizer vocabulary, and the semi-naive models
         (AODE, TAN, KDB, JointBayes), whose set-up depends on the rows they are fitted on.
+        MixedNB's inferred families are chosen on all rows; a UserWarning names a column
+        that a split's training rows would give another family (scikit-learn's search
+        infers them on each split) and the ``columns=`` that fixes it.
     param_grid : dict or list of dicts
         As scikit-learn's. Only the estimator's ``finalize_params()`` may appear (alpha,
         force_alpha, estimate, fit_prior, class_prior, prior_alpha, var_smoothing,

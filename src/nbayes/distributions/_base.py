@@ -248,7 +248,21 @@ def check_alpha(alpha, n_features: int, estimate: str, name: str = "alpha") -> n
     """Validate a scalar or per-feature smoothing parameter; return it as (n_features,)."""
     if estimate not in ESTIMATES:
         raise ParameterError(f"Parameter 'estimate' must be one of {ESTIMATES}; got {estimate!r}.")
-    a = np.asarray(alpha, dtype=np.float64)
+    try:
+        a = np.asarray(alpha, dtype=np.float64)
+    except (TypeError, ValueError):
+        chosen = isinstance(alpha, str) and alpha in ("auto", "cv")
+        raise ParameterError(
+            f"Parameter {name!r} must be a non-negative number or one per feature; got "
+            f"{alpha!r}."
+            + (
+                f" This model does not choose {name} itself ('auto' and 'cv' are for the "
+                "naive Bayes estimators); compare values with "
+                "sklearn.model_selection.GridSearchCV."
+                if chosen
+                else ""
+            )
+        ) from None
     if a.ndim == 0:  # the usual case, judged without array passes (a grid search asks often)
         value = float(a)
         if math.isfinite(value) and value >= 0 and (estimate != "map" or value >= 1):

@@ -605,17 +605,53 @@ class MixedNB(BaseNB):
             class_count, self.class_prior, self.fit_prior, self.prior_alpha
         )
 
-    def _publish(self) -> None:
-        self.column_groups_ = [
-            (fam.name, [self._columns[p] for p in pos])
-            for fam, pos in zip(self.families_, self._layout.positions)
-        ]
+    def _families_by_column(self) -> dict:
         family_of = {
             int(p): fam.name
             for fam, pos in zip(self.families_, self._layout.positions)
             for p in pos
         }
-        self.column_families_ = {self._columns[p]: family_of[p] for p in sorted(family_of)}
+        return {self._columns[p]: family_of[p] for p in sorted(family_of)}
+
+    def infer_families(self, X) -> dict:
+        """The family of each column that ``fit(X, y)`` would choose, without fitting.
+
+        Under ``columns="auto"`` (or ``remainder="auto"``) an integer column's family depends
+        on the rows: its number of distinct values, against ``max_int_categories`` (under
+        "auto", a limit that grows with the number of rows). Part of a table may then be read
+        otherwise than the whole of it, e.g. the training rows of a cross-validation split.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The table as ``fit`` would take it; only the dtypes and the number of distinct
+            values of integer columns are read.
+
+        Returns
+        -------
+        dict
+            Column label -> family name, as ``column_families_`` after ``fit(X, y)``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB
+        >>> table = pd.DataFrame({"age": list(range(30)) * 2, "city": ["Oslo", "Rome"] * 30})
+        >>> MixedNB().infer_families(table)
+        {'age': 'gaussian', 'city': 'categorical'}
+        >>> MixedNB(max_int_categories=30).infer_families(table)
+        {'age': 'categorical', 'city': 'categorical'}
+        """
+        probe = clone(self)
+        probe._validate_X(X, reset=True)
+        return probe._families_by_column()
+
+    def _publish(self) -> None:
+        self.column_groups_ = [
+            (fam.name, [self._columns[p] for p in pos])
+            for fam, pos in zip(self.families_, self._layout.positions)
+        ]
+        self.column_families_ = self._families_by_column()
         self.categories_ = {
             self._columns[p]: values for p, values in self._layout.categories().items()
         }

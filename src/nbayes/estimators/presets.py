@@ -35,9 +35,12 @@ def _effective_alpha(alpha, force_alpha: bool):
 
     ``"auto"`` passes through: the family chooses alpha from the statistics at finalize time.
     """
-    if isinstance(alpha, str):
-        return alpha
-    a = np.asarray(alpha, dtype=np.float64)
+    if alpha is None or isinstance(alpha, str):
+        return alpha  # check_alpha names it as given
+    try:
+        a = np.asarray(alpha, dtype=np.float64)
+    except (TypeError, ValueError):
+        return alpha  # check_alpha names it
     if not force_alpha and np.any(a < _ALPHA_FLOOR):
         warnings.warn(
             f"alpha too small, setting alpha = {_ALPHA_FLOOR}; use force_alpha=True to keep "
