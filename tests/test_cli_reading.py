@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nbayes import GaussianNB, load
+from nbayes import GaussianNB, MixedNB, load
 from nbayes.cli import main
 from nbayes.cli._tables import ReadOptions, Table
 
@@ -218,3 +218,66 @@ def test_a_quote_that_joins_lines_is_said_with_the_fix(capsys, tmp_path):
     reviews.write_text('review,stars,y\n"great, really\nI mean it",5,p\n"bad\nawful",1,n\n')
     assert main(["train", str(reviews), "-t", "y", "-o", str(model), "-q"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_values_that_mark_missing_cells_are_said_and_read_with_na_values(capsys, tmp_path):
+    # As UCI's Adult writes them: "?" for a missing value, after a ", " separator.
+    rng = np.random.default_rng(0)
+    ages = rng.integers(20, 70, 60).astype(str).astype(object)
+    work = rng.choice(["Private", "State-gov"], 60).astype(object)
+    ages[::7], work[::5] = "?", "?"
+    y = np.array(["s", "t"] * 30)
+    data = tmp_path / "people.csv"
+    lines = [f"{a}, {w},{c}" for a, w, c in zip(ages, work, y)]
+    data.write_text("age,work,y\n" + "\n".join(lines) + "\n")
+    model = tmp_path / "m.nbayes"
+    argv = ["train", str(data), "-t", "y", "-o", str(model)]
+    assert main(argv) == 0
+    said = capsys.readouterr()
+    assert (
+        "warning: column 'age' holds numbers but for '?' (in 9 of the first 60 values), so it "
+        "is read as categories, one per number; to read those as missing and the column as "
+        "numbers, pass --na-values='?'" in said.err
+    )
+    assert (
+        "column 'work' has the value '?' in 12 of the first 60 rows, modelled as a category of "
+        "its own; if it marks a missing value, pass --na-values='?'" in said.out + said.err
+    )
+    assert load(model).column_families_["age"] == "categorical"
+
+    assert main([*argv, "--na-values", "?"]) == 0
+    said = capsys.readouterr()
+    assert "--na-values" not in said.out + said.err
+    fitted = load(model)
+    table = pd.DataFrame(
+        {
+            "age": pd.to_numeric(pd.Series(ages).replace("?", np.nan)),
+            "work": pd.Series(" " + work).replace(" ?", np.nan),
+        }
+    )
+    assert fitted.column_families_ == {"age": "gaussian", "work": "categorical"}
+    assert fitted.categories_["work"].tolist() == [" Private", " State-gov"]
+    reference = MixedNB().fit(table, y)
+    np.testing.assert_allclose(fitted.predict_proba(table), reference.predict_proba(table))
+    # predict reads the file as training did, without being told again
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model), str(data), "-o", str(out), "--proba", "-q"]) == 0
+    written = pd.read_csv(out)
+    np.testing.assert_allclose(written.iloc[:, -2:].to_numpy(), reference.predict_proba(table))
+
+    table.assign(y=y).to_parquet(tmp_path / "people.parquet")
+    assert main(["predict", str(model), str(tmp_path / "people.parquet"), "--na-values", "?"]) == 2
+    assert "--na-values applies to CSV/TSV" in capsys.readouterr().err
+
+
+def test_a_marker_past_the_first_rows_of_a_number_column_names_na_values(capsys, tmp_path):
+    data = tmp_path / "late.csv"
+    rows = [f"{20 + i % 50},{'st'[i % 2]}" for i in range(3_000)]
+    rows[2_500] = "?,s"  # in the third chunk of 1,000 rows
+    data.write_text("age,y\n" + "\n".join(rows) + "\n")
+    model = str(tmp_path / "m.nbayes")
+    argv = ["train", str(data), "-t", "y", "-o", model, "-q", "--chunk-rows", "1000"]
+    assert main(argv) == 1
+    assert "If '?' marks a missing value, pass --na-values='?'." in capsys.readouterr().err
+    assert main([*argv, "--na-values=?"]) == 0
+    assert load(model).class_count_.sum() == 3_000

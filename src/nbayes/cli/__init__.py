@@ -69,6 +69,7 @@ def read_options(args) -> ReadOptions:
         chunk_rows=getattr(args, "chunk_rows", None),
         decimal=getattr(args, "decimal", None) or ".",
         thousands=getattr(args, "thousands", None),
+        na_values=tuple(split_list(getattr(args, "na_values", None)) or ()),
     )
 
 
@@ -126,6 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_separator,
         metavar="CHAR",
         help="thousands separator of numbers in a CSV, e.g. '.' for 1.234,5 (default none)",
+    )
+    r.add_argument(
+        "--na-values",
+        metavar="MARKS",
+        help="comma-separated values that mark a missing cell in a CSV, e.g. '?' (besides "
+        "pandas' own: empty, NA, NULL, NaN, ...); remembered by the model for predict",
     )
     r.add_argument(
         "--chunk-rows",

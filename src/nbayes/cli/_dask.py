@@ -20,7 +20,7 @@ from ..exceptions import DataError, NBayesError
 from ._common import CLIError, UsageError
 from ._models import class_labels, inner
 from ._scoring import predict_chunk
-from ._tables import Table
+from ._tables import Table, missing_markers
 
 _SPEC = re.compile(r"^local(?::(\d+))?$")
 #: Column that carries the labels next to the features inside each partition.
@@ -113,6 +113,7 @@ def read_frame(table: Table, columns: list[str], schema: dict):
         on_bad_lines="error",
         skip_blank_lines=True,
         index_col=False,  # as the in-memory reader: never an index from the data
+        na_values=missing_markers(opts.na_values),
     )
     if opts.names:
         kwargs.update(header=None, names=list(opts.names))

@@ -32,7 +32,7 @@ from ..estimators import (
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._labels import typed_classes
-from ._tables import conform, infer_kind
+from ._tables import conform, infer_kind, na_values_option
 
 MODELS = (
     "auto",
@@ -355,8 +355,53 @@ def looks_like_dates(series: pd.Series) -> bool:
     return bool(parsed.notna().mean() >= 0.95)
 
 
+#: Values that often mark a missing cell (pandas reads NA, NULL, n/a, empty ... as missing).
+MARKERS = frozenset({"?", "-", "--", ".", "*", "missing", "unknown", "n.a."})
+
+
+def number_markers(series: pd.Series) -> list[str] | None:
+    """The few values (at most 3) that keep a column of numbers from reading as numbers,
+    such as ``?`` in "39, ?, 41"; None when its values are not mostly numbers."""
+    values = series.dropna().iloc[:ROLE_SAMPLE]
+    if values.empty or values.map(type).ne(str).any():
+        return None
+    values = values.str.strip()
+    other = values[pd.to_numeric(values, errors="coerce").isna()]
+    if other.empty or len(other) * 2 > len(values) or other.nunique() > 3:
+        return None
+    return sorted(other.unique().tolist())
+
+
+def marker_note(column: str, series: pd.Series, read) -> str | None:
+    """A note for a category column holding a value that often marks a missing cell."""
+    if "--na-values" in read.given or number_markers(series) is not None:
+        return None  # given, or warned of as numbers
+    values = series.dropna().iloc[:ROLE_SAMPLE]
+    if values.empty or values.map(type).ne(str).any():
+        return None
+    stripped = values.str.strip()
+    found = stripped[stripped.str.lower().isin(MARKERS)]
+    if found.empty:
+        return None
+    marker = found.value_counts().index[0]
+    return (
+        f"column {column!r} has the value {marker!r} in {int((stripped == marker).sum()):,} of "
+        f"the first {len(values):,} rows, modelled as a category of its own; if it marks a "
+        f"missing value, pass {na_values_option([marker])}"
+    )
+
+
 def _string_warnings(column: str, series: pd.Series, profile: StringProfile, read) -> list[str]:
     """Warnings for a string column read as categories that will carry little information."""
+    markers = number_markers(series)
+    if markers is not None and "--na-values" not in read.given:
+        n = int(series.dropna().iloc[:ROLE_SAMPLE].str.strip().isin(markers).sum())
+        return [
+            f"column {column!r} holds numbers but for {', '.join(map(repr, markers))} (in "
+            f"{n:,} of the first {min(series.notna().sum(), ROLE_SAMPLE):,} values), so it is "
+            f"read as categories, one per number; to read those as missing and the column as "
+            f"numbers, pass {na_values_option(markers)}"
+        ]
     style = number_style(series)
     if style is not None:
         pairs = list(zip(style[::2], style[1::2]))
@@ -514,6 +559,7 @@ def plan(
             )
         for c, p in profiles.items():
             warns.extend(_string_warnings(c, sample[c], p, read))
+            notes.extend(filter(None, [marker_note(c, sample[c], read)]))
             if p.role != "category":
                 warns.append(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
@@ -596,6 +642,7 @@ def plan(
     for c, p in profiles.items():
         if c not in groups.get("text", []):
             warns.extend(_string_warnings(c, sample[c], p, read))
+            notes.extend(filter(None, [marker_note(c, sample[c], read)]))
     params: dict = {}
     for key in ("alpha", "estimate", "var_smoothing"):
         if getattr(settings, key) is not None:
@@ -623,6 +670,8 @@ class _Given:
             given.add("--decimal")
         if getattr(read, "thousands", None):
             given.add("--thousands")
+        if getattr(read, "na_values", ()):
+            given.add("--na-values")
         return cls(frozenset(given))
 
 

@@ -17,6 +17,7 @@ import json
 import operator
 import os
 import re
+import shlex
 import stat
 import sys
 import tempfile
@@ -55,7 +56,7 @@ MIN_CHUNK_ROWS, MAX_CHUNK_ROWS = 500, 200_000
 @dataclass(frozen=True)
 class ReadOptions:
     """How to read DATA: format, separator, header, encoding, chunk size and, for CSV, the
-    decimal and thousands separators of numbers."""
+    decimal and thousands separators of numbers and the values that mark a missing cell."""
 
     format: str | None = None
     sep: str | None = None
@@ -66,6 +67,7 @@ class ReadOptions:
     chunk_rows: int | None = None
     decimal: str = "."
     thousands: str | None = None
+    na_values: tuple[str, ...] = ()
 
 
 def detect_format(path: str) -> tuple[str, str | None]:
@@ -222,6 +224,11 @@ class Table:
             raise UsageError(
                 f"--decimal and --thousands apply to CSV/TSV; {self.path} is {self.format}, "
                 "whose numbers are typed by the format."
+            )
+        if self.format not in ("csv", "tsv") and options.na_values:
+            raise UsageError(
+                f"--na-values applies to CSV/TSV; {self.path} is {self.format}, whose missing "
+                "values are typed by the format (null)."
             )
         if options.thousands is not None and options.thousands == options.decimal:
             raise UsageError(
@@ -565,6 +572,7 @@ class Table:
             index_col=False,
             decimal=opts.decimal,
             thousands=opts.thousands,
+            na_values=missing_markers(opts.na_values),
         )
         if opts.names:
             kwargs.update(header=None, names=list(opts.names))
@@ -727,6 +735,20 @@ def _unmodelled(column: str, what: str, fix: str) -> DataError:
     )
 
 
+def na_values_option(markers) -> str:
+    """The ``--na-values`` option that reads ``markers`` as missing, quoted for a shell."""
+    return "--na-values=" + shlex.quote(",".join(markers))
+
+
+def missing_markers(values: tuple[str, ...]) -> list[str] | None:
+    """pandas' ``na_values`` for ``--na-values``: each marker also after the space that a
+    ", " separator leaves (UCI files write "39, ?, Private"); pandas' own markers (empty,
+    NA, NULL, NaN, ...) stay."""
+    if not values:
+        return None
+    return sorted({v for m in values for v in (m, " " + m)})
+
+
 def read_dtypes(schema: dict[str, str]) -> dict[str, type]:
     """dtypes to pin when reading CSV: text columns stay text (``01234`` keeps its zero)."""
     return {c: str for c, k in schema.items() if k == "str"}
@@ -754,6 +776,14 @@ def numeric_column(
             else "nbayes types a column from the first rows that hold values; fix that "
             f"value, or leave the column out with --exclude {name}."
         )
+        marker = str(series.iloc[i]).strip()
+        if len(marker) <= 3 or marker.lower() in ("missing", "unknown", "none", "n.a."):
+            way = (
+                f"pass {na_values_option([marker])}"
+                if detect_format(path)[0] in ("csv", "tsv")
+                else "write it as a null"
+            )
+            fix += f" If {marker!r} marks a missing value, {way}."
         raise DataError(
             f"{path}: column {name!r} must hold numbers for {why}; got {series.iloc[i]!r} at "
             f"row {offset + i}. {fix}"

@@ -79,13 +79,11 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
     """
     stored = the_plan.reading or {}
     numbers: dict[str, Any] = {k: stored.get(k) for k in ("decimal", "thousands") if stored.get(k)}
-    if (
-        numbers
-        and read.decimal == "."
-        and read.thousands is None
-        and (read.format or detect_format(data or "-")[0]) in ("csv", "tsv")
-    ):
+    csv_data = (read.format or detect_format(data or "-")[0]) in ("csv", "tsv")
+    if numbers and read.decimal == "." and read.thousands is None and csv_data:
         read = replace(read, **numbers)  # numbers written as at training (1.234,5)
+    if stored.get("na_values") and not read.na_values and csv_data:
+        read = replace(read, na_values=tuple(stored["na_values"]))  # missing marked as then
     if data is None or read.names is not None or not read.header or stored.get("header", True):
         return read
     columns = stored.get("names")

@@ -201,12 +201,14 @@ def train(
     else:
         rows, strings = _train_in_chunks(table, the_plan, target, dtypes, settings)
     sort_classes(est, strings)
-    # --no-header / --names / --decimal / --thousands are remembered, so predict and evaluate
-    # read such files alike.
+    # --no-header / --names / --decimal / --thousands / --na-values are remembered, so
+    # predict and evaluate read such files alike.
     opts = table.options
     reading: dict[str, Any] = {"header": opts.header, "names": list(opts.names or []) or None}
     if opts.decimal != "." or opts.thousands:
         reading.update(decimal=opts.decimal, thousands=opts.thousands)
+    if opts.na_values:
+        reading.update(na_values=list(opts.na_values))
     metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
     if threshold is not None:
         log_odds = _set_threshold(est, threshold, threshold_scale)
