@@ -32,7 +32,7 @@ from ..estimators import (
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._labels import typed_classes
-from ._tables import conform, infer_kind, na_values_option
+from ._tables import MISSING_WORDS, conform, infer_kind, na_values_option
 
 MODELS = (
     "auto",
@@ -356,7 +356,7 @@ def looks_like_dates(series: pd.Series) -> bool:
 
 
 #: Values that often mark a missing cell (pandas reads NA, NULL, n/a, empty ... as missing).
-MARKERS = frozenset({"?", "-", "--", ".", "*", "missing", "unknown", "n.a."})
+MARKERS = frozenset({"?", "-", "--", ".", "*"}) | MISSING_WORDS
 
 
 def number_markers(series: pd.Series) -> list[str] | None:
@@ -782,8 +782,10 @@ def seminaive_estimator(name: str, settings: Settings):
             params[key] = getattr(settings, key)
     if settings.binning == "binned":  # the binned family's cuts, on its grid
         params["binning"] = Binned(bins=params.pop("n_bins", GRID_BINS))
-    if settings.alpha == "auto":
-        raise UsageError(f"--alpha auto does not apply to --model {name}; give a number.")
+    if settings.alpha in ("auto", "cv"):
+        raise UsageError(
+            f"--alpha {settings.alpha} does not apply to --model {name}; give a number."
+        )
     if settings.parents is not None:
         params["n"] = settings.parents
     if settings.k is not None:

@@ -735,6 +735,10 @@ def _unmodelled(column: str, what: str, fix: str) -> DataError:
     )
 
 
+#: Words that mark a missing cell in some files (pandas already reads NA, NULL, n/a, ...).
+MISSING_WORDS = frozenset({"missing", "unknown", "n.a.", "none", "na", "null"})
+
+
 def na_values_option(markers) -> str:
     """The ``--na-values`` option that reads ``markers`` as missing, quoted for a shell."""
     return "--na-values=" + shlex.quote(",".join(markers))
@@ -777,7 +781,7 @@ def numeric_column(
             f"value, or leave the column out with --exclude {name}."
         )
         marker = str(series.iloc[i]).strip()
-        if len(marker) <= 3 or marker.lower() in ("missing", "unknown", "none", "n.a."):
+        if not any(ch.isalnum() for ch in marker) or marker.lower() in MISSING_WORDS:
             way = (
                 f"pass {na_values_option([marker])}"
                 if detect_format(path)[0] in ("csv", "tsv")

@@ -28,6 +28,7 @@ from .._validation import rows_from
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
+from . import _cv
 from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
 from ._models import (
@@ -143,6 +144,13 @@ def train(
         threshold_option(threshold, threshold_scale)  # a bad value fails before training
     settings = settings or Settings()
     read = read or ReadOptions()
+    for name in _cv.cv_names(settings):  # at most two
+        if unlabeled_value is not None or dask is not None:
+            raise UsageError(
+                f"{_cv.OPTIONS[name]} cv reads DATA in chunks; it does not combine with "
+                f"{'--unlabeled-value' if unlabeled_value is not None else '--dask'}. Give a "
+                "number, or choose it in Python (nbayes.dask.grid_search on a cluster)."
+            )
     if model not in MODELS:
         raise UsageError(f"--model must be one of {MODELS}; got {model!r}.")
     check_output(output, DATA=data)
@@ -199,7 +207,13 @@ def train(
         rows = train_on_cluster(dask, table, the_plan, target, first[1])
         strings = False
     else:
+        chosen = _cv.cv_names(settings)
+        if chosen:
+            _cv.start(the_plan, chosen)
         rows, strings = _train_in_chunks(table, the_plan, target, dtypes, settings)
+        if chosen:
+            _cv.choose(table, the_plan, target, dtypes, chosen)
+            est = the_plan.estimator
     sort_classes(est, strings)
     # --no-header / --names / --decimal / --thousands / --na-values are remembered, so
     # predict and evaluate read such files alike.
@@ -454,13 +468,15 @@ def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
     return sorted(labels)
 
 
-def _number_or_auto(value: str):
-    if value == "auto":
+def _number_auto_or_cv(value: str):
+    if value in ("auto", "cv"):
         return value
     try:
         return float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number or 'auto'; got {value!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a number, 'auto' or 'cv'; got {value!r}"
+        ) from None
 
 
 def _whole_number(value: str) -> int:
@@ -531,8 +547,9 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--alpha",
-        type=_number_or_auto,
-        help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence",
+        type=_number_auto_or_cv,
+        help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
+        "'cv' chooses it by 5-fold cross-validated log-loss (two more passes over DATA)",
     )
     p.add_argument(
         "--estimate",
@@ -548,8 +565,8 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--var-smoothing",
-        type=_number_or_auto,
-        help="Gaussian variance floor (default 1e-9), or 'auto'",
+        type=_number_auto_or_cv,
+        help="Gaussian variance floor (default 1e-9), 'auto', or 'cv' (as for --alpha)",
     )
     text = p.add_argument_group("text options")
     text.add_argument(

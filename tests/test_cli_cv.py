@@ -1,0 +1,122 @@
+"""`nbayes train --alpha cv / --var-smoothing cv`: chosen over the file's chunks by the
+cross-validated log-loss, the same figures as refitting each fold."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import log_loss
+
+import nbayes
+from nbayes.cli import main
+from nbayes.estimators._base import CV_CANDIDATES
+from nbayes.estimators.semisupervised import fold_of
+
+
+def _table(n=900, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["ham", "spam"], n, p=[0.7, 0.3])
+    spam = y == "spam"
+    return pd.DataFrame(
+        {
+            "colour": np.where(
+                rng.random(n) < 0.3 + 0.4 * spam, "red", rng.choice(["blue", "green"], n)
+            ),
+            "size": rng.normal(2.0 * spam, 1.0),
+            "shop": rng.choice([f"s{i}" for i in range(40)], n),
+            "y": y,
+        }
+    )
+
+
+def _refit_losses(make, name, X, y):
+    """Each candidate's log-loss summed over the rows, refitting on the other folds; the
+    folds are the command line's (a hash of the row number)."""
+    fold = fold_of(np.arange(len(y)), 5, 0)
+    losses = []
+    for value in CV_CANDIDATES[name]:
+        total = 0.0
+        for k in range(5):
+            test = fold == k
+            model = make(**{name: value}).fit(X[~test], y[~test])
+            proba = model.predict_proba(X[test])
+            total += log_loss(y[test], proba, labels=model.classes_, normalize=False)
+        losses.append(total)
+    return np.array(losses)
+
+
+def _note(out: str, option: str) -> tuple[float, float]:
+    found = re.search(rf"{option} (\S+), chosen by 5-fold cross-validated log-loss \((\S+)\)", out)
+    assert found, out
+    return float(found.group(1)), float(found.group(2))
+
+
+@pytest.mark.parametrize("chunk_rows", [None, "100"])
+def test_alpha_cv_is_the_value_refits_of_the_folds_choose(capsys, tmp_path, chunk_rows):
+    table = _table()
+    data = tmp_path / "shop.csv"
+    table.to_csv(data, index=False)
+    model_file = tmp_path / "m.nbayes"
+    argv = ["train", str(data), "-t", "y", "-o", str(model_file), "--alpha", "cv"]
+    if chunk_rows:
+        argv += ["--chunk-rows", chunk_rows]
+    assert main(argv) == 0
+    alpha, loss = _note(capsys.readouterr().out, "--alpha")
+    X, y = table.drop(columns="y"), table["y"].to_numpy()
+    losses = _refit_losses(nbayes.MixedNB, "alpha", X, y)
+    best = int(np.argmin(losses))
+    assert alpha == pytest.approx(CV_CANDIDATES["alpha"][best], rel=1e-3)
+    assert loss == pytest.approx(losses[best] / len(y), rel=1e-3)
+    fitted = nbayes.load(model_file)
+    assert fitted.alpha == CV_CANDIDATES["alpha"][best]  # the saved model is an ordinary one
+    reference = nbayes.MixedNB(alpha=fitted.alpha).fit(X, y)
+    np.testing.assert_allclose(fitted.predict_proba(X), reference.predict_proba(X), rtol=1e-9)
+
+
+def test_var_smoothing_cv_for_a_gaussian_model(capsys, tmp_path):
+    table = _table(seed=1)[["size", "y"]]
+    data = tmp_path / "sizes.csv"
+    table.to_csv(data, index=False)
+    argv = ["train", str(data), "-t", "y", "-m", "gaussian", "-o", str(tmp_path / "m.nbayes")]
+    assert main([*argv, "--var-smoothing", "cv"]) == 0
+    chosen, _ = _note(capsys.readouterr().out, "--var-smoothing")
+    X, y = table[["size"]], table["y"].to_numpy()
+    losses = _refit_losses(nbayes.GaussianNB, "var_smoothing", X, y)
+    assert chosen == pytest.approx(CV_CANDIDATES["var_smoothing"][int(np.argmin(losses))], rel=1e-3)
+
+
+def test_alpha_cv_on_a_text_column(capsys, tmp_path):
+    rng = np.random.default_rng(2)
+    spam_words, ham_words = ["win", "cash", "prize", "now"], ["lunch", "see", "you", "home"]
+    y = rng.choice(["ham", "spam"], 400)
+    texts = [
+        " ".join([*rng.choice(spam_words if c == "spam" else ham_words, 4).tolist(), "now"])
+        for c in y
+    ]
+    data = tmp_path / "texts.csv"
+    pd.DataFrame({"text": texts, "label": y}).to_csv(data, index=False)
+    model_file = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "label", "-o", str(model_file), "--alpha", "cv"]) == 0
+    alpha, _ = _note(capsys.readouterr().out, "--alpha")
+    assert nbayes.load(model_file).classifier_.alpha == pytest.approx(alpha, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["-m", "tan", "--alpha", "cv"],
+            "--alpha cv does not apply to --model tan; give a number.",
+        ),
+        (["--alpha", "cv", "--unlabeled-value", "?"], "it does not combine with --unlabeled-value"),
+        (["-m", "gaussian", "--var-smoothing", "x"], "must be a number, 'auto' or 'cv'; got 'x'"),
+    ],
+)
+def test_alpha_cv_where_it_does_not_apply_is_a_usage_error(capsys, tmp_path, options, message):
+    data = tmp_path / "shop.csv"
+    _table(60).to_csv(data, index=False)
+    assert main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes"), *options]) == 2
+    assert message in capsys.readouterr().err
