@@ -10,7 +10,7 @@ and the test suite checks that both give the same results.
 The callers validate shapes, dtypes and contiguity; these loops trust them.
 """
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int32_t, int64_t
 
 import numpy as np
 
@@ -799,3 +799,85 @@ cdef class TextTable:
             self.slots[2 * s] = <int64_t> h
             self.slots[2 * s + 1] = e
             self.n_entries += 1
+
+
+ctypedef fused stored_value:
+    float
+    double
+    int32_t
+    int64_t
+
+ctypedef fused stored_index:
+    int32_t
+    int64_t
+
+
+def csr_dense_product(const stored_value[::1] data, const stored_index[::1] indices,
+                      const stored_index[::1] indptr, const double[:, ::1] W,
+                      double[:, ::1] out):
+    """out = X @ W for a CSR matrix X of out.shape[0] rows (its data, indices, indptr) and
+    W (n_features, width): row i of out is the sum over row i's stored values, in their
+    order, of value * W[column] (as scipy.sparse's product adds them, so the sums are the
+    same), in one pass over the row while its output sits in cache. indptr may start
+    anywhere in data (a view of some rows)."""
+    cdef Py_ssize_t n = out.shape[0], width = out.shape[1], i, p, k
+    cdef double x
+    cdef double *row
+    cdef const double *w
+    cdef Py_ssize_t last
+    if n == 0 or width == 0:
+        return
+    last = indptr[n]
+    with nogil:
+        for i in range(n):
+            row = &out[i, 0]
+            for k in range(width):
+                row[k] = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                if p + 16 < last:  # rows of a table larger than the cache
+                    w = &W[indices[p + 16], 0]
+                    for k in range(0, width, 8):  # each 64-byte line of the row
+                        NB_PREFETCH(w + k)
+                    NB_PREFETCH(w + width - 1)
+                x = <double> data[p]
+                w = &W[indices[p], 0]
+                for k in range(width):
+                    row[k] += x * w[k]
+
+
+def held_columns(const stored_index[::1] indices, stored_index[::1] position,
+                 stored_index[::1] narrow, stored_index[::1] columns):
+    """The columns that ``indices`` (a CSR block's) hold, in one pass over them: writes the
+    sorted held columns into ``columns`` and each stored value's place among them into
+    ``narrow`` (the block's indices over the held columns alone); returns how many are held.
+    ``position`` (n_features,) must come in all -1; it holds each held column's place."""
+    cdef Py_ssize_t nnz = indices.shape[0], d = position.shape[0], p, j
+    cdef stored_index n_held = 0
+    with nogil:
+        for p in range(nnz):
+            position[indices[p]] = 0
+        for j in range(d):
+            if position[j] == 0:
+                position[j] = n_held
+                columns[n_held] = <stored_index> j
+                n_held += 1
+        for p in range(nnz):
+            narrow[p] = position[indices[p]]
+    return n_held
+
+
+def stacked_cells(const double[:, ::1] counts, const int64_t[::1] columns,
+                  const double[::1] pseudo, double[:, ::1] out):
+    """out[h, c * n_classes + k] = counts[k, columns[h]] + pseudo[c]: the smoothed counts of
+    the columns ``columns`` for every candidate pseudo-count side by side (the candidates'
+    multinomial tables before their logarithm), in one pass over the rows of out."""
+    cdef Py_ssize_t n_classes = counts.shape[0], m = pseudo.shape[0]
+    cdef Py_ssize_t n_rows = out.shape[0], h, c, k, j
+    cdef double *row
+    with nogil:
+        for h in range(n_rows):
+            j = columns[h]
+            row = &out[h, 0]
+            for c in range(m):
+                for k in range(n_classes):
+                    row[c * n_classes + k] = counts[k, j] + pseudo[c]

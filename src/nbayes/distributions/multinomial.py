@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from .._accel import kernels
 from .._validation import raise_at
 from ._base import (
     Family,
@@ -183,16 +184,28 @@ class Multinomial(Family):
         # cells, over the columns asked for only: a held-out fold of a large vocabulary
         # holds a fraction of the words, and the others' parameters are never read.
         totals = counts.sum(axis=1)[None, :] + a_sum  # (candidates, classes)
-        cells = counts.T if columns is None else counts.T[columns]  # (features, classes)
         # The cells of every candidate side by side, in the layout the scoring product reads
         # (features, candidates x classes): tiled rows of the counts plus each candidate's
         # pseudo-counts, whose logarithms are then taken in place. Every pass runs along
         # rows of candidates x classes values, not along the short class axis.
-        log_t = np.tile(cells, (1, len(families)))
-        if scalar:
-            log_t += np.repeat(a[:, 0], n_classes)
+        compiled = kernels()
+        if scalar and compiled is not None:
+            # The same cells in one compiled pass, without the tiled copy and the gather.
+            picked = np.arange(n_features) if columns is None else columns
+            log_t = np.empty((len(picked), len(families) * n_classes))
+            compiled.stacked_cells(
+                np.ascontiguousarray(counts, dtype=np.float64),
+                np.asarray(picked, dtype=np.int64),
+                np.ascontiguousarray(a[:, 0], dtype=np.float64),
+                log_t,
+            )
         else:
-            log_t += np.repeat((a if columns is None else a[:, columns]).T, n_classes, axis=1)
+            cells = counts.T if columns is None else counts.T[columns]  # (features, classes)
+            log_t = np.tile(cells, (1, len(families)))
+            if scalar:
+                log_t += np.repeat(a[:, 0], n_classes)
+            else:
+                log_t += np.repeat((a if columns is None else a[:, columns]).T, n_classes, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             np.log(log_t, out=log_t)
             log_t -= np.log(totals).ravel()
