@@ -244,7 +244,9 @@ def test_a_sparse_fold_is_scored_over_the_columns_it_holds(monkeypatch):
 
     monkeypatch.setattr(family, "finalize_stacked", recorded)
     got = list(model.joint_log_scores_with(grid, model.stats_, X[500:]))
-    np.testing.assert_array_equal(asked[0], held)
+    # the columns the rows hold, in the order they first appear there where the compiled
+    # pass finds them (sorted by the numpy code): either order gives the same scores
+    np.testing.assert_array_equal(np.sort(asked[0]), held)
     with np.errstate(invalid="ignore"):
         for params, scores in zip(grid, got):
             want = model.finalize_with(params).joint_log_scores(X[500:])

@@ -82,3 +82,11 @@ def held_columns(
 def stacked_cells(
     counts: np.ndarray, columns: np.ndarray, pseudo: np.ndarray, out: np.ndarray
 ) -> None: ...
+def csr_class_sums(
+    data: np.ndarray,
+    indices: np.ndarray,
+    indptr: np.ndarray,
+    codes: np.ndarray,
+    weights: np.ndarray,
+    out: np.ndarray,
+) -> None: ...

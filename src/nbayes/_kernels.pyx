@@ -848,21 +848,23 @@ def csr_dense_product(const stored_value[::1] data, const stored_index[::1] indi
 def held_columns(const stored_index[::1] indices, stored_index[::1] position,
                  stored_index[::1] narrow, stored_index[::1] columns):
     """The columns that ``indices`` (a CSR block's) hold, in one pass over them: writes the
-    sorted held columns into ``columns`` and each stored value's place among them into
-    ``narrow`` (the block's indices over the held columns alone); returns how many are held.
-    ``position`` (n_features,) must come in all -1; it holds each held column's place."""
-    cdef Py_ssize_t nnz = indices.shape[0], d = position.shape[0], p, j
-    cdef stored_index n_held = 0
+    held columns into ``columns`` in the order they first appear and each stored value's
+    place among them into ``narrow`` (the block's indices over the held columns alone);
+    returns how many are held. ``position`` (n_features,) must come in all -1; it holds
+    each held column's place.
+
+    First appearance puts the words most rows hold near the start of a table laid out by
+    these places (they appear early), so a product over the block finds them in cache."""
+    cdef Py_ssize_t nnz = indices.shape[0], p
+    cdef stored_index n_held = 0, j
     with nogil:
         for p in range(nnz):
-            position[indices[p]] = 0
-        for j in range(d):
-            if position[j] == 0:
+            j = indices[p]
+            if position[j] < 0:
                 position[j] = n_held
-                columns[n_held] = <stored_index> j
+                columns[n_held] = j
                 n_held += 1
-        for p in range(nnz):
-            narrow[p] = position[indices[p]]
+            narrow[p] = position[j]
     return n_held
 
 
@@ -881,3 +883,21 @@ def stacked_cells(const double[:, ::1] counts, const int64_t[::1] columns,
             for c in range(m):
                 for k in range(n_classes):
                     row[c * n_classes + k] = counts[k, j] + pseudo[c]
+
+
+def csr_class_sums(const stored_value[::1] data, const stored_index[::1] indices,
+                   const stored_index[::1] indptr, const Py_ssize_t[::1] codes,
+                   const double[::1] weights, double[:, ::1] out):
+    """out[codes[i], j] += weights[i] * X[i, j] for every stored value of a CSR matrix X of
+    codes.shape[0] rows, in row order (the order of numpy's bincount over the same values,
+    so the sums are the same), in one pass: the per-class column sums of a hard labelling.
+    ``out`` (n_classes, n_features) comes in zeroed; codes must lie in range."""
+    cdef Py_ssize_t n = codes.shape[0], i, p
+    cdef double w
+    cdef double *row
+    with nogil:
+        for i in range(n):
+            w = weights[i]
+            row = &out[codes[i], 0]
+            for p in range(indptr[i], indptr[i + 1]):
+                row[indices[p]] += w * <double> data[p]

@@ -34,6 +34,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from . import _engine as engine
 from ._docstrings import INPUTS, shared_doc, shared_parameters
+from ._threads import map_chunks
 from ._validation import user_stacklevel
 from .estimators._base import check_sample_weight, fit_classes, label_codes
 from .estimators._folds import check_splits, count_folds, take_rows
@@ -438,37 +439,47 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         weighted = sample_weight is not None and _accepts_sample_weight(scorer)
         codes, _ = label_codes(y_checked, folds.classes)
         weights = check_sample_weight(sample_weight, y_checked.shape[0]) if weighted else None
-        for s, (_, test) in enumerate(splits):  # bounded by the number of splits
-            X_test, y_test = X_tests[s], y_checked[test]
-            score_params = (
-                {"sample_weight": _safe_indexing(sample_weight, test)} if weighted else {}
-            )
-            stats = folds.train_statistics(s)
+
+        def score_fold(s: int):
             # The candidates that the quick metrics can score are finalized and scored
             # together, a group at a time: one pass over the held-out rows for the group (one
             # matrix product where the families stack), their time shared out evenly as
-            # score time. The others, and any group that fails, go one by one through the
-            # scorer, as scikit-learn's search scores them.
-            rest = set(range(n_c))
+            # score time. Folds are independent, so they run on the worker threads.
+            test = splits[s][1]
+            stats = folds.train_statistics(s)
             together = _scored_together(
                 quick, self.estimator, candidates, codes[test], folds.classes.size
             )
             w_test = None if weights is None else weights[test]
+            done = []
             for group in _groups(together, stats):  # bounded by the grid
                 t0 = time.perf_counter()
                 got = _score_together(
                     folds.model,
                     [candidates[c] for c in group],
                     stats,
-                    X_test,
+                    X_tests[s],
                     codes[test],
                     w_test,
                     quick,
                 )
+                done.append((group, got, time.perf_counter() - t0))
+            return stats, done
+
+        for s, (stats, done) in enumerate(map_chunks(score_fold, range(n_s))):
+            test = splits[s][1]
+            X_test, y_test = X_tests[s], y_checked[test]
+            score_params = (
+                {"sample_weight": _safe_indexing(sample_weight, test)} if weighted else {}
+            )
+            # The others, and any group that failed, go one by one through the scorer, as
+            # scikit-learn's search scores them.
+            rest = set(range(n_c))
+            for group, got, seconds in done:  # bounded by the grid
                 if got is not None:
                     for k in keys:  # bounded by the number of metrics
                         scores[k][group, s] = got[k]
-                    score_time[group, s] = (time.perf_counter() - t0) / len(group)
+                    score_time[group, s] = seconds / len(group)
                     rest -= set(group)
             for c in sorted(rest):  # bounded by the grid
                 t0 = time.perf_counter()
