@@ -812,37 +812,61 @@ ctypedef fused stored_index:
     int64_t
 
 
+cdef extern from "_kernels_simd.h" nogil:
+    void nb_csr_product_f64_i32(const double *data, const int32_t *indices,
+                                const int32_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_f64_i64(const double *data, const int64_t *indices,
+                                const int64_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_f32_i32(const float *data, const int32_t *indices,
+                                const int32_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_f32_i64(const float *data, const int64_t *indices,
+                                const int64_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_i64_i32(const int64_t *data, const int32_t *indices,
+                                const int32_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_i64_i64(const int64_t *data, const int64_t *indices,
+                                const int64_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_i32_i32(const int32_t *data, const int32_t *indices,
+                                const int32_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+    void nb_csr_product_i32_i64(const int32_t *data, const int64_t *indices,
+                                const int64_t *indptr, Py_ssize_t n, const double *W,
+                                Py_ssize_t width, double *out)
+
+
 def csr_dense_product(const stored_value[::1] data, const stored_index[::1] indices,
                       const stored_index[::1] indptr, const double[:, ::1] W,
                       double[:, ::1] out):
     """out = X @ W for a CSR matrix X of out.shape[0] rows (its data, indices, indptr) and
     W (n_features, width): row i of out is the sum over row i's stored values, in their
-    order, of value * W[column] (as scipy.sparse's product adds them, so the sums are the
-    same), in one pass over the row while its output sits in cache. indptr may start
-    anywhere in data (a view of some rows)."""
-    cdef Py_ssize_t n = out.shape[0], width = out.shape[1], i, p, k
-    cdef double x
-    cdef double *row
-    cdef const double *w
-    cdef Py_ssize_t last
+    order, of value * W[column], as scipy.sparse's product adds them (the same sums), in
+    one pass over the row while its output sits in cache. indptr may start anywhere in
+    data (a view of some rows). The loop is ``nb_csr_product`` of _kernels_simd.h."""
+    cdef Py_ssize_t n = out.shape[0], width = out.shape[1]
     if n == 0 or width == 0:
         return
-    last = indptr[n]
     with nogil:
-        for i in range(n):
-            row = &out[i, 0]
-            for k in range(width):
-                row[k] = 0.0
-            for p in range(indptr[i], indptr[i + 1]):
-                if p + 16 < last:  # rows of a table larger than the cache
-                    w = &W[indices[p + 16], 0]
-                    for k in range(0, width, 8):  # each 64-byte line of the row
-                        NB_PREFETCH(w + k)
-                    NB_PREFETCH(w + width - 1)
-                x = <double> data[p]
-                w = &W[indices[p], 0]
-                for k in range(width):
-                    row[k] += x * w[k]
+        if stored_value is double and stored_index is int32_t:
+            nb_csr_product_f64_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        elif stored_value is double and stored_index is int64_t:
+            nb_csr_product_f64_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        elif stored_value is float and stored_index is int32_t:
+            nb_csr_product_f32_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        elif stored_value is float and stored_index is int64_t:
+            nb_csr_product_f32_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        elif stored_value is int64_t and stored_index is int32_t:
+            nb_csr_product_i64_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        elif stored_value is int64_t and stored_index is int64_t:
+            nb_csr_product_i64_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        elif stored_value is int32_t and stored_index is int32_t:
+            nb_csr_product_i32_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+        else:
+            nb_csr_product_i32_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
 
 
 def held_columns(const stored_index[::1] indices, stored_index[::1] position,
