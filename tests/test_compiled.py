@@ -7,10 +7,12 @@ so there the loops must have been built.
 """
 
 import os
+import platform
 import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import nbayes
 from nbayes import CategoricalNB, DataError, GaussianNB
@@ -404,3 +406,133 @@ def test_em_responsibilities_same_on_any_number_of_threads():
         three = responsibilities(scores.copy(), codes, 1, weights)
     np.testing.assert_array_equal(one[0], three[0])
     np.testing.assert_array_equal(one[1], three[1])
+
+
+# -- sparse products and grid-search tables (issue 19, point 6) --------------------------------
+
+#: Where the compiled product adds with separate multiplies and adds, as scipy does: its sums
+#: are scipy's bit for bit (elsewhere a compiler may fuse them, one rounding fewer).
+EXACT_PRODUCT = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def _random_csr(rng, n, d, value_dtype, index_dtype, density=0.2):
+    X = sp.random(n, d, density=density, format="csr", random_state=rng, dtype=np.float64)
+    X.data = np.round(X.data * 20).astype(value_dtype) if value_dtype.kind == "i" else X.data
+    X = sp.csr_matrix(X, dtype=value_dtype)
+    X.data[X.indptr[3] : X.indptr[4]] = 0  # an empty row
+    X.eliminate_zeros()
+    X.indices = X.indices.astype(index_dtype)
+    X.indptr = X.indptr.astype(index_dtype)
+    return X
+
+
+@needs_compiled
+@pytest.mark.parametrize("value_dtype", ["float64", "float32", "int64", "int32"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("width", [1, 3, 20])
+def test_sparse_product_is_scipys(value_dtype, index_dtype, width):
+    from nbayes._engine import _slice
+    from nbayes.distributions._base import dot
+
+    rng = np.random.default_rng(width)
+    X = _random_csr(rng, 60, 40, np.dtype(value_dtype), np.dtype(index_dtype))
+    W = rng.normal(-3.0, 2.0, (40, width))
+    for part in (X, _slice(X, slice(7, 50)), _slice(X, slice(3, 4)), X[:0]):
+        fast, plain = both_ways(lambda part=part: dot(part, W))
+        assert fast.shape == plain.shape == (part.shape[0], width)
+        if EXACT_PRODUCT:
+            np.testing.assert_array_equal(fast, plain)
+        else:
+            np.testing.assert_allclose(fast, plain, rtol=1e-13, atol=1e-12)
+
+
+@needs_compiled
+def test_sparse_product_carries_non_finite_values_as_scipy():
+    from nbayes.distributions._base import dot
+
+    X = sp.csr_matrix(np.array([[1.0, 0.0, np.nan], [0.0, np.inf, 1.0], [2.0, 0.0, 0.0]]))
+    W = np.array([[1.0, -2.0], [0.5, 0.0], [-1.0, 3.0]])
+    fast, plain = both_ways(lambda: dot(X, W))
+    np.testing.assert_array_equal(fast, plain)  # NaN where scipy has NaN, inf where inf
+
+
+@needs_compiled
+@pytest.mark.parametrize("n_classes", [5, 9])
+def test_sparse_class_sums_of_many_classes_are_bincounts(n_classes):
+    from nbayes.distributions._base import _sparse_class_sums
+
+    rng = np.random.default_rng(n_classes)
+    for value_dtype, index_dtype in [("float64", "int32"), ("int64", "int64")]:
+        X = _random_csr(rng, 300, 50, np.dtype(value_dtype), np.dtype(index_dtype))
+        for weights in (np.ones(300), rng.choice([0.0, 0.5, 1.0, 3.0], 300)):
+            labels = Labels(rng.integers(0, n_classes, 300), weights, n_classes)
+            fast, plain = both_ways(lambda X=X, labels=labels: _sparse_class_sums(X, labels))
+            np.testing.assert_array_equal(fast, plain)  # the same sums in the same order
+
+
+@needs_compiled
+def test_held_columns_give_the_same_block_both_ways():
+    from nbayes.estimators._base import _held_columns
+
+    rng = np.random.default_rng(3)
+    X = _random_csr(rng, 80, 400, np.dtype("float64"), np.dtype("int32"), density=0.004)
+    families = nbayes.MultinomialNB().fit(X, rng.integers(0, 2, 80)).families_
+    fast, plain = both_ways(lambda: _held_columns(families, [X], None))
+    np.testing.assert_array_equal(np.sort(fast[1]), plain[1])  # the same columns
+    for narrow, columns in (fast, plain):  # each block is X over its columns
+        assert narrow.shape == (80, columns.size)
+        np.testing.assert_array_equal(columns[narrow.indices], X.indices)
+        np.testing.assert_array_equal(narrow.data, X.data)
+
+
+@needs_compiled
+@pytest.mark.parametrize("columns", [None, "held"])
+def test_stacked_multinomial_tables_are_numpys(columns):
+    # Small whole counts are looked up, the others (large, fractional) take numpy's log, and
+    # an empty class or a zero pseudo-count gives what the numpy code gives (-inf, uniform).
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 40, (3, 300)).astype(np.float64)
+    counts[0, :10] = [511, 512, 513, 10**6, 0.5, 2.25, 1e-300, 7, 0, 3]
+    counts[2] = 0.0  # a class without rows
+    model = nbayes.MultinomialNB().fit(np.eye(3), [0, 1, 2])
+    stats = {"n_counts": counts}
+    grid = [
+        {"alpha": 0.001},
+        {"alpha": 1.0},
+        {"alpha": 0.0, "force_alpha": True},
+        {"alpha": 2.5, "estimate": "map"},
+        {"estimate": "mle"},
+    ]
+    fams = [model._candidate_shell(p).families_[0] for p in grid]
+    picked = None if columns is None else rng.permutation(300)[:120]  # any order
+    fast, plain = both_ways(lambda: fams[0].finalize_stacked(stats, fams, picked))
+    np.testing.assert_array_equal(fast["log_theta"], plain["log_theta"])
+    assert np.isneginf(fast["log_theta"]).any()
+
+
+@needs_compiled
+@pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss"])
+def test_grid_search_fold_scores_same_both_ways_and_on_any_number_of_threads(scoring):
+    from sklearn.model_selection import StratifiedKFold
+
+    from nbayes.model_selection import GridSearchCV
+
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 3, 900)
+    X = _random_csr(rng, 900, 3000, np.dtype("int64"), np.dtype("int32"), density=0.002)
+    X = sp.hstack([X, (y[:, None] == np.arange(3)) * 2], format="csr")  # words of a class
+    weights = rng.choice([0.5, 1.0, 2.0], 900)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    grid = {"alpha": [0.0001, 0.01, 0.3, 1.0, 7.0]}
+
+    def run():
+        search = GridSearchCV(nbayes.MultinomialNB(), grid, cv=cv, scoring=scoring)
+        search.fit(X, y, sample_weight=weights)
+        return np.column_stack([search.cv_results_[f"split{i}_test_score"] for i in range(5)])
+
+    with nbayes.threads(1):
+        one, plain = both_ways(run)
+    with nbayes.threads(3):
+        three = run()
+    np.testing.assert_array_equal(one, three)
+    np.testing.assert_allclose(one, plain, rtol=1e-12, atol=1e-12)

@@ -73,15 +73,13 @@ class TextTable:
     def lookup(self, values: list) -> np.ndarray: ...
     def add(self, values: list, codes: np.ndarray) -> None: ...
     def find_or_add(self, values: list, first: int) -> tuple[np.ndarray, np.ndarray]: ...
+
 def csr_dense_product(
     data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, W: np.ndarray, out: np.ndarray
 ) -> None: ...
 def held_columns(
     indices: np.ndarray, position: np.ndarray, narrow: np.ndarray, columns: np.ndarray
 ) -> int: ...
-def stacked_cells(
-    counts: np.ndarray, columns: np.ndarray, pseudo: np.ndarray, out: np.ndarray
-) -> None: ...
 def csr_class_sums(
     data: np.ndarray,
     indices: np.ndarray,
@@ -90,3 +88,12 @@ def csr_class_sums(
     weights: np.ndarray,
     out: np.ndarray,
 ) -> None: ...
+def stacked_log_cells(
+    counts: np.ndarray,
+    columns: np.ndarray,
+    pseudo: np.ndarray,
+    log_small: np.ndarray,
+    log_totals: np.ndarray,
+    out: np.ndarray,
+    rest: np.ndarray,
+) -> int: ...

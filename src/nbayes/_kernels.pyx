@@ -892,23 +892,6 @@ def held_columns(const stored_index[::1] indices, stored_index[::1] position,
     return n_held
 
 
-def stacked_cells(const double[:, ::1] counts, const int64_t[::1] columns,
-                  const double[::1] pseudo, double[:, ::1] out):
-    """out[h, c * n_classes + k] = counts[k, columns[h]] + pseudo[c]: the smoothed counts of
-    the columns ``columns`` for every candidate pseudo-count side by side (the candidates'
-    multinomial tables before their logarithm), in one pass over the rows of out."""
-    cdef Py_ssize_t n_classes = counts.shape[0], m = pseudo.shape[0]
-    cdef Py_ssize_t n_rows = out.shape[0], h, c, k, j
-    cdef double *row
-    with nogil:
-        for h in range(n_rows):
-            j = columns[h]
-            row = &out[h, 0]
-            for c in range(m):
-                for k in range(n_classes):
-                    row[c * n_classes + k] = counts[k, j] + pseudo[c]
-
-
 def csr_class_sums(const stored_value[::1] data, const stored_index[::1] indices,
                    const stored_index[::1] indptr, const Py_ssize_t[::1] codes,
                    const double[::1] weights, double[:, ::1] out):
@@ -925,3 +908,36 @@ def csr_class_sums(const stored_value[::1] data, const stored_index[::1] indices
             row = &out[codes[i], 0]
             for p in range(indptr[i], indptr[i + 1]):
                 row[indices[p]] += w * <double> data[p]
+
+
+def stacked_log_cells(const double[:, ::1] counts, const int64_t[::1] columns,
+                      const double[::1] pseudo, const double[:, ::1] log_small,
+                      const double[::1] log_totals, double[:, ::1] out, int64_t[::1] rest):
+    """The candidates' multinomial log tables of the columns ``columns`` side by side:
+    out[h, c * n_classes + k] = log(counts[k, columns[h]] + pseudo[c]) - log_totals[c *
+    n_classes + k], where the count is a whole number below ``log_small.shape[1]``, looked
+    up in ``log_small[c, count]`` (the caller's logarithms of those very sums, so the cell
+    is what it computes). Other cells get counts + pseudo and their first flat index (that
+    of candidate 0) goes to ``rest``, for the caller to take their logarithm; returns how
+    many went there."""
+    cdef Py_ssize_t n_classes = counts.shape[0], m = pseudo.shape[0]
+    cdef Py_ssize_t n_rows = out.shape[0], width = out.shape[1], small = log_small.shape[1]
+    cdef Py_ssize_t h, c, k, j, q, n_rest = 0
+    cdef double n
+    cdef double *row
+    with nogil:
+        for h in range(n_rows):
+            j = columns[h]
+            row = &out[h, 0]
+            for k in range(n_classes):
+                n = counts[k, j]
+                if n >= 0 and n < small and n == <double> <Py_ssize_t> n:
+                    q = <Py_ssize_t> n
+                    for c in range(m):
+                        row[c * n_classes + k] = log_small[c, q] - log_totals[c * n_classes + k]
+                else:
+                    for c in range(m):
+                        row[c * n_classes + k] = n + pseudo[c]
+                    rest[n_rest] = h * width + k
+                    n_rest += 1
+    return n_rest
