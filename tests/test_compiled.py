@@ -512,10 +512,15 @@ def test_stacked_multinomial_tables_are_numpys(columns):
 
 @needs_compiled
 @pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss"])
-def test_grid_search_fold_scores_same_both_ways_and_on_any_number_of_threads(scoring):
+def test_grid_search_fold_scores_same_both_ways_and_on_any_number_of_threads(
+    scoring, monkeypatch
+):
     from sklearn.model_selection import StratifiedKFold
 
+    from nbayes import model_selection
     from nbayes.model_selection import GridSearchCV
+
+    monkeypatch.setattr(model_selection, "PARALLEL_FOLD_VALUES", 1)  # folds on the threads
 
     rng = np.random.default_rng(11)
     y = rng.integers(0, 3, 900)
