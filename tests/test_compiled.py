@@ -512,9 +512,7 @@ def test_stacked_multinomial_tables_are_numpys(columns):
 
 @needs_compiled
 @pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss"])
-def test_grid_search_fold_scores_same_both_ways_and_on_any_number_of_threads(
-    scoring, monkeypatch
-):
+def test_grid_search_fold_scores_same_both_ways_and_on_any_number_of_threads(scoring, monkeypatch):
     from sklearn.model_selection import StratifiedKFold
 
     from nbayes import model_selection
