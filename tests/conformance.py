@@ -78,7 +78,8 @@ def assert_same_model(a, b, X, rtol=1e-9):
     # MixedNB numbers categories in order of first appearance, which differs between
     # chunkings: there the scores below are the comparison (they cover every category of X).
     by_code = not getattr(a, "categories_", None)
-    for pa, pb in zip(a.params_, b.params_) if by_code else ():
+    for fam, pa, pb in zip(a.families_, a.params_, b.params_) if by_code else ():
+        pa, pb = fam.canonical_params(pa), fam.canonical_params(pb)
         assert pa.keys() == pb.keys()
         for key in pa:
             np.testing.assert_allclose(pa[key], pb[key], rtol=rtol, atol=1e-12, err_msg=key)

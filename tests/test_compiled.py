@@ -63,7 +63,8 @@ def both_ways(run):
 
 
 def assert_same_model(a, b):
-    for pa, pb in zip(a.params_, b.params_):
+    for fam, pa, pb in zip(a.families_, a.params_, b.params_):
+        pa, pb = fam.canonical_params(pa), fam.canonical_params(pb)
         for key in pa:
             np.testing.assert_allclose(pa[key], pb[key], rtol=1e-13, atol=0, err_msg=key)
     np.testing.assert_array_equal(a.class_count_, b.class_count_)

@@ -55,7 +55,8 @@ def assert_same_model(got, want):
         for key in w:
             # atol covers Gaussian means and M2 that are zero up to rounding.
             np.testing.assert_allclose(g[key], w[key], rtol=RTOL, atol=1e-12, err_msg=key)
-    for g, w in zip(got.params_, want.params_):
+    for fam, g, w in zip(want.families_, got.params_, want.params_):
+        g, w = fam.canonical_params(g), fam.canonical_params(w)
         for key in w:
             np.testing.assert_allclose(g[key], w[key], rtol=RTOL, atol=1e-12, err_msg=key)
 

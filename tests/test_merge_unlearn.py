@@ -40,7 +40,8 @@ def assert_same_model(a, b, rtol=1e-10, atol=1e-10):
         assert ga.keys() == gb.keys()
         for key in ga:
             np.testing.assert_allclose(ga[key], gb[key], rtol=rtol, atol=atol, err_msg=key)
-    for pa, pb in zip(a.params_, b.params_):
+    for fam, pa, pb in zip(a.families_, a.params_, b.params_):
+        pa, pb = fam.canonical_params(pa), fam.canonical_params(pb)
         for key in pa:
             np.testing.assert_allclose(pa[key], pb[key], rtol=rtol, atol=atol, err_msg=key)
     np.testing.assert_allclose(a.class_log_prior_, b.class_log_prior_, rtol=rtol)
@@ -261,54 +262,62 @@ def test_models_loaded_from_files_merge_and_unlearn(cls, tmp_path):
         nbayes.ComplementNB,
     ],
 )
-def test_partial_fit_defers_the_parameters_until_they_are_used(make):
+def test_partial_fit_finalizes_every_call_and_copies_stay_as_they_were(make):
+    import copy
     import pickle
 
     rng = np.random.default_rng(0)
     X = rng.integers(0, 4, size=(300, 5)).astype(float)
     y = rng.integers(0, 3, size=300)
     model = make()
-    for part in np.array_split(np.arange(300), 4):
+    parts = np.array_split(np.arange(300), 4)
+    for part in parts[:3]:
         model.partial_fit(X[part], y[part], classes=[0, 1, 2])
-    # Later batches only add statistics; nothing derived from them is kept stale.
-    assert "params_" not in vars(model) and "class_log_prior_" not in vars(model)
-    copy = pickle.loads(pickle.dumps(model))
-    assert "params_" in vars(copy)  # pickles carry a ready model
+    assert "params_" in vars(model) and "class_log_prior_" in vars(model)
+    earlier = make().fit(X[np.concatenate(parts[:3])], y[np.concatenate(parts[:3])])
+    kept = [pickle.loads(pickle.dumps(model)), copy.deepcopy(model), copy.copy(model)]
+    model.partial_fit(X[parts[3]], y[parts[3]])
     full = make().fit(X, y)
     np.testing.assert_allclose(
         model.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-10, atol=1e-12
     )
-    np.testing.assert_allclose(
-        copy.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-10, atol=1e-12
-    )
-    for name in full._derived:
-        a, b = getattr(model, name), getattr(full, name)
-        if isinstance(b, np.ndarray):
-            np.testing.assert_allclose(a, b, rtol=1e-10, err_msg=name)
+    for other in kept:  # an earlier state, whatever later batches did
+        np.testing.assert_allclose(
+            other.predict_log_proba(X), earlier.predict_log_proba(X), rtol=1e-10, atol=1e-12
+        )
+    for name in ("feature_log_prob_", "class_log_prior_", "theta_", "var_", "rate_"):
+        if hasattr(full, name):
+            a, b = getattr(model, name), getattr(full, name)
+            for p, q in zip(a, b) if isinstance(b, list) else [(a, b)]:
+                np.testing.assert_allclose(p, q, rtol=1e-10, err_msg=name)
 
 
-def test_string_categories_stay_current_through_deferred_partial_fits():
+def test_string_categories_stay_current_through_partial_fits():
     model = nbayes.CategoricalNB()
     model.partial_fit([["red"], ["blue"]], [0, 1], classes=[0, 1])
     model.partial_fit([["green"], ["red"]], [1, 0])
-    assert "params_" not in vars(model)  # reading the vocabulary did not finalize
     assert model.categories_[0].tolist() == ["blue", "red", "green"]
     with pytest.raises(AttributeError, match="has no attribute 'no_such_thing_'"):
         _ = model.no_such_thing_
 
 
-def test_an_error_found_when_deferred_parameters_are_derived_leaves_nothing_stale():
+def test_a_batch_whose_statistics_cannot_be_finalized_is_refused_as_fit_refuses_them():
     X = np.array([[1.0, 2.0], [2.0, 3.0], [2.0, 5.0], [3.0, 4.0]])
     model = nbayes.GaussianNB(var_smoothing=0).partial_fit(X, [0, 0, 1, 1], classes=[0, 1])
-    model.partial_fit([[7.0, 7.0]], [2], classes=[0, 1, 2])  # class 2: one row, no spread
-    for _ in range(2):  # the error stays: no half-derived parameters are left behind
-        with pytest.raises(ParameterError, match="zero variance"):
-            model.predict(X)
-    model.partial_fit([[8.0, 9.0]], [2])  # class 2 gets a spread: derivable again
+    before = model.predict_log_proba(X)
+    with pytest.raises(ParameterError, match="zero variance"):
+        # class 2: one row, no spread
+        model.partial_fit([[7.0, 7.0]], [2], classes=[0, 1, 2])
+    # The model is as it was: classes, statistics and parameters.
+    assert model.classes_.tolist() == [0, 1]
+    np.testing.assert_array_equal(model.class_count_, [2, 2])
+    np.testing.assert_array_equal(model.stats_["class_count"], [2, 2])
+    np.testing.assert_array_equal(model.predict_log_proba(X), before)
+    model.partial_fit([[7.0, 7.0], [8.0, 9.0]], [2, 2], classes=[0, 1, 2])  # with a spread
     assert model.predict(X).shape == (4,)
 
 
-def test_counts_stay_current_after_a_failed_unlearn_and_a_deferred_partial_fit():
+def test_counts_stay_current_after_a_failed_unlearn_and_a_partial_fit():
     X = np.array([[1.0], [2.0], [3.0], [5.0], [7.0]])
     model = GaussianNB(var_smoothing=0).partial_fit(X, [0, 0, 0, 1, 1], classes=[0, 1])
     with pytest.raises(ParameterError, match="zero variance"):

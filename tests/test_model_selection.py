@@ -19,7 +19,7 @@ from sklearn.model_selection import GridSearchCV as SklearnSearch
 from sklearn.model_selection import KFold, StratifiedKFold, TimeSeriesSplit
 
 import nbayes
-from nbayes.exceptions import DataError, ParameterError
+from nbayes.exceptions import DataError, NotFittedError, ParameterError
 from nbayes.model_selection import GridSearchCV
 
 TOL = 1e-9
@@ -869,7 +869,7 @@ def test_candidates_scored_together_are_measured_in_one_pass():
 )
 def test_a_setting_every_candidate_replaces_is_never_finalized(estimator, grid):
     # As in scikit-learn's search, the estimator's own value of a parameter the grid sets
-    # is never used: the model of all rows is finalized only if its parameters are read.
+    # is never used: the model of all rows holds the statistics, not finalized, until asked.
     counts, _, y, w = _synthetic()
     ours, theirs = both(estimator, grid, counts, y, w)
     assert_same_search(ours, theirs, 3)
@@ -877,5 +877,9 @@ def test_a_setting_every_candidate_replaces_is_never_finalized(estimator, grid):
     splits = list(KFold(2).split(X))
     folds = nbayes.model_selection.FoldStatistics(nbayes.MultinomialNB(), X, y, splits)
     want = nbayes.MultinomialNB().fit(X, y)
+    assert not hasattr(folds.model, "feature_log_prob_")  # reading finalizes nothing
+    with pytest.raises(NotFittedError, match="call finalize"):
+        folds.model.predict(X)
+    folds.model.finalize()
     np.testing.assert_allclose(folds.model.feature_log_prob_, want.feature_log_prob_)
     np.testing.assert_array_equal(folds.model.predict(X), want.predict(X))

@@ -383,3 +383,79 @@ def test_batches_wider_than_the_table_are_merged_at_once(monkeypatch):
     np.testing.assert_allclose(
         model.predict_proba(X), nbayes.CategoricalNB().fit(X, y).predict_proba(X), rtol=1e-12
     )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"estimate": "map", "alpha": 2.0},
+        {"estimate": "mle"},
+        {"alpha": 0.5, "min_categories": 50, "unseen": "smooth", "missing": "ignore"},
+    ],
+)
+def test_partial_fit_finalizes_each_batch_from_the_parameters_before_it(monkeypatch, params):
+    """partial_fit finalizes every call; a categorical group counted apart is finalized from
+    the parameters before the batch (Categorical.finalize_onto: a patch of log numerators
+    over the cells the batch counts, and the (classes, features) normalisers), not by a
+    pass over the table. Every state equals fit on the rows so far, and a copy, a pickle
+    or a saved file of an earlier state never changes when later batches arrive; reading
+    stats_ between batches (which adds the batches kept apart) changes nothing either."""
+    full = {"n": 0}
+    finalize = Categorical.finalize
+
+    def spy(self, stats):
+        full["n"] += 1
+        return finalize(self, stats)
+
+    monkeypatch.setattr(Categorical, "finalize", spy)
+    rng = np.random.default_rng(7)
+    n = 3000
+    # Column 0 grows by a few new codes per batch and revisits old ones; column 1 is small.
+    X = np.stack([np.arange(n) // 4 + rng.integers(0, 30, n), rng.integers(0, 3, n)], axis=1)
+    if params.get("missing") == "ignore":
+        X[rng.random(n) < 0.05, 1] = -1
+    y, w = rng.integers(0, 3, n), rng.integers(1, 3, n).astype(float)
+    model = nbayes.CategoricalNB(**params)
+    kept, chunks = [], np.array_split(np.arange(n), 60)
+    for i, rows in enumerate(chunks):
+        model.partial_fit(X[rows], y[rows], classes=[0, 1, 2], sample_weight=w[rows])
+        if i % 9 == 4:
+            kept.append((i, copy.copy(model), pickle.dumps(model), copy.deepcopy(model)))
+        if i == 30:
+            _ = model.stats_  # adds the batches kept apart: a merge, same statistics
+    assert full["n"] < len(chunks) // 3  # mostly from the parameters before
+    assert any(len(p["patches"]) for p in model.params_)
+
+    def same(a, upto):
+        rows = np.concatenate(chunks[: upto + 1])
+        ref = nbayes.CategoricalNB(**params).fit(X[rows], y[rows], sample_weight=w[rows])
+        for p, q in zip(a.feature_log_prob_, ref.feature_log_prob_):
+            np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(a.params_[0]["log_unseen"], ref.params_[0]["log_unseen"])
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_allclose(
+                a.predict_log_proba(X[rows]), ref.predict_log_proba(X[rows]), rtol=1e-10
+            )
+
+    same(model, len(chunks) - 1)
+    for i, shallow, pickled, deep in kept:
+        for other in (shallow, pickle.loads(pickled), deep):
+            same(other, i)
+
+
+def test_an_earlier_state_saved_to_a_file_never_changes(tmp_path):
+    X, y = ids(2000)
+    model = nbayes.MixedNB()
+    chunks = np.array_split(np.arange(2000), 40)
+    for rows in chunks[:20]:
+        model.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
+    assert any(len(p.get("patches", ())) for p in model.params_)
+    saved = nbayes.save(model, tmp_path / "half.nbayes")
+    before = model.predict_proba(X)
+    for rows in chunks[20:]:
+        model.partial_fit(X.iloc[rows], y[rows])
+    np.testing.assert_allclose(nbayes.load(saved).predict_proba(X), before, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.predict_proba(X), nbayes.MixedNB().fit(X, y).predict_proba(X), rtol=1e-12
+    )

@@ -395,6 +395,34 @@ def finalize(families: Sequence[Family], stats: ModelStats) -> list:
     return [f.finalize(s) for f, s in zip(families, stats["groups"])]
 
 
+def finalize_onto(
+    families: Sequence[Family], params: list, stats: ModelStats, pending: tuple, n_new: int
+) -> list | None:
+    """:func:`finalize` of ``fold(families, stats, pending)``, given ``params``, those of the
+    statistics before the last batch, whose ``n_new`` deltas end ``pending`` (see
+    :func:`accumulate_onto`): a group counted apart in that batch is finalized from its
+    parameters before (``Family.finalize_onto``), in time proportional to the batch, not to
+    the table; the other groups are finalized in full (their statistics are merged already).
+    None where some group counted apart cannot (fold ``pending`` and :func:`finalize`)."""
+    new = {g for g, _ in pending[len(pending) - n_new :]} if n_new else set()
+    out = []
+    for g, fam in enumerate(families):  # bounded: one per column group
+        if g not in new:
+            if any(h == g for h, _ in pending):
+                return None  # kept apart before, not by the last batch: not expected
+            out.append(fam.finalize(stats["groups"][g]))
+            continue
+        onto = getattr(fam, "finalize_onto", None)
+        group = None
+        if onto is not None and g < len(params):
+            delta = next(d for h, d in pending[len(pending) - n_new :] if h == g)
+            group = onto(params[g], stats["groups"][g], delta)
+        if group is None:
+            return None
+        out.append(group)
+    return out
+
+
 def uses_class_prior(families: Sequence[Family], n_classes: int) -> bool:
     """Whether scores include the class prior (Complement NB's ignore it, as in the paper)."""
     return any(f.uses_class_prior for f in families) or n_classes == 1

@@ -145,8 +145,10 @@ class FoldStatistics:
             model, X, codes, weights, self.classes.size, splits, test_parts
         )
         self.total = total
-        # Its own parameters are derived if read: a search finalizes candidates instead.
-        self.model = model.install(self.classes, total, defer=True)
+        # Not finalized: a search finalizes candidates (finalize_with), never this model's own
+        # settings (as in scikit-learn's search, an estimator setting that every candidate
+        # replaces, alpha=-1 under an alpha grid, is never used).
+        self.model = model.install(self.classes, total, finalize=False)
         self.splits = splits
 
     @classmethod

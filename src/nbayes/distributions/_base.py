@@ -608,6 +608,12 @@ class Family(abc.ABC):
         without ``columns``)."""
         return None
 
+    def canonical_params(self, params: Params) -> Params:
+        """``params`` as :meth:`finalize` of the merged statistics lays them out. A family
+        that finalizes batch by batch (``finalize_onto``) may hold the same values in
+        another layout; comparisons of models (fit against partial_fit) use this form."""
+        return params
+
     def scoring_params(self, params: Params) -> Params:
         """``params`` plus whatever scoring derives from them (transposed weight tables, say:
         a sparse product copies a transposed view on every call). Use :meth:`ready`."""

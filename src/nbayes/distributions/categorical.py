@@ -95,7 +95,7 @@ class Categorical(Family):
     >>> fam = Categorical(alpha=1.0)
     >>> X = fam.prepare(np.array([[0], [2], [2]]))
     >>> stats = fam.accumulate(X, Labels(np.zeros(3, int), np.ones(3), 1))
-    >>> np.exp(fam.finalize(stats)["log_theta"]).round(3).tolist()
+    >>> np.exp(fam.log_theta(fam.finalize(stats))).round(3).tolist()
     [[0.333, 0.167, 0.5]]
     """
 
@@ -411,27 +411,112 @@ class Categorical(Family):
         return n_cat
 
     def finalize(self, stats: Stats) -> Params:
+        """Parameters in two parts: ``"log_numer"``, log(n_kjc + a) per class and category,
+        and ``"log_norm"``, log(n_kj + K_j a) per class and feature; log theta is their
+        difference (:meth:`log_theta`). A batch then changes the numerators of the cells it
+        counts only, and :meth:`finalize_onto` derives the parameters after it from those
+        before at the cost of the batch and of the (classes, features) normalisers."""
         n_cat = self.final_categories(stats)
         counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
         alpha = self.resolve_alpha(stats, n_cat.size)
         a = pseudo_count(alpha, self.estimate)
-        totals = _segment_sums(counts, n_cat) + n_cat * a
-        log_theta = log_normalise(
-            counts + np.repeat(a, n_cat), np.repeat(totals, n_cat, axis=1), np.repeat(n_cat, n_cat)
-        )
-        # The mass a category with no observations gets: what "smooth" gives unseen values.
-        log_unseen = log_normalise(np.broadcast_to(a, totals.shape), totals, n_cat + 1)
+        log_numer = counts + np.repeat(a, n_cat)
+        with np.errstate(divide="ignore"):
+            np.log(log_numer, out=log_numer)
         return {
-            "log_theta": log_theta,
+            "log_numer": log_numer,
+            "numer_categories": n_cat,
+            "patches": (),
+            **self._normalisers(_segment_sums(counts, n_cat), n_cat, alpha),
+        }
+
+    def _normalisers(self, totals: np.ndarray, n_cat: np.ndarray, alpha: np.ndarray) -> Params:
+        """The (classes, features) part of the parameters, from the count totals."""
+        a = pseudo_count(alpha, self.estimate)
+        smoothed = totals + n_cat * a
+        with np.errstate(divide="ignore"):
+            log_norm = np.log(smoothed)
+            log_pseudo = np.log(np.broadcast_to(a, n_cat.shape).astype(np.float64))
+        return {
             "n_categories": n_cat,
             "alpha": alpha,
-            "log_unseen": log_unseen,
+            "totals": totals,
+            "log_norm": log_norm,
+            "log_pseudo": log_pseudo,
+            # The mass a category with no observations gets: what "smooth" gives unseen values.
+            "log_unseen": log_normalise(np.broadcast_to(a, totals.shape), smoothed, n_cat + 1),
+        }
+
+    def finalize_onto(self, params: Params, stats: Stats, delta: Stats) -> Params | None:
+        """:meth:`finalize` after one more batch, whose :meth:`batch_delta` is ``delta``,
+        from ``params``, those of the statistics before it, in time proportional to the
+        batch and the (classes, features) normalisers: the numerators of the cells the batch
+        counts, with their counts, are kept as a patch (``"patches"``); the others are
+        shared with ``params``, which stays untouched. ``stats`` are statistics of the
+        model up to the batch before (with or without the batches of the patches added).
+        None where a full :meth:`finalize` is needed (``alpha="auto"`` depends on every
+        count; :data:`MAX_PATCHES` patches or as many cells as the table collected)."""
+        if isinstance(self.alpha, str) or "log_numer" not in params:
+            return None
+        patches = params["patches"]
+        held = sum(p["values"].size for p in patches) + delta["n_counts"].size
+        if len(patches) >= MAX_PATCHES or held > max(params["log_numer"].size, 2**16):
+            return None
+        low, width = delta["low"], delta["width"]
+        totals = params["totals"]
+        if width.any():
+            counted = width > 0
+            totals = totals.copy()
+            totals[:, counted] += np.add.reduceat(
+                delta["n_counts"], offsets_of(width)[counted], axis=1
+            )
+        n_cat = np.maximum(params["n_categories"], delta["n_categories"])
+        out = {**params, **self._normalisers(totals, n_cat, params["alpha"])}
+        if width.any():
+            counts = _counts_before(stats, patches, low, width)
+            counts += delta["n_counts"]
+            values = counts + np.repeat(pseudo_count(params["alpha"], self.estimate), width)
+            with np.errstate(divide="ignore"):
+                np.log(values, out=values)
+            patch = {"low": low, "width": width, "counts": counts, "values": values}
+            out["patches"] = (*patches, patch)
+        return out
+
+    @staticmethod
+    def log_theta(params: Params) -> np.ndarray:
+        """log theta, shape (n_classes, sum_j K_j): the numerators of :meth:`finalize` (with
+        their patches) minus the normalisers. A new array: a pass over the whole table."""
+        n_cat, log_norm = params["n_categories"], params["log_norm"]
+        if not params["patches"] and np.array_equal(params["numer_categories"], n_cat):
+            out = params["log_numer"] - np.repeat(log_norm, n_cat, axis=1)
+        else:
+            out = _numerators(params)
+            out -= np.repeat(log_norm, n_cat, axis=1)
+        empty = np.isneginf(log_norm)
+        if empty.any():  # no data and no pseudo-count: uniform 1/K, as log_normalise
+            uniform = np.broadcast_to(-np.log(n_cat.astype(np.float64)), log_norm.shape)
+            out = np.where(np.repeat(empty, n_cat, axis=1), np.repeat(uniform, n_cat, axis=1), out)
+        return out
+
+    def canonical_params(self, params: Params) -> Params:
+        # Patches laid into the numerators: what finalize of the merged statistics gives.
+        if not params["patches"] and np.array_equal(
+            params["numer_categories"], params["n_categories"]
+        ):
+            return params
+        return {
+            **params,
+            "log_numer": _numerators(params),
+            "numer_categories": params["n_categories"],
+            "patches": (),
         }
 
     def log_prior(self, params: Params) -> float:
         # Dirichlet(a + 1) per class and feature, whose mode the smoothed estimate is.
         a = pseudo_count(params["alpha"], self.estimate)
-        return weighted_log_sum(np.repeat(a, params["n_categories"])[None, :], params["log_theta"])
+        return weighted_log_sum(
+            np.repeat(a, params["n_categories"])[None, :], self.log_theta(params)
+        )
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class and feature: Gamma(K_j a) / Gamma(n_kj + K_j a)
@@ -446,7 +531,7 @@ class Categorical(Family):
 
     def linear_weights(self, params: Params):
         # One weight per (feature, category): the score is the one-hot codes times log theta.
-        log_theta = params["log_theta"]
+        log_theta = self.log_theta(params)
         return log_theta, np.zeros(log_theta.shape[0])
 
     def feature_means(self, stats, params, class_count):
@@ -523,16 +608,17 @@ class Categorical(Family):
         # (categories, classes) tables for the one-hot product (small, and the fallback
         # whatever runs later); the compiled loop's tables (pair tables up to a few MB) only
         # where that loop runs.
-        ready = {**params, **linear_tables(params["log_theta"])}
+        log_theta = self.log_theta(params)
+        ready = {**params, "log_theta": log_theta, **linear_tables(log_theta)}
         if kernels() is not None:
             unseen = params["log_unseen"] if self.unseen == "smooth" else None
-            ready["compiled"] = compiled_tables(params["log_theta"], params["n_categories"], unseen)
+            ready["compiled"] = compiled_tables(log_theta, params["n_categories"], unseen)
         return ready
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
+        params = self.ready(params)
         if self._scores_sparse(params, X):
             return self._sparse_jll(params, X)
-        params = self.ready(params)
         compiled = kernels()
         if compiled is not None and "compiled" in params:
             jll = np.empty((X.shape[0], params["log_theta"].shape[0]))
@@ -621,7 +707,7 @@ class Categorical(Family):
         n_cat = params["n_categories"]
         known, unseen = self._split(params, codes)
         flat = np.where(known, codes, 0) + offsets_of(n_cat)[None, :]
-        t = params["log_theta"][:, flat].transpose(1, 0, 2)
+        t = self.log_theta(params)[:, flat].transpose(1, 0, 2)
         t = np.where(known[:, None, :], t, 0.0)
         if unseen is not None and self.unseen == "smooth":
             t = np.where(unseen[:, None, :], params["log_unseen"][None], t)
@@ -635,7 +721,7 @@ class Categorical(Family):
         from scipy import stats
 
         n_cat = params["n_categories"]
-        theta = np.exp(params["log_theta"])
+        theta = np.exp(self.log_theta(params))
         out = np.empty((X.shape[0], theta.shape[0], n_cat.size))
         for j, (lo, c) in enumerate(zip(offsets_of(n_cat), n_cat)):  # bounded: features
             onehot = np.eye(c)[X[:, j]]
@@ -845,3 +931,75 @@ def _segment_sums(counts: np.ndarray, n_cat: np.ndarray) -> np.ndarray:
         if counts.shape[1]
         else np.zeros((counts.shape[0], n_cat.size))
     )
+
+
+#: :meth:`Categorical.finalize_onto` records at most this many batches' numerators as patches
+#: before a full finalize lays them out again (as :data:`engine.PENDING_BATCHES`).
+MAX_PATCHES = 64
+
+
+def _numerators(params: Params) -> np.ndarray:
+    """The log numerators of :meth:`Categorical.finalize` over every category: those of the
+    last full finalize, with each patch laid over them in order (a new array)."""
+    n_cat, base = params["n_categories"], params["log_numer"]
+    # Cells no count reached hold the pseudo-count alone.
+    out = np.empty((base.shape[0], int(n_cat.sum())))
+    out[:] = np.repeat(params["log_pseudo"], n_cat)
+    off = offsets_of(n_cat)
+    base_cat = params["numer_categories"]
+    out[:, _positions(off, np.zeros_like(base_cat), base_cat)] = base
+    for patch in params["patches"]:  # bounded: MAX_PATCHES
+        out[:, _positions(off, patch["low"], patch["width"])] = patch["values"]
+    return out
+
+
+def _positions(offsets: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Flat positions of codes ``low[j] .. low[j] + width[j] - 1`` of every column ``j`` in
+    the layout whose columns start at ``offsets``, column by column."""
+    return np.repeat(offsets + low - offsets_of(width), width) + np.arange(int(width.sum()))
+
+
+def _counts_before(stats: Stats, patches: tuple, low: np.ndarray, width: np.ndarray):
+    """Counts over codes ``low[j] .. low[j] + width[j] - 1`` of each column ``j``, shape
+    (n_classes, width.sum()), of the statistics that ``patches`` were made up to: a cell's
+    newest patch holds its count; a cell no patch holds was not counted since ``stats``'s
+    own (whether or not they include the batches of the patches), which hold it."""
+    n_classes = stats["n_counts"].shape[0]
+    out = np.zeros((n_classes, int(width.sum())))
+    start = offsets_of(width)
+    filled = None
+    if patches:
+        lows = np.array([p["low"] for p in patches])
+        widths = np.array([p["width"] for p in patches])
+        lo = np.maximum(lows, low)
+        overlap = np.where(
+            (widths > 0) & (width > 0),
+            np.clip(np.minimum(lows + widths, low + width) - lo, 0, None),
+            0,
+        )
+        # A patch whose range holds a column's whole range hides the older ones there.
+        holds = (widths > 0) & (lows <= low) & (lows + widths >= low + width)
+        newest = np.where(holds.any(axis=0), len(patches) - 1 - np.argmax(holds[::-1], axis=0), 0)
+        overlap[np.arange(len(patches))[:, None] < newest[None, :]] = 0
+        filled = np.zeros(out.shape[1], dtype=bool)
+        for i in np.flatnonzero(overlap.any(axis=1))[::-1]:  # newest first; MAX_PATCHES
+            patch = patches[i]
+            dst = _positions(start, lo[i] - low, overlap[i])
+            src = _positions(offsets_of(patch["width"]), lo[i] - patch["low"], overlap[i])
+            new = ~filled[dst]
+            if not new.all():
+                dst, src = dst[new], src[new]
+            out[:, dst] = patch["counts"][:, src]
+            filled[dst] = True
+            if filled.all():
+                return out
+    n_base = stats["n_categories"]
+    covered = np.where(width > 0, np.clip(np.minimum(low + width, n_base) - low, 0, None), 0)
+    if covered.any():
+        dst = _positions(start, np.zeros_like(covered), covered)
+        src = _positions(offsets_of(n_base), low, covered)
+        if filled is not None and filled.any():
+            new = ~filled[dst]
+            dst, src = dst[new], src[new]
+        out[:, dst] = stats["n_counts"][:, src]
+    return out

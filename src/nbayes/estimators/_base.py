@@ -8,7 +8,6 @@ model files and the CLI use.
 
 from __future__ import annotations
 
-import functools
 import weakref
 
 import numpy as np
@@ -24,7 +23,7 @@ from .._docstrings import INPUTS, shared_doc, shared_parameters
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..distributions._base import compressed_view
-from ..exceptions import DataError, ParameterError, UnknownLabelError
+from ..exceptions import DataError, NotFittedError, ParameterError, UnknownLabelError
 from . import _conditional, _explain, _linear
 from ._protocol import EstimatorProtocol, Mode, check_mode
 
@@ -186,34 +185,6 @@ def log_odds_threshold(
     return value
 
 
-class Derived:
-    """A fitted attribute derived from the statistics by ``finalize``, declared on the class.
-
-    ``partial_fit`` only adds statistics and drops the derived values (the parameters of a
-    large vocabulary cost more than a batch); reading a declared derived attribute then
-    finalizes once. Once set, the plain instance value shadows this (non-data) descriptor,
-    so reading a fresh attribute costs nothing extra.
-    """
-
-    def __set_name__(self, owner, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        if obj.__dict__.get("_stale"):
-            obj.finalize()
-            if self.name in obj.__dict__:
-                return obj.__dict__[self.name]
-        raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}")
-
-
-@functools.cache
-def derived_names(cls) -> frozenset[str]:
-    """Names of the :class:`Derived` attributes declared on ``cls`` and its bases."""
-    return frozenset(k for c in cls.__mro__ for k, v in vars(c).items() if isinstance(v, Derived))
-
-
 #: Where partial_fit keeps statistics and the batch counts not yet added to them (see
 #: :class:`Statistics`); the trailing underscore makes it a fitted attribute that
 #: ``_forget`` drops.
@@ -357,16 +328,14 @@ def _log_priors(shells: list, class_count: np.ndarray) -> list:
     return out
 
 
+#: What a batch changes before it is finalized, put back if that fails (``BaseNB._learn``).
+_LEARNED = ("classes_", "stats_", PENDING)
+
+
 class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes classifier over column groups, each modelled by one family."""
 
     stats_ = Statistics()
-
-    # Derived from the statistics by finalize (see Derived); subclasses declare what they
-    # publish.
-    params_ = Derived()
-    class_log_prior_ = Derived()
-    class_count_ = Derived()
 
     # -- what subclasses provide --------------------------------------------------------------
     def _make_families(self, n_features: int) -> list[Family]:
@@ -635,11 +604,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def _learn(self, X, y, sample_weight, classes):
         # Encoding a batch may grow category vocabularies (append-only); a batch that fails
         # later (an unknown label, a bad value) must leave the model as it was.
+        # So must one whose statistics cannot be finalized (a class with one row and no
+        # variance floor): partial_fit finalizes, as fit does, and raises fit's error.
         snapshot = self._vocabulary_snapshot()
+        state = {k: self.__dict__[k] for k in _LEARNED if k in self.__dict__}
         try:
             return self._learn_batch(X, y, sample_weight, classes)
         except BaseException:
             self._restore_vocabulary(snapshot)
+            for name in _LEARNED:  # bounded: three names
+                self.__dict__.pop(name, None)
+            self.__dict__.update(state)
             raise
 
     def _learn_batch(self, X, y, sample_weight, classes):
@@ -649,32 +624,45 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         if first:
             self._set_classes(classes)
             self.families_ = self._make_families(X.shape[1])
-        elif classes is not None:
+        added_classes = False
+        if not first and classes is not None:
             added = self._set_classes(classes)
             if added:
                 self.stats_ = engine.add_classes(self.families_, self.stats_, added)
+                added_classes = True
         labels = self._encode_labels(y, weights)
         if first:
-            stats = self._accumulate(X, labels, "learn")
-        else:
-            # One overflow check, of the sum: a batch that overflows makes it overflow too.
-            # Only then is the batch checked alone, for an error that names its row.
-            stats, pending = self.__dict__.get(PENDING) or (self.stats_, ())
-            stats, pending = self._accumulate_onto(stats, pending, X, labels)
-            try:
-                engine.check_overflow(self.families_, stats, None, self._feature_names_per_block())
-            except DataError:
-                self._accumulate(X, labels, "learn")
-                raise
-            if pending:
-                self.__dict__.pop("stats_", None)
-                self.__dict__[PENDING] = (stats, pending)
-        if first or not pending:
-            self.stats_ = stats
-        if first:
+            self.stats_ = self._accumulate(X, labels, "learn")
             self.finalize()
+            return self
+        # One overflow check, of the sum: a batch that overflows makes it overflow too.
+        # Only then is the batch checked alone, for an error that names its row.
+        before, kept = self.__dict__.get(PENDING) or (self.stats_, ())
+        stats, pending = self._accumulate_onto(before, kept, X, labels)
+        try:
+            engine.check_overflow(self.families_, stats, None, self._feature_names_per_block())
+        except DataError:
+            self._accumulate(X, labels, "learn")
+            raise
+        # Finalized at once, as fit is: the groups counted apart from the parameters before
+        # this batch (engine.finalize_onto: the cost of the batch, not of the table), unless
+        # classes were added. What can fail runs before the model changes.
+        n_new = len(pending) - len(kept) if len(pending) > len(kept) else 0
+        params = None
+        before_params = self.__dict__.get("params_")
+        if n_new and not added_classes and before_params is not None:
+            params = engine.finalize_onto(self.families_, before_params, stats, pending, n_new)
+        if params is None:
+            if pending:
+                stats, pending = engine.fold(self.families_, stats, pending), ()
+            params = engine.finalize(self.families_, stats)
+        log_prior = self._log_prior(stats["class_count"])
+        if pending:
+            self.__dict__.pop("stats_", None)
+            self.__dict__[PENDING] = (stats, pending)
         else:
-            self._defer_finalize()
+            self.stats_ = stats
+        self._set_parameters(stats, params, log_prior)
         return self
 
     def _accumulate(self, X, labels: Labels, mode: Mode, check: bool = True) -> dict:
@@ -738,8 +726,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Drop every fitted attribute (a fresh set-up follows)."""
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             del self.__dict__[name]
-        for name in ("_derived", "_stale"):
-            self.__dict__.pop(name, None)
 
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Statistics of one batch (see :meth:`EstimatorProtocol.accumulate`).
@@ -786,15 +772,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         their vocabularies and re-code ``other``'s counts."""
         return other.stats_
 
-    def install(self, classes, stats: dict, *, defer: bool = False):
-        """Become the fitted model of ``stats`` over ``classes``; finalizes, or with ``defer``
-        leaves that to the first use of a parameter. Returns self."""
+    def install(self, classes, stats: dict, *, finalize: bool = True):
+        """Become the fitted model of ``stats`` over ``classes`` and finalize; with
+        ``finalize=False``, hold the statistics only, until :meth:`finalize` is called.
+        Returns self."""
         self.classes_ = np.asarray(classes)
         self.stats_ = stats
-        if defer:
-            self._defer_finalize()
-        else:
+        if finalize:
             self.finalize()
+        else:
+            for name in self._finalized_names():
+                self.__dict__.pop(name, None)
         return self
 
     # -- other finalizes of the same statistics (model selection) -------------------------------
@@ -940,47 +928,27 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return None if names is None else [list(names)]
 
     def finalize(self) -> None:
-        """Derive the parameters and the published attributes from the statistics now.
+        """Derive the parameters and the published attributes from ``stats_`` now.
 
-        ``fit`` finalizes; ``partial_fit`` only adds statistics, and the first use of a
-        derived attribute finalizes (see :class:`Derived`). Call this to pay that cost at a
-        time of your choosing.
+        ``fit``, every ``partial_fit``, ``install``, ``unlearn`` and ``set_state`` finalize;
+        nothing is derived later, on reading an attribute. Published tables that would cost
+        a pass over a large vocabulary to lay out (CategoricalNB's ``feature_log_prob_``) are
+        read-only properties computed from ``params_`` on each read, changing nothing.
         """
+        stats = self.stats_
         # What can fail (a zero variance, a bad class prior) runs before anything is set.
-        params = engine.finalize(self.families_, self.stats_)
-        log_prior = self._log_prior(self.stats_["class_count"])
-        before = dict(self.__dict__)
+        params = engine.finalize(self.families_, stats)
+        self._set_parameters(stats, params, self._log_prior(stats["class_count"]))
+
+    def _set_parameters(self, stats: dict, params: list, log_prior: np.ndarray) -> None:
+        """Set the parameters of ``stats`` and publish the familiar attributes."""
         self.params_, self.class_log_prior_ = params, log_prior
-        self.class_count_ = self.stats_["class_count"]
+        self.class_count_ = stats["class_count"]
         self._publish()
-        # Everything ever set here is derived from the statistics, and may be dropped.
-        changed = {k for k, v in self.__dict__.items() if k not in before or before[k] is not v}
-        undeclared = changed - derived_names(type(self))
-        if undeclared:  # a bug of the estimator class, caught by any test that fits it
-            raise TypeError(
-                f"{type(self).__name__} publishes {sorted(undeclared)} in finalize without "
-                "declaring them Derived(): after partial_fit they could not be derived again."
-            )
-        self._derived = tuple(sorted(changed.union(before.get("_derived", ()))))
-        self._stale = False
 
-    def _defer_finalize(self) -> None:
-        """Drop the derived attributes; the first read of one finalizes again (``Derived``).
-
-        A stream of ``partial_fit`` calls then costs the statistics of each batch only: the
-        parameters (a logarithm per class and feature, which on a large vocabulary costs more
-        than the batch) are derived once, when they are used.
-        """
-        for name in self.__dict__.get("_derived", ()):  # none before a first finalize
-            self.__dict__.pop(name, None)
-        self._stale = True
-
-    def __getstate__(self):
-        # A pickle (joblib, Dask tasks) carries a ready model: derived once here, not once
-        # per copy that is unpickled.
-        if self.__dict__.get("_stale"):
-            self.finalize()
-        return super().__getstate__()
+    def _finalized_names(self) -> tuple[str, ...]:
+        """What :meth:`finalize` sets (``install(..., finalize=False)`` leaves them out)."""
+        return ("params_", "class_log_prior_", "class_count_")
 
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def _group_widths(self) -> list[int]:
@@ -1066,7 +1034,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """``params_`` with each family's scoring tables, made once per fitted state: they
         cost a pass over the parameters (the whole vocabulary of a large model), which every
         prediction call, one row or a million, would otherwise pay again."""
-        params = self.params_
+        params = self.__dict__.get("params_")
+        if params is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} holds statistics without parameters (installed "
+                "with finalize=False); call finalize() before scoring."
+            )
         cached = _SCORING.get(self)
         if cached is None or cached[0] is not params:
             cached = (params, [fam.ready(p) for fam, p in zip(self.families_, params)])

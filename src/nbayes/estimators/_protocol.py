@@ -381,7 +381,7 @@ class EstimatorProtocol(ABC):
         """
 
     @abstractmethod
-    def install(self, classes: np.ndarray, stats: dict, *, defer: bool = False):
+    def install(self, classes: np.ndarray, stats: dict, *, finalize: bool = True):
         """Become the fitted model of ``stats`` over ``classes`` (after :meth:`setup` or on a
         fitted model with the same columns); finalizes.
 
@@ -391,11 +391,12 @@ class EstimatorProtocol(ABC):
             The class labels, sorted, in the order of the statistics' class axis.
         stats : dict
             Statistics in this model's set-up.
-        defer : bool, default=False
-            Leave the parameters to be derived when first used, as after ``partial_fit``
-            (an error of the finalize then shows there): for a caller that makes other
-            finalizes of the statistics (:meth:`finalize_with`, a grid search's candidates)
-            and may never use this model's own.
+        finalize : bool, default=True
+            False: hold the statistics only, without parameters (the model then makes
+            :meth:`finalize_with` models and scores nothing itself until :meth:`finalize`
+            is called; nothing is derived on reading an attribute). For a model just
+            :meth:`setup`, by a caller that makes other finalizes of the statistics (a grid
+            search's candidates) and never uses this model's own.
 
         Returns
         -------
@@ -416,14 +417,19 @@ class EstimatorProtocol(ABC):
     @abstractmethod
     def finalize(self) -> None:
         """Derive the parameters (and the published fitted attributes) from the statistics
-        now, rather than on first use after ``partial_fit``.
+        now. ``fit``, every ``partial_fit`` and :meth:`install` do; a model installed with
+        ``finalize=False`` needs this call before it scores.
 
         Examples
         --------
+        >>> import numpy as np
         >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().partial_fit([[2, 0], [0, 3]], ["a", "b"], classes=["a", "b"])
-        >>> model.finalize()
-        >>> model.feature_log_prob_.shape
+        >>> model = MultinomialNB().fit([[2, 0], [0, 3]], ["a", "b"])
+        >>> twin = MultinomialNB()
+        >>> twin.setup(2)
+        >>> _ = twin.install(model.classes_, model.stats_, finalize=False)
+        >>> twin.finalize()
+        >>> twin.feature_log_prob_.shape
         (2, 2)
         """
 

@@ -12,7 +12,7 @@ from sklearn.utils.validation import validate_data
 from .. import _engine as engine
 from ..distributions import Density
 from ..exceptions import ParameterError
-from ._base import BaseNB, Derived
+from ._base import BaseNB
 
 DENSITIES = ("auto", "kde", "binned", "gaussian")
 
@@ -78,10 +78,6 @@ class DensityNB(BaseNB):
     >>> DensityNB().fit(X, y).readings_.tolist()  # chosen per column
     ['gaussian', 'kde']
     """
-
-    class_prior_ = Derived()
-    readings_ = Derived()
-    bandwidth_ = Derived()
 
     def __init__(
         self,

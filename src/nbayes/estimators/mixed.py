@@ -22,7 +22,7 @@ from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import DataError, NotFittedError, ParameterError
 from . import _survey
-from ._base import BaseNB, Derived
+from ._base import BaseNB
 from ._columns import ColumnLayout
 from ._encoding import as_frame, infer_family
 from ._protocol import SurveyStep
@@ -152,9 +152,6 @@ class MixedNB(BaseNB):
     ['plum']
     """
 
-    categories_ = Derived()
-    column_families_ = Derived()
-    column_groups_ = Derived()
     _finalize_only = frozenset(
         {"alpha", "estimate", "var_smoothing", "fit_prior", "class_prior", "prior_alpha", "unseen"}
     )
@@ -646,15 +643,38 @@ class MixedNB(BaseNB):
         probe._validate_X(X, reset=True)
         return probe._families_by_column()
 
-    def _publish(self) -> None:
-        self.column_groups_ = [
+    # The column layout, described: read from the layout on each read (no finalize needed,
+    # so a model installed with finalize=False describes its columns too).
+    def _fitted_layout(self) -> ColumnLayout:
+        layout = self.__dict__.get("_layout")
+        if layout is None or "families_" not in self.__dict__:
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first."
+            )
+        return layout
+
+    @property
+    def column_groups_(self) -> list:
+        """Family name and column labels of each group, as fitted."""
+        layout = self._fitted_layout()
+        return [
             (fam.name, [self._columns[p] for p in pos])
-            for fam, pos in zip(self.families_, self._layout.positions)
+            for fam, pos in zip(self.families_, layout.positions)
         ]
-        self.column_families_ = self._families_by_column()
-        self.categories_ = {
-            self._columns[p]: values for p, values in self._layout.categories().items()
-        }
+
+    @property
+    def column_families_(self) -> dict:
+        """Column label -> family name."""
+        self._fitted_layout()
+        return self._families_by_column()
+
+    @property
+    def categories_(self) -> dict:
+        """Column label -> the categories of each categorical column in code order, computed
+        from the vocabularies on each read (a pass over them, which partial_fit does not pay
+        per batch; a view that changes nothing)."""
+        layout = self._fitted_layout()
+        return {self._columns[p]: values for p, values in layout.categories().items()}
 
     # -- explanations (hooks of BaseNB.explain / top_features / linear form) ---------------------
     def _block_columns(self) -> list[np.ndarray]:

@@ -14,7 +14,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _engine as engine
 from .._docstrings import shared_parameters
@@ -23,7 +23,7 @@ from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multin
 from ..distributions.categorical import expand, offsets_of
 from ..exceptions import ParameterError
 from . import _survey
-from ._base import BaseNB, Derived
+from ._base import BaseNB
 from ._columns import ColumnLayout
 from ._protocol import SurveyStep
 
@@ -76,10 +76,6 @@ class _DiscreteNB(BaseNB):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.poor_score = True  # as scikit-learn: blobs are not counts
         return tags
-
-    alpha_ = Derived()
-    feature_count_ = Derived()
-    feature_log_prob_ = Derived()
 
     def _alpha(self):
         return _effective_alpha(self._resolved("alpha"), self.force_alpha)
@@ -168,12 +164,6 @@ class GaussianNB(BaseNB):
     >>> GaussianNB().fit(X, y).predict([[1.5]]).tolist()
     [1]
     """
-
-    class_prior_ = Derived()
-    dof_ = Derived()
-    epsilon_ = Derived()
-    theta_ = Derived()
-    var_ = Derived()
 
     _finalize_only = frozenset(
         {
@@ -455,7 +445,6 @@ class ComplementNB(MultinomialNB):
     [1]
     """
 
-    feature_all_ = Derived()
     _finalize_only = _DISCRETE_FINALIZE | {"norm"}
 
     def __init__(
@@ -540,7 +529,6 @@ class PoissonNB(_DiscreteNB):
     [1]
     """
 
-    rate_ = Derived()
     _finalize_only = _DISCRETE_FINALIZE | {"beta"}
 
     def __init__(
@@ -657,9 +645,6 @@ class CategoricalNB(_DiscreteNB):
     (['blue', 'green', 'red'], ['a'])
     """
 
-    category_count_ = Derived()
-    n_categories_ = Derived()
-    categories_ = Derived()
     _finalize_only = _DISCRETE_FINALIZE | {"min_categories", "unseen"}
 
     def __init__(
@@ -691,7 +676,6 @@ class CategoricalNB(_DiscreteNB):
 
     def _validate_X(self, X, reset):
         if reset:
-            self.categories_ = None if _is_numeric(X) else []
             self._layout = None
         # Codes or values: decided by the first batch, then by whether it made a vocabulary.
         if _is_numeric(X) if reset else getattr(self, "_layout", None) is None:
@@ -739,7 +723,7 @@ class CategoricalNB(_DiscreteNB):
 
     def setup(self, meta, summary=None) -> None:
         super().setup(meta, summary)
-        self._layout, self.categories_ = None, None
+        self._layout = None
         if self._codes_in(meta):
             if self.missing == "category":
                 raise ParameterError(
@@ -754,7 +738,6 @@ class CategoricalNB(_DiscreteNB):
             )
         _, found = summary
         self._layout = self._new_layout(self.n_features_in_)
-        self.categories_ = []
         self._layout.learn_values({p: found.get(c) for p, c in enumerate(meta.columns)})
 
     def _blocks(self, X, mode="score", counted=None):
@@ -776,7 +759,7 @@ class CategoricalNB(_DiscreteNB):
         return {"vocabulary": self._layout.vocabulary_state()[0]}
 
     def _set_layout(self, layout, n_features: int) -> None:
-        self._layout, self.categories_ = None, None
+        self._layout = None
         if layout is None:
             return
         spec = layout.get("vocabulary") if isinstance(layout, dict) else None
@@ -784,7 +767,6 @@ class CategoricalNB(_DiscreteNB):
             raise ValueError("the category vocabulary is malformed.")
         self._layout = self._new_layout(n_features)
         self._layout.set_vocabulary_state([spec])
-        self.categories_ = []
 
     def recode_statistics(self, other) -> dict:
         if (self._layout is None) != (other._layout is None):
@@ -831,18 +813,38 @@ class CategoricalNB(_DiscreteNB):
         ]
 
     def _publish(self):
-        stats, params = self.stats_["groups"][0], self.params_[0]
-        n_cat = params["n_categories"]
-        counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
-        bounds = [*offsets_of(n_cat).tolist(), int(n_cat.sum())]
-        pieces = list(pairwise(bounds))
-        self.n_categories_ = n_cat
-        self.category_count_ = [counts[:, a:b] for a, b in pieces]
-        self.feature_log_prob_ = [params["log_theta"][:, a:b] for a, b in pieces]
+        self.n_categories_ = self.params_[0]["n_categories"]
         self._publish_alpha()
-        layout = getattr(self, "_layout", None)
-        if layout is not None:
-            self.categories_ = list(layout.categories().values())
+
+    # A table as wide as the vocabulary costs a pass over it to lay out, which partial_fit
+    # does not pay per batch: these are computed from the statistics and parameters on each
+    # read (views that change nothing; keep the result rather than read them in a loop).
+    @property
+    def category_count_(self) -> list:
+        """Per column, the (n_classes, n_categories_[j]) weighted counts of each category;
+        computed on each read."""
+        check_is_fitted(self, "params_")
+        stats, n_cat = self.stats_["groups"][0], self.params_[0]["n_categories"]
+        counts = expand(stats["n_counts"], stats["n_categories"], n_cat)
+        return [counts[:, a:b] for a, b in _pieces(n_cat)]
+
+    @property
+    def feature_log_prob_(self) -> list:
+        """Per column, the (n_classes, n_categories_[j]) log probability of each category;
+        computed from ``params_`` on each read."""
+        check_is_fitted(self, "params_")
+        params = self.params_[0]
+        log_theta = self.families_[0].log_theta(params)
+        return [log_theta[:, a:b] for a, b in _pieces(params["n_categories"])]
+
+    @property
+    def categories_(self) -> list | None:
+        """The values of each column in code order (None when fitted on codes); computed
+        from the vocabulary on each read."""
+        if "_layout" not in self.__dict__:
+            raise AttributeError("'CategoricalNB' object has no attribute 'categories_'")
+        layout = self._layout
+        return None if layout is None else list(layout.categories().values())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -870,3 +872,8 @@ def _is_numeric(X) -> bool:
             return True
         return True
     return arr.dtype.kind in "biuf"
+
+
+def _pieces(n_categories: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of each column's categories in the flat (class, category) layout."""
+    return list(pairwise([*offsets_of(n_categories).tolist(), int(n_categories.sum())]))

@@ -48,7 +48,7 @@ from ..distributions._base import (
 )
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts, _explain, aode, joint, network
-from ._base import BaseNB, Derived, check_sample_weight, fit_classes, label_codes
+from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
 from ._columns import ColumnLayout
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
@@ -333,7 +333,6 @@ class _SemiNaiveNB(BaseNB):
 
     #: No feature families: the model logic lives in :mod:`nbayes.seminaive`.
     families_: tuple = ()
-    tables_ = Derived()
 
     #: Highest order of count tables the model needs (2: pairs, 3: triples).
     def _order(self) -> int:
@@ -643,10 +642,7 @@ class _SemiNaiveNB(BaseNB):
                 self.stats_ = _add_classes(self.stats_, added)
         stats = self._accumulate(df, self._encode_labels(y, weights), "learn")
         self.stats_ = stats if first else self._merge_stats(self.stats_, stats)
-        if first:
-            self.finalize()
-        else:
-            self._defer_finalize()
+        self.finalize()  # every batch, as fit (BaseNB._learn puts the model back if it fails)
         return self
 
     def _accumulate(self, df, labels: Labels, mode: Mode, check: bool = True) -> dict:
@@ -755,16 +751,12 @@ class _SemiNaiveNB(BaseNB):
         a = pseudo_count(check_alpha(self.alpha, d, self.estimate), self.estimate)
         log_prior = self._log_prior(stats["class_count"])
         params = self._build(stats, a)
-        before = dict(self.__dict__)
         # tables_ holds the scoring structure; params_ lists its float tables, as the other
         # estimators' params_ do (model files check them for NaN).
         self.tables_, self.params_ = params, [_float_tables(params)]
         self.class_log_prior_ = log_prior
         self.class_count_ = stats["class_count"]
         self._publish()
-        changed = {k for k, v in self.__dict__.items() if k not in before or before[k] is not v}
-        self._derived = tuple(sorted(changed.union(before.get("_derived", ()))))
-        self._stale = False
 
     @property
     def bin_edges_(self) -> dict:
@@ -1179,8 +1171,6 @@ class AODE(_SemiNaiveNB):
 
 class _Network(_SemiNaiveNB):
     """TAN and KDB: a Bayesian network whose structure is chosen at finalize."""
-
-    structure_ = Derived()
 
     def _k(self):
         raise NotImplementedError

@@ -689,8 +689,8 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         check_is_fitted(self, "classifier_")
         return self.classifier_.stats_
 
-    def install(self, classes, stats: dict, *, defer: bool = False):
-        self.classifier_.install(classes, stats, defer=defer)
+    def install(self, classes, stats: dict, *, finalize: bool = True):
+        self.classifier_.install(classes, stats, finalize=finalize)
         self.classes_ = self.classifier_.classes_
         return self
 
