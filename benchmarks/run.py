@@ -125,8 +125,8 @@ def bench_pair(pair: Pair, X, y, chunks, repeat: int, memory: bool) -> dict:
                 est = make()
                 for Xc, yc in chunks:
                     est.partial_fit(Xc, yc, classes=classes)
-                # Ready to use: nbayes derives its parameters once after a stream of batches,
-                # scikit-learn on every call; one scored row puts both in the timing.
+                # Ready to use: both finalize on every call; one scored row adds the first
+                # use of the scoring tables to the timing.
                 est.predict_proba(chunks[0][0][:1])
 
             return run
