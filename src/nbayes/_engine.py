@@ -409,7 +409,7 @@ def finalize_onto(
     for g, fam in enumerate(families):  # bounded: one per column group
         if g not in new:
             if any(h == g for h, _ in pending):
-                return None  # kept apart before, not by the last batch: not expected
+                return None  # kept apart before, merged by this batch (a sparse one)
             out.append(fam.finalize(stats["groups"][g]))
             continue
         onto = getattr(fam, "finalize_onto", None)

@@ -97,8 +97,9 @@ _FOLDS = {
 class FoldStatistics:
     """Statistics of every cross-validation fold of one data set, counted in one pass.
 
-    ``model`` is the estimator set up and fitted on all rows (its statistics, ``total``, are
-    the merged ``test_stats`` of the folds; its own parameters are derived when first read);
+    ``model`` is the estimator set up on all rows and holding their statistics, ``total``
+    (the merged ``test_stats`` of the folds), not finalized: a search never uses its own
+    settings (``model.finalize()`` makes it a fitted model of them);
     ``train_model(i, params)`` is the model of the rows outside test fold ``i`` with the
     finalize-time ``params``, made without reading the data.
 
@@ -158,8 +159,8 @@ class FoldStatistics:
         Parameters
         ----------
         model : nbayes estimator
-            Set up (:meth:`EstimatorProtocol.setup`) for the statistics; it becomes the
-            model of all the rows.
+            Set up (:meth:`EstimatorProtocol.setup`) for the statistics; it comes to hold
+            those of all the rows, not finalized.
         classes : array-like of shape (n_classes,)
             The classes the statistics are laid out over, sorted.
         test_stats : list of dict
@@ -188,7 +189,7 @@ class FoldStatistics:
         self.classes = np.asarray(classes)
         self.test_stats = list(test_stats)
         self.total = reduce(model.merge_statistics, self.test_stats)
-        self.model = model.install(self.classes, self.total)
+        self.model = model.install(self.classes, self.total, finalize=False)
         self.splits = None
         return self
 
