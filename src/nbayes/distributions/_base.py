@@ -310,13 +310,18 @@ def weighted_log_sum(weight, log_values) -> float:
     return float(np.sum(np.where(weight != 0, weight * log_values, 0.0)))
 
 
-def log_normalise(counts: np.ndarray, totals: np.ndarray, n_outcomes) -> np.ndarray:
+def log_normalise(
+    counts: np.ndarray, totals: np.ndarray, n_outcomes, own: bool = False
+) -> np.ndarray:
     """``log(counts / totals)``; 0/0 (no data and no pseudo-count) becomes uniform 1/K.
 
     A zero count over a positive total stays ``-inf``: that is the MLE, documented as such.
+    ``own``: ``counts`` is a new float64 array the caller gives up, which then holds the
+    result (no allocation of a table: partial_fit finalizes every batch).
     """
     with np.errstate(divide="ignore", invalid="ignore"):
-        out, log_totals = np.log(counts), np.log(totals)
+        log_totals = np.log(totals)
+        out = np.log(counts, out=counts) if own else np.log(counts)
         if isinstance(out, np.ndarray) and out.shape == np.broadcast_shapes(
             out.shape, np.shape(log_totals)
         ):

@@ -159,10 +159,13 @@ class Bernoulli(Family):
         # logarithms dominate partial_fit on a large vocabulary).
         if observed.size and np.ptp(a) == 0 and (observed == observed[:, :1]).all():
             total = observed[:, :1] + 2 * a[:1]
+            zeros = np.subtract(observed[:, :1] + a[:1], stats["n_ones"])
         else:
             total = observed + 2 * a
-        log_p = log_normalise(stats["n_ones"] + a, total, 2)
-        log_q = log_normalise(stats["n_observed"] - stats["n_ones"] + a, total, 2)
+            zeros = np.subtract(observed, stats["n_ones"])
+            zeros += a
+        log_p = log_normalise(stats["n_ones"] + a, total, 2, own=True)
+        log_q = log_normalise(zeros, total, 2, own=True)
         return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
 
     def log_prior(self, params: Params) -> float:

@@ -197,10 +197,9 @@ class Multinomial(Family):
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
         smoothed = counts + a
+        totals = smoothed.sum(axis=1, keepdims=True)
         return {
-            "log_theta": log_normalise(
-                smoothed, smoothed.sum(axis=1, keepdims=True), counts.shape[1]
-            ),
+            "log_theta": log_normalise(smoothed, totals, counts.shape[1], own=True),
             "alpha": alpha,
         }
 
@@ -361,11 +360,13 @@ class Complement(Multinomial):
         counts = stats["n_counts"]
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
-        complement = counts.sum(axis=0) + a - counts
-        logged = log_normalise(complement, complement.sum(axis=1, keepdims=True), counts.shape[1])
+        complement = np.subtract(counts.sum(axis=0) + a, counts)
+        totals = complement.sum(axis=1, keepdims=True)
+        logged = log_normalise(complement, totals, counts.shape[1], own=True)
         if self.norm:
-            return {"log_theta": logged / logged.sum(axis=1, keepdims=True), "alpha": alpha}
-        return {"log_theta": -logged, "alpha": alpha}
+            logged /= logged.sum(axis=1, keepdims=True)
+            return {"log_theta": logged, "alpha": alpha}
+        return {"log_theta": np.negative(logged, out=logged), "alpha": alpha}
 
     def log_normalizer(self, params, X):
         return np.zeros(X.shape[0])

@@ -100,7 +100,10 @@ class Poisson(Family):
             observed = observed[:, :1]
         num, den = stats["n_sum"] + a, observed + beta
         with np.errstate(divide="ignore", invalid="ignore"):
-            rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+            if (den > 0).all():  # the usual case: one division in place
+                rate = np.divide(num, den, out=num)
+            else:
+                rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
         with np.errstate(divide="ignore"):
             return {"log_rate": np.log(rate), "rate": rate, "alpha": alpha}
 
