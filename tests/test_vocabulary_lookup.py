@@ -459,3 +459,21 @@ def test_an_earlier_state_saved_to_a_file_never_changes(tmp_path):
     np.testing.assert_allclose(
         model.predict_proba(X), nbayes.MixedNB().fit(X, y).predict_proba(X), rtol=1e-12
     )
+
+
+def test_many_columns_finalized_from_the_parameters_before_each_batch():
+    # More than 16 columns with cells: the counts before a batch are gathered in one pass
+    # rather than a slice per column (categorical._copy_ranges); the same model either way.
+    rng = np.random.default_rng(3)
+    n, d = 2400, 20
+    X = (np.arange(n)[:, None] // 3 + rng.integers(0, 40, (n, d))) % 700
+    y = rng.integers(0, 2, n)
+    model, most = nbayes.CategoricalNB(alpha=0.3), 0
+    for rows in np.array_split(np.arange(n), 40):
+        model.partial_fit(X[rows], y[rows], classes=[0, 1])
+        most = max(most, len(model.params_[0]["patches"]))
+    assert most > 1
+    whole = nbayes.CategoricalNB(alpha=0.3).fit(X, y)
+    for p, q in zip(model.feature_log_prob_, whole.feature_log_prob_):
+        np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(model.predict_log_proba(X), whole.predict_log_proba(X), rtol=1e-10)

@@ -44,7 +44,10 @@ UNSEEN = ("error", "ignore", "smooth")
 
 def offsets_of(n_categories: np.ndarray) -> np.ndarray:
     """Start of each feature's block in the flat (class, category) layout."""
-    return np.concatenate([[0], np.cumsum(n_categories)[:-1]]).astype(np.intp)
+    n_categories = np.asarray(n_categories)
+    out = np.zeros(n_categories.size, dtype=np.intp)
+    np.cumsum(n_categories[:-1], out=out[1:])
+    return out
 
 
 def expand(counts: np.ndarray, old: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -430,13 +433,17 @@ class Categorical(Family):
             **self._normalisers(_segment_sums(counts, n_cat), n_cat, alpha),
         }
 
-    def _normalisers(self, totals: np.ndarray, n_cat: np.ndarray, alpha: np.ndarray) -> Params:
-        """The (classes, features) part of the parameters, from the count totals."""
+    def _normalisers(
+        self, totals: np.ndarray, n_cat: np.ndarray, alpha: np.ndarray, log_pseudo=None
+    ) -> Params:
+        """The (classes, features) part of the parameters, from the count totals
+        (``log_pseudo``: log of the pseudo-count, when known)."""
         a = pseudo_count(alpha, self.estimate)
         smoothed = totals + n_cat * a
         with np.errstate(divide="ignore"):
             log_norm = np.log(smoothed)
-            log_pseudo = np.log(np.broadcast_to(a, n_cat.shape).astype(np.float64))
+            if log_pseudo is None:
+                log_pseudo = np.log(np.broadcast_to(a, n_cat.shape).astype(np.float64))
         return {
             "n_categories": n_cat,
             "alpha": alpha,
@@ -463,19 +470,18 @@ class Categorical(Family):
         if len(patches) >= MAX_PATCHES or held > max(params["log_numer"].size, 2**16):
             return None
         low, width = delta["low"], delta["width"]
-        totals = params["totals"]
-        if width.any():
-            counted = width > 0
+        totals, counted = params["totals"], width > 0
+        start = offsets_of(width)
+        if counted.any():
             totals = totals.copy()
-            totals[:, counted] += np.add.reduceat(
-                delta["n_counts"], offsets_of(width)[counted], axis=1
-            )
+            totals[:, counted] += np.add.reduceat(delta["n_counts"], start[counted], axis=1)
         n_cat = np.maximum(params["n_categories"], delta["n_categories"])
-        out = {**params, **self._normalisers(totals, n_cat, params["alpha"])}
-        if width.any():
-            counts = _counts_before(stats, patches, low, width)
+        alpha = params["alpha"]
+        out = {**params, **self._normalisers(totals, n_cat, alpha, params["log_pseudo"])}
+        if counted.any():
+            counts = _counts_before(stats, patches, low, width, start)
             counts += delta["n_counts"]
-            values = counts + np.repeat(pseudo_count(params["alpha"], self.estimate), width)
+            values = counts + np.repeat(pseudo_count(alpha, self.estimate), width)
             with np.errstate(divide="ignore"):
                 np.log(values, out=values)
             patch = {"low": low, "width": width, "counts": counts, "values": values}
@@ -953,53 +959,59 @@ def _numerators(params: Params) -> np.ndarray:
     return out
 
 
-def _positions(offsets: np.ndarray, low: np.ndarray, width: np.ndarray) -> np.ndarray:
+def _positions(offsets: np.ndarray, low, width: np.ndarray) -> np.ndarray:
     """Flat positions of codes ``low[j] .. low[j] + width[j] - 1`` of every column ``j`` in
     the layout whose columns start at ``offsets``, column by column."""
     return np.repeat(offsets + low - offsets_of(width), width) + np.arange(int(width.sum()))
 
 
-def _counts_before(stats: Stats, patches: tuple, low: np.ndarray, width: np.ndarray):
+def _counts_before(
+    stats: Stats, patches: tuple, low: np.ndarray, width: np.ndarray, start: np.ndarray
+) -> np.ndarray:
     """Counts over codes ``low[j] .. low[j] + width[j] - 1`` of each column ``j``, shape
-    (n_classes, width.sum()), of the statistics that ``patches`` were made up to: a cell's
-    newest patch holds its count; a cell no patch holds was not counted since ``stats``'s
-    own (whether or not they include the batches of the patches), which hold it."""
-    n_classes = stats["n_counts"].shape[0]
-    out = np.zeros((n_classes, int(width.sum())))
-    start = offsets_of(width)
-    filled = None
+    (n_classes, width.sum()), laid out from ``start`` (``offsets_of(width)``), of the
+    statistics that ``patches`` were made up to: a cell's newest patch holds its count; a
+    cell no patch holds was not counted since ``stats``'s own (whether or not they include
+    the batches of the patches), which hold it."""
+    out = np.zeros((stats["n_counts"].shape[0], int(width.sum())))
+    counted = width > 0
+    held = np.zeros(width.size, dtype=bool)
+    newest = np.zeros(width.size, dtype=np.intp)
     if patches:
         lows = np.array([p["low"] for p in patches])
         widths = np.array([p["width"] for p in patches])
-        lo = np.maximum(lows, low)
-        overlap = np.where(
-            (widths > 0) & (width > 0),
-            np.clip(np.minimum(lows + widths, low + width) - lo, 0, None),
-            0,
-        )
-        # A patch whose range holds a column's whole range hides the older ones there.
+        # A patch whose range holds a column's whole range hides the older ones there (and
+        # the statistics).
         holds = (widths > 0) & (lows <= low) & (lows + widths >= low + width)
-        newest = np.where(holds.any(axis=0), len(patches) - 1 - np.argmax(holds[::-1], axis=0), 0)
-        overlap[np.arange(len(patches))[:, None] < newest[None, :]] = 0
-        filled = np.zeros(out.shape[1], dtype=bool)
-        for i in np.flatnonzero(overlap.any(axis=1))[::-1]:  # newest first; MAX_PATCHES
-            patch = patches[i]
-            dst = _positions(start, lo[i] - low, overlap[i])
-            src = _positions(offsets_of(patch["width"]), lo[i] - patch["low"], overlap[i])
-            new = ~filled[dst]
-            if not new.all():
-                dst, src = dst[new], src[new]
-            out[:, dst] = patch["counts"][:, src]
-            filled[dst] = True
-            if filled.all():
-                return out
+        held = holds.any(axis=0)
+        newest = np.where(held, len(patches) - 1 - np.argmax(holds[::-1], axis=0), 0)
     n_base = stats["n_categories"]
-    covered = np.where(width > 0, np.clip(np.minimum(low + width, n_base) - low, 0, None), 0)
-    if covered.any():
-        dst = _positions(start, np.zeros_like(covered), covered)
-        src = _positions(offsets_of(n_base), low, covered)
-        if filled is not None and filled.any():
-            new = ~filled[dst]
-            dst, src = dst[new], src[new]
-        out[:, dst] = stats["n_counts"][:, src]
+    covered = np.clip(np.minimum(low + width, n_base) - low, 0, None)
+    covered[~counted | held] = 0
+    _copy_ranges(out, start, stats["n_counts"], offsets_of(n_base) + low, covered)
+    if patches:
+        lo = np.maximum(lows, low)
+        overlap = np.clip(np.minimum(lows + widths, low + width) - lo, 0, None)
+        overlap[:, ~counted] = 0
+        overlap[widths == 0] = 0
+        overlap[np.arange(len(patches))[:, None] < newest[None, :]] = 0
+        for i in np.flatnonzero(overlap.any(axis=1)).tolist():  # oldest first; MAX_PATCHES
+            patch = patches[i]
+            src_start = offsets_of(patch["width"]) + lo[i] - patch["low"]
+            _copy_ranges(out, start + lo[i] - low, patch["counts"], src_start, overlap[i])
     return out
+
+
+def _copy_ranges(
+    out: np.ndarray, out_start: np.ndarray, src: np.ndarray, src_start: np.ndarray, lengths
+) -> None:
+    """``out[:, out_start[j] + t] = src[:, src_start[j] + t]`` for ``t < lengths[j]``, every
+    column ``j``: a slice per column where few columns have cells, else one gather."""
+    columns = np.flatnonzero(lengths)
+    if columns.size > 16:
+        into, take = _positions(out_start, 0, lengths), _positions(src_start, 0, lengths)
+        out[:, into] = src[:, take]
+        return
+    for j in columns.tolist():  # bounded: at most 16
+        n, a, b = int(lengths[j]), int(out_start[j]), int(src_start[j])
+        out[:, a : a + n] = src[:, b : b + n]
