@@ -97,3 +97,10 @@ def stacked_log_cells(
     out: np.ndarray,
     rest: np.ndarray,
 ) -> int: ...
+def lookup_log_cells(
+    counts: np.ndarray,
+    log_small: np.ndarray,
+    minus: np.ndarray,
+    out: np.ndarray,
+    rest: np.ndarray,
+) -> int: ...

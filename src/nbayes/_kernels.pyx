@@ -941,3 +941,41 @@ def stacked_log_cells(const double[:, ::1] counts, const int64_t[::1] columns,
                     rest[n_rest] = h * width + k
                     n_rest += 1
     return n_rest
+
+
+def lookup_log_cells(const double[:, ::1] counts, const double[:, ::1] log_small,
+                     const double[::1] minus, double[:, ::1] out, int64_t[::1] rest):
+    """A family's log table from its counts: out[k, j] = log_small[k, n] - minus[k] where
+    n = counts[k, j] is a whole number below ``log_small.shape[1]`` (``log_small`` holds the
+    caller's own logarithms of the cell values those counts give, so the cell is what the
+    caller computes). The flat indices of the other cells go to ``rest``, in order, for the
+    caller to take their logarithm; returns how many went there, or -1 where more cells than
+    ``rest`` holds did (fractional weights, large counts: the caller takes its own path)."""
+    cdef Py_ssize_t n_classes = counts.shape[0], n_features = counts.shape[1]
+    cdef Py_ssize_t capacity = rest.shape[0]
+    cdef Py_ssize_t k, j, q, n_rest = 0
+    cdef double n, shift, small = <double> log_small.shape[1]
+    cdef bint full = False
+    cdef const double *table
+    cdef const double *row
+    cdef double *dst
+    with nogil:
+        for k in range(n_classes):
+            if full:
+                break
+            table = &log_small[k, 0]
+            row = &counts[k, 0]
+            dst = &out[k, 0]
+            shift = minus[k]
+            for j in range(n_features):
+                n = row[j]
+                q = <Py_ssize_t> n if n >= 0 and n < small else -1
+                if q >= 0 and <double> q == n:
+                    dst[j] = table[q] - shift
+                elif n_rest < capacity:
+                    rest[n_rest] = k * n_features + j
+                    n_rest += 1
+                else:
+                    full = True
+                    break
+    return -1 if full else n_rest

@@ -335,6 +335,50 @@ def log_normalise(
     return out
 
 
+def one_pseudo_count(a: np.ndarray) -> float | None:
+    """The pseudo-count every feature shares, or None where they differ (or there are none)."""
+    a = np.asarray(a, dtype=np.float64)
+    if a.size == 0 or not np.isfinite(a.flat[0]) or (a.ndim and np.ptp(a) != 0):
+        return None
+    return float(a.flat[0])
+
+
+def lookup_log(counts: np.ndarray, cell, minus: np.ndarray) -> np.ndarray | None:
+    """``log(cell(counts, k)) - minus[k]`` per class row k, where ``cell`` is the caller's own
+    elementwise arithmetic from a count to the value it takes the logarithm of; or None
+    where the compiled loops are off, the table is small, or too many cells are not small
+    whole counts (fractional weights): the caller then takes every logarithm itself.
+
+    A finalize of a large vocabulary is mostly logarithms (partial_fit finalizes every
+    batch), and most cells of a count table are small whole numbers: their logarithms are
+    looked up in a (classes, small counts) table of numpy's logarithms of the very values
+    ``cell`` gives, so every cell equals what numpy computes, and the few others take
+    numpy's log after the loop.
+    """
+    compiled = kernels()
+    n_classes, n_features = counts.shape
+    if compiled is None or n_features < 256 or counts.dtype != np.float64:
+        return None
+    small = int(np.clip(n_features // 4, 64, 4096))
+    classes = np.arange(n_classes)[:, None]
+    minus = np.ascontiguousarray(minus, dtype=np.float64).ravel()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table = np.log(cell(np.arange(small, dtype=np.float64)[None, :], classes))
+    table = np.ascontiguousarray(np.broadcast_to(table, (n_classes, small)))
+    out = np.empty((n_classes, n_features))
+    rest = np.empty(max(counts.size // 8, 1024), dtype=np.int64)
+    n_rest = compiled.lookup_log_cells(np.ascontiguousarray(counts), table, minus, out, rest)
+    if n_rest < 0:
+        return None
+    if n_rest:
+        flat, k = rest[:n_rest], rest[:n_rest] // n_features
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.log(cell(counts.ravel()[flat], k))
+            values -= minus[k]
+        out.ravel()[flat] = values
+    return out
+
+
 class Family(abc.ABC):
     """The contract of a feature family: one kind of per-feature distribution, its conjugate
     prior, and everything the engine, the estimators, model files and Dask need from it.

@@ -18,6 +18,8 @@ from ._base import (
     dot,
     dot_t,
     log_normalise,
+    lookup_log,
+    one_pseudo_count,
     pseudo_count,
     safe_ratio,
     split_inf,
@@ -157,9 +159,17 @@ class Bernoulli(Family):
         # Without missing cells every feature of a class has seen the same weight: one column
         # of totals then costs n_classes logarithms instead of n_classes x n_features (the
         # logarithms dominate partial_fit on a large vocabulary).
-        if observed.size and np.ptp(a) == 0 and (observed == observed[:, :1]).all():
+        a0 = one_pseudo_count(a)
+        if observed.size and a0 is not None and (observed == observed[:, :1]).all():
             total = observed[:, :1] + 2 * a[:1]
-            zeros = np.subtract(observed[:, :1] + a[:1], stats["n_ones"])
+            base = (observed[:, :1] + a[:1]).ravel()
+            if (total > 0).all():  # most logarithms looked up (lookup_log)
+                log_total = np.log(total)
+                log_p = lookup_log(stats["n_ones"], lambda n, k: n + a0, log_total)
+                log_q = lookup_log(stats["n_ones"], lambda n, k: base[k] - n, log_total)
+                if log_p is not None and log_q is not None:
+                    return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
+            zeros = np.subtract(base[:, None], stats["n_ones"])
         else:
             total = observed + 2 * a
             zeros = np.subtract(observed, stats["n_ones"])
