@@ -335,6 +335,10 @@ def log_normalise(
     return out
 
 
+#: Tables smaller than this many cells take numpy's logarithms (:func:`lookup_log`).
+LOOKUP_CELLS = 2**18
+
+
 def one_pseudo_count(a: np.ndarray) -> float | None:
     """The pseudo-count every feature shares, or None where they differ (or there are none)."""
     a = np.asarray(a, dtype=np.float64)
@@ -345,20 +349,23 @@ def one_pseudo_count(a: np.ndarray) -> float | None:
 
 def lookup_log(counts: np.ndarray, cell, minus: np.ndarray) -> np.ndarray | None:
     """``log(cell(counts, k)) - minus[k]`` per class row k, where ``cell`` is the caller's own
-    elementwise arithmetic from a count to the value it takes the logarithm of; or None
-    where the compiled loops are off, the table is small, or too many cells are not small
-    whole counts (fractional weights): the caller then takes every logarithm itself.
+    elementwise arithmetic from a count to the value it takes the logarithm of, as a new
+    table; or None where the compiled loops are off or the table is small (the caller
+    takes numpy's logarithms itself).
 
-    A finalize of a large vocabulary is mostly logarithms (partial_fit finalizes every
-    batch), and most cells of a count table are small whole numbers: their logarithms are
-    looked up in a (classes, small counts) table of numpy's logarithms of the very values
-    ``cell`` gives, so every cell equals what numpy computes, and the few others take
-    numpy's log after the loop.
+    partial_fit finalizes every batch, and on a large vocabulary a finalize is passes over
+    the class x word table: numpy's ``log(cell) - minus`` makes a temporary and three
+    passes. Most cells are small whole counts, so one compiled pass looks their logarithms
+    up in a (classes, small counts) table of numpy's logarithms of the very values ``cell``
+    gives and subtracts ``minus``: every cell equals numpy's, and the few other cells take
+    numpy's log after the loop (every cell, where most are not whole: fractional weights).
+    Where no temporary is saved (a table numpy can take the logarithm of in place), numpy's
+    vectorised log is as fast as the look-up.
     """
     compiled = kernels()
     n_classes, n_features = counts.shape
-    if compiled is None or n_features < 256 or counts.dtype != np.float64:
-        return None
+    if compiled is None or counts.size < LOOKUP_CELLS or counts.dtype != np.float64:
+        return None  # (numpy's log is as fast where the Python overhead counts)
     small = int(np.clip(n_features // 4, 64, 4096))
     classes = np.arange(n_classes)[:, None]
     minus = np.ascontiguousarray(minus, dtype=np.float64).ravel()
@@ -368,8 +375,11 @@ def lookup_log(counts: np.ndarray, cell, minus: np.ndarray) -> np.ndarray | None
     out = np.empty((n_classes, n_features))
     rest = np.empty(max(counts.size // 8, 1024), dtype=np.int64)
     n_rest = compiled.lookup_log_cells(np.ascontiguousarray(counts), table, minus, out, rest)
-    if n_rest < 0:
-        return None
+    if n_rest < 0:  # most cells are not small whole counts: numpy's log of every one
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.log(cell(counts, classes), out=out)
+        out -= minus[:, None]
+        return out
     if n_rest:
         flat, k = rest[:n_rest], rest[:n_rest] // n_features
         with np.errstate(divide="ignore", invalid="ignore"):

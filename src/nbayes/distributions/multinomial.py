@@ -18,9 +18,7 @@ from ._base import (
     linear_tables,
     log_linear,
     log_normalise,
-    lookup_log,
     missing_mask,
-    one_pseudo_count,
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
@@ -200,13 +198,10 @@ class Multinomial(Family):
         a = pseudo_count(alpha, self.estimate)
         smoothed = counts + a
         totals = smoothed.sum(axis=1, keepdims=True)
-        log_theta = None
-        shared, a0 = (totals > 0).all(), one_pseudo_count(a)
-        if shared and a0 is not None:  # the usual case: logarithms looked up (lookup_log)
-            log_theta = lookup_log(counts, lambda n, k: n + a0, np.log(totals))
-        if log_theta is None:
-            log_theta = log_normalise(smoothed, totals, counts.shape[1], own=True)
-        return {"log_theta": log_theta, "alpha": alpha}
+        return {
+            "log_theta": log_normalise(smoothed, totals, counts.shape[1], own=True),
+            "alpha": alpha,
+        }
 
     def finalize_stacked(self, stats: Stats, families, columns=None) -> Params | None:
         if any(type(f) is not Multinomial for f in (self, *families)):

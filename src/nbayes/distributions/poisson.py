@@ -16,8 +16,6 @@ from ._base import (
     dot_t,
     linear_tables,
     log_linear,
-    lookup_log,
-    one_pseudo_count,
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
@@ -106,16 +104,8 @@ class Poisson(Family):
                 rate = np.divide(num, den, out=num)
             else:
                 rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-        log_rate = None
-        a0 = one_pseudo_count(a)
-        if observed.shape[1] == 1 and a0 is not None and (den > 0).all():
-            per_class = den.ravel()  # most logarithms looked up (lookup_log)
-            no_shift = np.zeros(per_class.shape[0])
-            log_rate = lookup_log(stats["n_sum"], lambda n, k: (n + a0) / per_class[k], no_shift)
-        if log_rate is None:
-            with np.errstate(divide="ignore"):
-                log_rate = np.log(rate)
-        return {"log_rate": log_rate, "rate": rate, "alpha": alpha}
+        with np.errstate(divide="ignore"):
+            return {"log_rate": np.log(rate), "rate": rate, "alpha": alpha}
 
     def log_prior(self, params: Params) -> float:
         # Gamma(a + 1, beta) per class and feature, whose mode (s + a) / (n + beta) is the
