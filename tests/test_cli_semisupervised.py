@@ -167,3 +167,32 @@ def test_train_on_the_cluster_equals_the_chunked_run(dask_client, tmp_path, caps
     X = frame["text"] if text else frame.drop(columns="label")
     on_cluster, chunked = nbayes.load(tmp_path / "d"), nbayes.load(tmp_path / "c")
     np.testing.assert_allclose(on_cluster.predict_proba(X), chunked.predict_proba(X), rtol=1e-10)
+
+
+def test_a_label_that_marks_missing_labels_is_said_with_the_option(tmp_path, capsys):
+    """Unlabeled rows written as '?' trained a class '?' without a word, which then won every
+    row like them (SMS with 2 % of its labels: accuracy 0.001 on a test split)."""
+    frame, labels = counts_table(np.random.default_rng(3))
+    frame["label"] = ["?" if v is None or v == -1 else f"c{v}" for v in labels]
+    data = tmp_path / "partly.csv"
+    frame.to_csv(data, index=False)
+    status, _, err = run(capsys, "train", data, "-t", "label", "-o", tmp_path / "m.nbayes")
+    assert status == 0, err
+    n = int((frame["label"] == "?").sum())
+    assert (
+        f"warning: the label '?' ({n:,} rows, {n / len(frame):.0%}) often marks a missing "
+        "label; it was trained as a class of its own. If those rows are unlabeled, pass "
+        "--unlabeled-value '?' to learn from them by EM" in " ".join(err.split())
+    )
+    # The option it names trains by EM, and says nothing of the kind.
+    status, _, err = run(
+        capsys, "train", data, "-t", "label", "--unlabeled-value", "?", "-o", tmp_path / "em.nbayes"
+    )
+    assert status == 0, err
+    assert "often marks a missing label" not in err
+    assert nbayes.load(tmp_path / "em.nbayes").classes_.tolist() == ["c0", "c1"]
+    # A class named like a word that is not a marker is not flagged.
+    frame["label"] = np.where(frame["label"] == "?", "other", frame["label"])
+    frame.to_csv(data, index=False)
+    status, _, err = run(capsys, "train", data, "-t", "label", "-o", tmp_path / "m.nbayes")
+    assert status == 0 and "often marks" not in err

@@ -15,6 +15,7 @@ statistics can be added up is handled without holding the data:
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
 from ._models import (
     CONTINUOUS,
+    MARKERS,
     MODELS,
     SEMINAIVE,
     Settings,
@@ -237,6 +239,8 @@ def train(
     if joined:
         the_plan.warnings.append(joined)
     inner = getattr(est, "classifier_", est)
+    if unlabeled_value is None:
+        the_plan.warnings.extend(_marker_classes(inner.classes_, inner.class_count_))
     return TrainResult(
         output=path,
         estimator=type(est).__name__,
@@ -250,6 +254,20 @@ def train(
         notes=the_plan.notes,
         warnings=the_plan.warnings,
     )
+
+
+def _marker_classes(classes, counts) -> list[str]:
+    """Warnings for classes whose label often marks a missing one ('?', 'unknown', ...): a
+    file whose unlabeled rows say '?' would otherwise train a class '?' without a word, and
+    predict it for every row like them."""
+    total = float(np.sum(counts))
+    return [
+        f"the label {c!r} ({n:,.0f} rows, {n / total:.0%}) often marks a missing label; it was "
+        f"trained as a class of its own. If those rows are unlabeled, pass --unlabeled-value "
+        f"{shlex.quote(c)} to learn from them by EM (semi-supervised), or leave them out of DATA"
+        for c, n in zip(classes, counts)
+        if isinstance(c, str) and c.strip().lower() in MARKERS
+    ]
 
 
 def _set_threshold(model, threshold: float, scale: str) -> float:
