@@ -16,6 +16,17 @@ from .exceptions import DataError
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
+#: Words that mark a missing cell in some files (pandas already reads NA, NULL, n/a, ...).
+MISSING_WORDS = frozenset({"missing", "unknown", "n.a.", "none", "na", "null"})
+
+#: Values that often mark a missing cell or label, compared stripped and in lower case.
+MISSING_MARKERS = frozenset({"?", "-", "--", ".", "*"}) | MISSING_WORDS
+
+
+def is_missing_marker(value) -> bool:
+    """Whether ``value`` is a string that often marks a missing cell or label ('?', ...)."""
+    return isinstance(value, str) and value.strip().lower() in MISSING_MARKERS
+
 
 def user_stacklevel() -> int:
     """``stacklevel`` for a warning raised by the caller of this function, pointing at the

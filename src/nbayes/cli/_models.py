@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import estimators
+from .._validation import MISSING_MARKERS
 from ..distributions import Binned
 from ..estimators import (
     AODE,
@@ -32,7 +33,7 @@ from ..estimators import (
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._labels import typed_classes
-from ._tables import MISSING_WORDS, conform, infer_kind, na_values_option
+from ._tables import conform, infer_kind, na_values_option
 
 MODELS = (
     "auto",
@@ -355,10 +356,6 @@ def looks_like_dates(series: pd.Series) -> bool:
     return bool(parsed.notna().mean() >= 0.95)
 
 
-#: Values that often mark a missing cell (pandas reads NA, NULL, n/a, empty ... as missing).
-MARKERS = frozenset({"?", "-", "--", ".", "*"}) | MISSING_WORDS
-
-
 def number_markers(series: pd.Series) -> list[str] | None:
     """The few values (at most 3) that keep a column of numbers from reading as numbers,
     such as ``?`` in "39, ?, 41"; None when its values are not mostly numbers."""
@@ -380,7 +377,7 @@ def marker_note(column: str, series: pd.Series, read) -> str | None:
     if values.empty or values.map(type).ne(str).any():
         return None
     stripped = values.str.strip()
-    found = stripped[stripped.str.lower().isin(MARKERS)]
+    found = stripped[stripped.str.lower().isin(MISSING_MARKERS)]
     if found.empty:
         return None
     marker = found.value_counts().index[0]

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .._output import WriteError, output_file, special_target
+from .._validation import MISSING_WORDS
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names, progress_bar
 
@@ -733,10 +734,6 @@ def _unmodelled(column: str, what: str, fix: str) -> DataError:
         f"column {column!r} holds {what}; nbayes models numbers, categories and words, not "
         f"these. Convert it before training (to {fix}) or leave it out with --exclude {column}."
     )
-
-
-#: Words that mark a missing cell in some files (pandas already reads NA, NULL, n/a, ...).
-MISSING_WORDS = frozenset({"missing", "unknown", "n.a.", "none", "na", "null"})
 
 
 def na_values_option(markers) -> str:

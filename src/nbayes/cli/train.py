@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import rows_from
+from .._validation import is_missing_marker, rows_from
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
@@ -34,7 +34,6 @@ from ._common import UsageError, check_output, plural
 from ._labels import is_string_kind
 from ._models import (
     CONTINUOUS,
-    MARKERS,
     MODELS,
     SEMINAIVE,
     Settings,
@@ -266,7 +265,7 @@ def _marker_classes(classes, counts) -> list[str]:
         f"trained as a class of its own. If those rows are unlabeled, pass --unlabeled-value "
         f"{shlex.quote(c)} to learn from them by EM (semi-supervised), or leave them out of DATA"
         for c, n in zip(classes, counts)
-        if isinstance(c, str) and c.strip().lower() in MARKERS
+        if is_missing_marker(c)
     ]
 
 

@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
 from .._threads import get_threads, map_chunks
-from .._validation import show, user_stacklevel
+from .._validation import is_missing_marker, show, user_stacklevel
 from ..distributions import SoftLabels
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
@@ -693,6 +693,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         --------
         {{examples}}
         """
+        _warn_of_marker_labels(y)
         return self._fit_chunks([(X, y, sample_weight)], None, in_memory=True)
 
     def fit_chunks(self, chunks: Iterable[Batch] | Callable[[], Iterable[Batch]], classes=None):
@@ -996,6 +997,25 @@ def _unpack(batch) -> tuple:
 
 def _n_rows(X) -> int:
     return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def _warn_of_marker_labels(y) -> None:
+    """Labels with no unlabeled row, but a class such as '?' that often marks a missing
+    label: EM would run on no unlabeled rows and learn a class '?' without a word."""
+    y = _as_labels(y)
+    if y.dtype.kind not in "OUS" or unlabeled_mask(y).any():
+        return
+    values, counts = np.unique(y.astype(str), return_counts=True)
+    for value, n in zip(values.tolist(), counts.tolist()):
+        if is_missing_marker(value):
+            warnings.warn(
+                f"No row of y is unlabeled (-1, None or NaN), but the class {value!r} holds "
+                f"{n:,} of {y.shape[0]:,} rows and often marks a missing label; it is learned "
+                f"as a class. If those rows are unlabeled, mark them: "
+                f"y.replace({value!r}, None).",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
 
 
 def _as_labels(y) -> np.ndarray:
