@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -464,3 +465,38 @@ def test_em_on_dask_chooses_lambda_as_in_memory(dask_client):
     )
     assert distributed.unlabeled_weight_ == local.unlabeled_weight_
     np.testing.assert_allclose(distributed.history_, local.history_, rtol=1e-10)
+
+
+def test_labels_that_mark_missing_ones_without_any_unlabeled_row_warn():
+    """y with '?' for its unlabeled rows (as files write them) had no unlabeled row by the
+    -1 / None / NaN convention: EM ran on none and learned a class '?' without a word."""
+    texts = ["win cash now", "cheap cash prize", "lunch at noon", "see you at lunch"] * 5
+    marked = np.array(["spam", "ham"] + ["?"] * 18, dtype=object)
+    with pytest.warns(UserWarning, match=r"the class '\?' holds 18 of 20 rows .* mark them: "
+                      r"y\.replace\('\?', None\)") as caught:  # fmt: skip
+        assert SemiSupervisedNB(TextNB()).fit(texts, marked).classes_.tolist() == [
+            "?",
+            "ham",
+            "spam",
+        ]
+    assert caught[0].filename == __file__
+    unmarked = pd.Series(marked).replace("?", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        assert SemiSupervisedNB(TextNB()).fit(texts, unmarked).classes_.tolist() == ["ham", "spam"]
+        SemiSupervisedNB(TextNB()).fit(texts, np.array(["spam", "ham"] * 10))  # no marker
+
+
+def test_a_fold_without_labeled_weight_gets_a_uniform_class_prior():
+    """Two labeled rows in one held-out fold left the other folds' labeled-only model with
+    no class weight: its prior was log(0) - log(0), NaN, and so was the held-out
+    log-likelihood that unlabeled_weight='auto' compares (0/0 is uniform elsewhere too)."""
+    texts = ["win cash now", "cheap cash prize", "lunch at noon", "see you at lunch"] * 5
+    y = np.array(["spam", "ham"] + [None] * 18, dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for weight in (1.0, "auto"):
+            em = SemiSupervisedNB(TextNB(), unlabeled_weight=weight).fit(texts, y)
+            assert np.isfinite(list(em.heldout_log_likelihood_.values())).all()
+    empty = MultinomialNB().fit(np.eye(2), [0, 1], sample_weight=[1.0, 1.0])
+    np.testing.assert_allclose(empty._log_prior(np.zeros(2)), np.log([0.5, 0.5]))

@@ -386,6 +386,8 @@ def log_class_prior(
     if prior_alpha < 0:
         raise ParameterError(f"Parameter 'prior_alpha' must be >= 0; got {prior_alpha!r}.")
     counts = class_count + prior_alpha
+    if not counts.sum() > 0:  # no weight and no pseudo-count: uniform, as log_normalise's 0/0
+        return np.full(n_classes, -np.log(n_classes))
     with np.errstate(divide="ignore"):
         return np.log(counts) - np.log(counts.sum())
 
