@@ -281,3 +281,43 @@ def test_a_marker_past_the_first_rows_of_a_number_column_names_na_values(capsys,
     assert "If '?' marks a missing value, pass --na-values='?'." in capsys.readouterr().err
     assert main([*argv, "--na-values=?"]) == 0
     assert load(model).class_count_.sum() == 3_000
+
+
+def test_spaces_after_every_separator_are_skipped_and_remembered(capsys, tmp_path):
+    """UCI files write "39, State-gov, <=50K": labels, categories and column names began
+    with a space (classes ' <=50K', and -t had to name ' label')."""
+    rng = np.random.default_rng(1)
+    age = rng.integers(20, 70, 80)
+    work = rng.choice(["Private", "State-gov", "?"], 80)
+    y = np.where(age > 45, ">50K", "<=50K")
+    data = tmp_path / "adult_like.csv"
+    rows = [f"{a}, {w}, {c}" for a, w, c in zip(age, work, y)]
+    data.write_text("age, work, label\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "m.nbayes"
+    argv = ["train", str(data), "-t", "label", "--na-values", "?", "-o", str(model)]
+    assert main(argv) == 0
+    said = capsys.readouterr()
+    assert "every ',' in the first lines is followed by a space: those spaces are skipped" in (
+        " ".join(said.out.split())
+    )
+    assert "classes <=50K: " in said.out
+    fitted = load(model)
+    assert fitted.feature_names_in_.tolist() == ["age", "work"]
+    assert fitted.categories_["work"].tolist() == ["Private", "State-gov"]
+    table = pd.DataFrame({"age": age, "work": pd.Series(work).replace("?", np.nan)})
+    reference = MixedNB().fit(table, y)
+    np.testing.assert_allclose(fitted.predict_proba(table), reference.predict_proba(table))
+    # predict and evaluate read the file as training did, without being told again
+    out = tmp_path / "p.csv"
+    assert main(["predict", str(model), str(data), "-o", str(out), "-q"]) == 0
+    assert pd.read_csv(out)["prediction"].tolist() == reference.predict(table).tolist()
+    assert main(["evaluate", str(model), str(data)]) == 0
+    assert "<=50K" in capsys.readouterr().out
+    # --dask reads it alike
+    assert main([*argv, "--dask", "local", "-q"]) == 0
+    np.testing.assert_allclose(load(model).predict_proba(table), reference.predict_proba(table))
+    # Separators without spaces (or only some spaced) are read as they were.
+    data.write_text("age,work,label\n" + "\n".join(r.replace(", ", ",", 1) for r in rows))
+    assert main(argv) == 0
+    assert "followed by a space" not in capsys.readouterr().out
+    assert load(model).classes_.tolist() == [" <=50K", " >50K"]  # as written

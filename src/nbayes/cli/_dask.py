@@ -114,6 +114,7 @@ def read_frame(table: Table, columns: list[str], schema: dict):
         skip_blank_lines=True,
         index_col=False,  # as the in-memory reader: never an index from the data
         na_values=missing_markers(opts.na_values),
+        skipinitialspace=opts.skip_spaces,
     )
     if opts.names:
         kwargs.update(header=None, names=list(opts.names))

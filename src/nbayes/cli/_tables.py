@@ -69,6 +69,9 @@ class ReadOptions:
     decimal: str = "."
     thousands: str | None = None
     na_values: tuple[str, ...] = ()
+    #: Skip the spaces after each separator (files written "39, State-gov, <=50K"): found
+    #: by ``nbayes train`` (:meth:`Table.find_spaced_separators`) and kept in the model.
+    skip_spaces: bool = False
 
 
 def detect_format(path: str) -> tuple[str, str | None]:
@@ -385,6 +388,24 @@ class Table:
                 self._sep = self._sniff_sep()
         return self._sep
 
+    def find_spaced_separators(self) -> bool:
+        """Whether every separator of a CSV's first lines is followed by a space, as in UCI
+        files ("39, State-gov, <=50K"); if so, the options skip those spaces from now on,
+        so that labels, categories and column names do not begin with one."""
+        if self.format not in ("csv", "tsv") or self.sep in (" ", "\t"):
+            return False
+        sample = self._text_sample(64 * 1024)
+        lines = [line for line in sample.splitlines()[:50] if line.strip()]
+        if len(lines) > 1 and not sample.endswith("\n"):
+            lines = lines[:-1]
+        lines = [line for line in lines if '"' not in line]  # quoted fields keep their spaces
+        n_seps = sum(line.count(self.sep) for line in lines)
+        spaced = sum(line.count(self.sep + " ") for line in lines)
+        found = n_seps > 0 and spaced == n_seps
+        if found:
+            self.options = replace(self.options, skip_spaces=True)
+        return found
+
     def _sniff_sep(self) -> str:
         sample = self._text_sample(64 * 1024)
         lines = sample.splitlines()[:50]
@@ -574,6 +595,7 @@ class Table:
             decimal=opts.decimal,
             thousands=opts.thousands,
             na_values=missing_markers(opts.na_values),
+            skipinitialspace=opts.skip_spaces,
         )
         if opts.names:
             kwargs.update(header=None, names=list(opts.names))

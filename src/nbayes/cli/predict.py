@@ -84,6 +84,8 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
         read = replace(read, **numbers)  # numbers written as at training (1.234,5)
     if stored.get("na_values") and not read.na_values and csv_data:
         read = replace(read, na_values=tuple(stored["na_values"]))  # missing marked as then
+    if stored.get("skip_spaces") and csv_data:
+        read = replace(read, skip_spaces=True)  # values without the space after ", "
     if data is None or read.names is not None or not read.header or stored.get("header", True):
         return read
     columns = stored.get("names")

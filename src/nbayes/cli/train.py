@@ -156,6 +156,7 @@ def train(
         raise UsageError(f"--model must be one of {MODELS}; got {model!r}.")
     check_output(output, DATA=data)
     table = open_table(data, read, progress)
+    spaced = table.find_spaced_separators()
     reader = table.chunks()
     first = next(reader, None)
     if first is None:
@@ -187,6 +188,12 @@ def train(
         later=later,
         read=read,
     )
+    if spaced:
+        the_plan.notes.append(
+            f"every {table.sep!r} in the first lines is followed by a space: those spaces are "
+            "skipped, so that values, labels and column names do not begin with one (the "
+            "model remembers it for predict and evaluate)"
+        )
     est = the_plan.estimator
     dtypes = {**read_dtypes(the_plan.schema), target: str}
     if unlabeled_value is not None:
@@ -224,6 +231,8 @@ def train(
         reading.update(decimal=opts.decimal, thousands=opts.thousands)
     if opts.na_values:
         reading.update(na_values=list(opts.na_values))
+    if opts.skip_spaces:
+        reading.update(skip_spaces=True)
     metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
     if threshold is not None:
         log_odds = _set_threshold(est, threshold, threshold_scale)
