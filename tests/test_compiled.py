@@ -16,11 +16,12 @@ import scipy.sparse as sp
 
 import nbayes
 from nbayes import CategoricalNB, DataError, GaussianNB
-from nbayes._accel import _compiled, numpy_only
+from nbayes._accel import _compiled, kernels, numpy_only
 from nbayes.distributions import Categorical, Labels
 
 needs_compiled = pytest.mark.skipif(
-    _compiled is None, reason="nbayes._kernels is not built (no C compiler at install)"
+    _compiled is None or kernels() is None,
+    reason="nbayes._kernels is not built (no C compiler at install) or NBAYES_COMPILED=0",
 )
 
 
