@@ -155,10 +155,29 @@ def test_explain_per_row_with_the_parents_of_each_term(capsys, tmp_path, messy, 
         assert shown == {
             name: ex.given[i, j] for j, name in enumerate(ex.feature_names) if name in shown
         }
+        # The text shows the parents' values in this row (TAN's one parent), or how many
+        # super-parents a term is averaged over (AODE's, more than three).
+        values = dict(zip(ex.feature_names, ex.values[i]))
+        for f in row["features"]:
+            parents = [p for p in f["given"].split(", ") if p]
+            expected = (
+                "(class only)"
+                if not parents
+                else f"averaged over {len(parents)} super-parents"
+                if len(parents) > 3
+                else ", ".join(f"{p}={_shown(values[p])}" for p in parents)
+            )
+            assert f["given_values"] == expected
     status, out, err = run(capsys, "explain", out_path, messy, "--rows", "1")
     assert status == 0, err
     assert out.startswith("no weights per feature and class: this model's features depend")
     assert "contribution  given" in out
+    first = report["rows"][0]["features"][0]
+    assert f"{first['contribution']:+.3f}  {first['given_values']}" in out
+
+
+def _shown(value):
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 @pytest.mark.parametrize(

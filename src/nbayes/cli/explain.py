@@ -107,19 +107,40 @@ def explain(
     for i in range(len(chunk)):  # a handful of rows, capped by --rows
         frame = ex.to_frame(i, k)
         frame = frame[frame["contribution"] != 0]
+        features = [
+            {key: _jsonable(v) for key, v in rec.items()} for rec in frame.to_dict(orient="records")
+        ]
+        if ex.given is not None:
+            row_values = dict(zip(ex.feature_names.tolist(), ex.values[i].tolist()))
+            for rec in features:  # at most k
+                rec["given_values"] = _given_values(rec.get("given") or "", row_values)
         report["rows"].append(
             {
                 "row": offset + i,
                 "predicted": str(ex.predicted_class[i]),
                 "runner_up": str(ex.runner_up_class[i]),
                 "log_odds": float(ex.log_odds[i]),
-                "features": [
-                    {key: _jsonable(v) for key, v in rec.items()}
-                    for rec in frame.to_dict(orient="records")
-                ],
+                "features": features,
             }
         )
     return report
+
+
+#: Beyond this many parents a term is shown as averaged over them (AODE's super-parents).
+SHOWN_PARENTS = 3
+
+
+def _given_values(given: str, row_values: dict) -> str:
+    """What a term is conditioned on, with the row's values: "colour=red" for TAN's parent,
+    "averaged over 21 super-parents" for AODE's, "(class only)" for none."""
+    parents = [p for p in given.split(", ") if p]
+    if not parents:
+        return "(class only)"
+    if len(parents) > SHOWN_PARENTS:
+        return f"averaged over {len(parents)} super-parents"
+    if any(p not in row_values for p in parents):  # a name holding ", ": shown as given
+        return given
+    return ", ".join(f"{p}={_value(row_values[p])}" for p in parents)
 
 
 def format_explanation(report: dict, by: str = "weight") -> str:
@@ -152,7 +173,7 @@ def format_explanation(report: dict, by: str = "weight") -> str:
                 format_table(
                     [
                         [f["feature"], _value(f["value"]), f"{f['contribution']:+.3f}"]
-                        + ([f.get("given") or "(class only)"] if given else [])
+                        + ([f.get("given_values") or "(class only)"] if given else [])
                         for f in r["features"]
                     ],
                     ["feature", "value", "contribution"] + (["given"] if given else []),
