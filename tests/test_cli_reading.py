@@ -5,6 +5,7 @@ trained model equals the same model fitted in Python on the table as pandas read
 from __future__ import annotations
 
 import gzip
+import io
 import sys
 
 import numpy as np
@@ -321,3 +322,27 @@ def test_spaces_after_every_separator_are_skipped_and_remembered(capsys, tmp_pat
     assert main(argv) == 0
     assert "followed by a space" not in capsys.readouterr().out
     assert load(model).classes_.tolist() == [" <=50K", " >50K"]  # as written
+
+
+def test_a_header_that_names_a_column_twice_is_said(capsys, monkeypatch, tmp_path):
+    """pandas reads a repeated header name as 'a.1' without a word."""
+    data = tmp_path / "twice.csv"
+    text = "a,b,a,y\n" + "".join(f"{i},{'xy'[i % 2]},{i % 3},{'st'[i % 2]}\n" for i in range(40))
+    data.write_text(text)
+    model = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "y", "-o", str(model), "-q"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert (
+        "warning: the header names column 'a' 2 times; the repeats are read as 'a.1'. Rename "
+        "them in the file so that each name says what its column holds" in err
+    )
+    assert load(model).feature_names_in_.tolist() == ["a", "b", "a.1"]
+    # Standard input too (the sample comes from what was read), and not with --names.
+    monkeypatch.setattr(sys, "stdin", type("In", (), {"buffer": io.BytesIO(text.encode())}))
+    assert main(["train", "-", "-t", "y", "-o", str(model), "-q"]) == 0
+    assert "names column 'a' 2 times" in capsys.readouterr().err
+    rows = tmp_path / "rows.csv"
+    rows.write_text(text.split("\n", 1)[1])
+    names = ["train", str(rows), "--no-header", "--names", "a,b,c,y", "-t", "y", "-o", str(model)]
+    assert main(names) == 0
+    assert "2 times" not in capsys.readouterr().err

@@ -534,6 +534,34 @@ class Table:
                 seen = self.spanning.setdefault(str(column), [offset + int(broken.argmax()), 0])
                 seen[1] += int(broken.sum())
 
+    def repeated_names_warning(self) -> str | None:
+        """The warning for a CSV header that names a column more than once, or None: pandas
+        reads the repeats as 'a.1', 'a.2', ... without a word."""
+        if self.format not in ("csv", "tsv") or not self.options.header or self.options.names:
+            return None
+        lines = self._text_sample(64 * 1024).splitlines()[:1]
+        if not lines:
+            return None
+        quoting = csv.QUOTE_MINIMAL if self.options.quoting else csv.QUOTE_NONE
+        header = next(csv.reader(lines, delimiter=self.sep, quoting=quoting), [])
+        if self.options.skip_spaces:
+            header = [name.lstrip(" ") for name in header]
+        counts = pd.Series(header).value_counts()
+        repeated = counts[counts > 1]
+        if repeated.empty:
+            return None
+        name, n = str(repeated.index[0]), int(repeated.iloc[0])
+        renamed = ", ".join(repr(f"{name}.{i}") for i in range(1, n))
+        return (
+            f"the header names column {name!r} {n} times (and {len(repeated) - 1} other "
+            f"name(s) more than once)"
+            if len(repeated) > 1
+            else f"the header names column {name!r} {n} times"
+        ) + (
+            f"; the repeats are read as {renamed}. Rename them in the file so that each name "
+            "says what its column holds, or name every column with --no-header --names"
+        )
+
     def line_break_warning(self) -> str | None:
         """The warning for values that ran over several lines, or None (see ``spanning``)."""
         if not self.spanning:

@@ -246,6 +246,9 @@ def train(
     joined = table.line_break_warning()
     if joined:
         the_plan.warnings.append(joined)
+    repeated = table.repeated_names_warning()
+    if repeated:
+        the_plan.warnings.append(repeated)
     inner = getattr(est, "classifier_", est)
     if unlabeled_value is None:
         the_plan.warnings.extend(_marker_classes(inner.classes_, inner.class_count_))
