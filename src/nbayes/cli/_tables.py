@@ -542,8 +542,11 @@ class Table:
         lines = self._text_sample(64 * 1024).splitlines()[:1]
         if not lines:
             return None
-        quoting = csv.QUOTE_MINIMAL if self.options.quoting else csv.QUOTE_NONE
-        header = next(csv.reader(lines, delimiter=self.sep, quoting=quoting), [])
+        if self.options.quoting:
+            reader = csv.reader(lines, delimiter=self.sep)
+        else:
+            reader = csv.reader(lines, delimiter=self.sep, quoting=csv.QUOTE_NONE)
+        header = next(reader, [])
         if self.options.skip_spaces:
             header = [name.lstrip(" ") for name in header]
         counts = pd.Series(header).value_counts()
