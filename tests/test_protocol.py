@@ -181,3 +181,21 @@ def test_every_published_attribute_is_current_right_after_partial_fit():
     assert "dof_" in vars(model)  # set by partial_fit itself, not derived on first read
     full = nbayes.GaussianNB(estimate="posterior_predictive").fit(X, y)
     np.testing.assert_allclose(model.dof_, full.dof_)
+
+
+@pytest.mark.parametrize("cls", [nbayes.MultinomialNB, nbayes.GaussianNB, nbayes.PoissonNB])
+def test_install_without_finalize_drops_every_published_attribute(cls):
+    """A fitted model given other statistics with finalize=False kept the published tables
+    of its earlier fit (feature_log_prob_, alpha_, theta_ ...) beside the new statistics."""
+    rng = np.random.default_rng(0)
+    X, y = rng.poisson(2, (40, 3)).astype(float), np.repeat([0, 1], 20)
+    other = cls().fit(X[::2] * 3, y[::2])
+    model = cls().fit(X, y)
+    published = {k for k in vars(model) if k.endswith("_")} - {"stats_", "classes_"}
+    model.install(other.classes_, other.stats_, finalize=False)
+    assert not published & set(vars(model)) - {"families_", "n_features_in_"}
+    with pytest.raises(nbayes.NotFittedError, match="call finalize"):
+        model.predict(X)
+    model.finalize()
+    np.testing.assert_allclose(model.predict_proba(X), other.predict_proba(X), rtol=1e-12)
+    assert {k for k in vars(model) if k.endswith("_")} >= published

@@ -726,6 +726,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Drop every fitted attribute (a fresh set-up follows)."""
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             del self.__dict__[name]
+        self.__dict__.pop("_finalized", None)
 
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Statistics of one batch (see :meth:`EstimatorProtocol.accumulate`).
@@ -941,14 +942,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         self._set_parameters(stats, params, self._log_prior(stats["class_count"]))
 
     def _set_parameters(self, stats: dict, params: list, log_prior: np.ndarray) -> None:
-        """Set the parameters of ``stats`` and publish the familiar attributes."""
+        """Set the parameters of ``stats`` and publish the familiar attributes, noting their
+        names (``install(..., finalize=False)`` drops them all, not just ``params_``)."""
+        before = set(self.__dict__)
         self.params_, self.class_log_prior_ = params, log_prior
         self.class_count_ = stats["class_count"]
         self._publish()
+        added = set(self.__dict__) - before - {"_finalized"}
+        self._finalized = tuple(sorted(added.union(self.__dict__.get("_finalized", ()))))
 
     def _finalized_names(self) -> tuple[str, ...]:
         """What :meth:`finalize` sets (``install(..., finalize=False)`` leaves them out)."""
-        return ("params_", "class_log_prior_", "class_count_")
+        return ("params_", "class_log_prior_", "class_count_", *self.__dict__.get("_finalized", ()))
 
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
     def _group_widths(self) -> list[int]:
