@@ -394,11 +394,8 @@ class Table:
         so that labels, categories and column names do not begin with one."""
         if self.format not in ("csv", "tsv") or self.sep in (" ", "\t"):
             return False
-        sample = self._text_sample(64 * 1024)
-        lines = [line for line in sample.splitlines()[:50] if line.strip()]
-        if len(lines) > 1 and not sample.endswith("\n"):
-            lines = lines[:-1]
-        lines = [line for line in lines if '"' not in line]  # quoted fields keep their spaces
+        # Quoted fields keep their spaces: lines with quotes say nothing here.
+        lines = [line for line in self._first_lines() if line.strip() and '"' not in line]
         n_seps = sum(line.count(self.sep) for line in lines)
         spaced = sum(line.count(self.sep + " ") for line in lines)
         found = n_seps > 0 and spaced == n_seps
@@ -406,13 +403,18 @@ class Table:
             self.options = replace(self.options, skip_spaces=True)
         return found
 
-    def _sniff_sep(self) -> str:
+    def _first_lines(self, n: int = 50) -> list[str]:
+        """The first ``n`` whole lines of the text (one cut off by the sample's end is left
+        out), for sniffing."""
         sample = self._text_sample(64 * 1024)
-        lines = sample.splitlines()[:50]
+        lines = sample.splitlines()
         if len(lines) > 1 and not sample.endswith("\n"):
             lines = lines[:-1]
+        return lines[:n]
+
+    def _sniff_sep(self) -> str:
         try:
-            return csv.Sniffer().sniff("\n".join(lines), delimiters=",\t;|").delimiter
+            return csv.Sniffer().sniff("\n".join(self._first_lines()), delimiters=",\t;|").delimiter
         except csv.Error:
             return ","
 
@@ -539,7 +541,7 @@ class Table:
         reads the repeats as 'a.1', 'a.2', ... without a word."""
         if self.format not in ("csv", "tsv") or not self.options.header or self.options.names:
             return None
-        lines = self._text_sample(64 * 1024).splitlines()[:1]
+        lines = self._first_lines(1)
         if not lines:
             return None
         if self.options.quoting:
@@ -555,14 +557,13 @@ class Table:
             return None
         name, n = str(repeated.index[0]), int(repeated.iloc[0])
         renamed = ", ".join(repr(f"{name}.{i}") for i in range(1, n))
+        others = (
+            f" (and {len(repeated) - 1} other name(s) more than once)" if len(repeated) > 1 else ""
+        )
         return (
-            f"the header names column {name!r} {n} times (and {len(repeated) - 1} other "
-            f"name(s) more than once)"
-            if len(repeated) > 1
-            else f"the header names column {name!r} {n} times"
-        ) + (
-            f"; the repeats are read as {renamed}. Rename them in the file so that each name "
-            "says what its column holds, or name every column with --no-header --names"
+            f"the header names column {name!r} {n} times{others}; the repeats are read as "
+            f"{renamed}. Rename them in the file so that each name says what its column "
+            "holds, or name every column with --no-header --names"
         )
 
     def line_break_warning(self) -> str | None:
