@@ -850,23 +850,25 @@ def csr_dense_product(const stored_value[::1] data, const stored_index[::1] indi
     cdef Py_ssize_t n = out.shape[0], width = out.shape[1]
     if n == 0 or width == 0:
         return
+    cdef const stored_value *values = &data[0] if data.shape[0] else NULL
+    cdef const stored_index *columns = &indices[0] if indices.shape[0] else NULL
     with nogil:
         if stored_value is double and stored_index is int32_t:
-            nb_csr_product_f64_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_f64_i32(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         elif stored_value is double and stored_index is int64_t:
-            nb_csr_product_f64_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_f64_i64(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         elif stored_value is float and stored_index is int32_t:
-            nb_csr_product_f32_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_f32_i32(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         elif stored_value is float and stored_index is int64_t:
-            nb_csr_product_f32_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_f32_i64(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         elif stored_value is int64_t and stored_index is int32_t:
-            nb_csr_product_i64_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_i64_i32(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         elif stored_value is int64_t and stored_index is int64_t:
-            nb_csr_product_i64_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_i64_i64(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         elif stored_value is int32_t and stored_index is int32_t:
-            nb_csr_product_i32_i32(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_i32_i32(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
         else:
-            nb_csr_product_i32_i64(&data[0] if data.shape[0] else NULL, &indices[0] if indices.shape[0] else NULL, &indptr[0], n, &W[0, 0], width, &out[0, 0])
+            nb_csr_product_i32_i64(values, columns, &indptr[0], n, &W[0, 0], width, &out[0, 0])
 
 
 def held_columns(const stored_index[::1] indices, stored_index[::1] position,
