@@ -285,6 +285,10 @@ def test_partial_fit_finalizes_every_call_and_copies_stay_as_they_were(make):
         np.testing.assert_allclose(
             other.predict_log_proba(X), earlier.predict_log_proba(X), rtol=1e-10, atol=1e-12
         )
+        # Its statistics too: a later batch is added into a new table, not into these.
+        for mine, fitted in zip(other.stats_["groups"], earlier.stats_["groups"]):
+            for key, value in fitted.items():
+                np.testing.assert_allclose(mine[key], value, rtol=1e-12, err_msg=key)
     for name in ("feature_log_prob_", "class_log_prior_", "theta_", "var_", "rate_"):
         if hasattr(full, name):
             a, b = getattr(model, name), getattr(full, name)

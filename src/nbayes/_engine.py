@@ -182,7 +182,7 @@ def accumulate_onto(
             check=False,
         )
         for g, group in zip(rest, batch["groups"]):
-            groups[g] = families[g].merge(groups[g], group)
+            groups[g] = families[g].merge_batch(groups[g], group)
     merged = {"class_count": stats["class_count"] + labels.class_weight, "groups": groups}
     pending = pending + tuple(deltas)
     held = sum(delta["n_counts"].size for _, delta in pending)

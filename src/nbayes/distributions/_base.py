@@ -537,6 +537,27 @@ class Family(abc.ABC):
         (Gaussian: Chan et al.) or metadata (Categorical: vocabulary sizes) override this."""
         return {k: a[k] + b[k] for k in a}
 
+    #: Whether every array :meth:`accumulate` returns is a new float64 table that no other
+    #: key shares, so that :meth:`merge_batch` may add into it. Only for families whose
+    #: :meth:`merge` adds every key.
+    fresh_batches = False
+
+    def merge_batch(self, stats: Stats, batch: Stats) -> Stats:
+        """``merge(stats, batch)`` where ``batch`` is what :meth:`accumulate` just returned
+        and the caller gives up (a partial_fit batch): with :attr:`fresh_batches`, ``stats``
+        is added into the batch's own tables, which saves making and filling a table as
+        large as the statistics per batch. ``stats`` stays untouched either way."""
+        if not self.fresh_batches:
+            return self.merge(stats, batch)
+        out = {}
+        for key, held in stats.items():  # bounded: a family's few keys
+            new = batch[key]
+            if new.dtype == np.float64 and new.flags.writeable and new.shape == held.shape:
+                out[key] = np.add(new, held, out=new)  # the same sums: addition commutes
+            else:
+                out[key] = held + new
+        return out
+
     def scale(self, stats: Stats, factor: float) -> Stats:
         """Statistics of the same rows with every weight multiplied by ``factor`` >= 0: sums
         scale, averages (:attr:`intensive_keys`) and metadata stay. What EM's unlabeled

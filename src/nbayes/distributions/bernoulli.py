@@ -62,6 +62,7 @@ class Bernoulli(Family):
     name = "bernoulli"
     soft_labels = True  # every statistic is a class sum or a class weight
     class_keys = ("n_ones", "n_observed")
+    fresh_batches = True  # accumulate makes every table anew
     stackable_params: tuple[str, ...] | None = ("log_p", "log_1mp")
     shared_params = ("alpha", "estimate")
 

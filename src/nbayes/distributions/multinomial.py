@@ -18,7 +18,9 @@ from ._base import (
     linear_tables,
     log_linear,
     log_normalise,
+    lookup_log,
     missing_mask,
+    one_pseudo_count,
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
@@ -174,6 +176,7 @@ class Multinomial(Family):
     soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
     class_keys = ("n_counts",)
+    fresh_batches = True  # accumulate makes every table anew
     stackable_params: tuple[str, ...] | None = ("log_theta",)
     stacks_columns = True
     shared_params = ("alpha", "estimate")
@@ -196,10 +199,16 @@ class Multinomial(Family):
         counts = stats["n_counts"]
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
-        smoothed = counts + a
-        totals = smoothed.sum(axis=1, keepdims=True)
+        # Each class's n_k + D a, as finalize_stacked sums it (no table of smoothed cells).
+        totals = counts.sum(axis=1) + a.sum()
+        a0 = one_pseudo_count(a)
+        if a0 is not None and (totals > 0).all():  # most logarithms looked up (lookup_log)
+            with np.errstate(divide="ignore"):
+                log_theta = lookup_log(counts, lambda n, k: n + a0, np.log(totals))
+            if log_theta is not None:
+                return {"log_theta": log_theta, "alpha": alpha}
         return {
-            "log_theta": log_normalise(smoothed, totals, counts.shape[1], own=True),
+            "log_theta": log_normalise(counts + a, totals[:, None], counts.shape[1], own=True),
             "alpha": alpha,
         }
 

@@ -16,6 +16,8 @@ from ._base import (
     dot_t,
     linear_tables,
     log_linear,
+    lookup_log,
+    one_pseudo_count,
     pseudo_count,
     safe_ratio,
     sum_shifted_lgamma,
@@ -52,6 +54,7 @@ class Poisson(Family):
     soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
     class_keys = ("n_sum", "n_observed")
+    fresh_batches = True  # accumulate makes every table anew
     stackable_params: tuple[str, ...] | None = ("log_rate", "rate")
     shared_params = ("alpha", "estimate")
 
@@ -99,13 +102,26 @@ class Poisson(Family):
         if observed.size and (observed == observed[:, :1]).all():
             observed = observed[:, :1]
         num, den = stats["n_sum"] + a, observed + beta
+        log_rate = None
+        if den.shape[1] == 1 and (den > 0).all():
+            # log(s + a) - log(n + beta) per class, most logarithms looked up (lookup_log)
+            log_den = np.log(den[:, 0])
+            a0 = one_pseudo_count(a)
+            if a0 is not None:
+                log_rate = lookup_log(stats["n_sum"], lambda s, k: s + a0, log_den)
+            if log_rate is None:
+                with np.errstate(divide="ignore"):
+                    log_rate = np.log(num)
+                log_rate -= log_den[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             if (den > 0).all():  # the usual case: one division in place
                 rate = np.divide(num, den, out=num)
             else:
                 rate = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-        with np.errstate(divide="ignore"):
-            return {"log_rate": np.log(rate), "rate": rate, "alpha": alpha}
+        if log_rate is None:
+            with np.errstate(divide="ignore"):
+                log_rate = np.log(rate)
+        return {"log_rate": log_rate, "rate": rate, "alpha": alpha}
 
     def log_prior(self, params: Params) -> float:
         # Gamma(a + 1, beta) per class and feature, whose mode (s + a) / (n + beta) is the
