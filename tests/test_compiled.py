@@ -560,11 +560,29 @@ def _same_bits(a, b):
     return np.array_equal(a, b, equal_nan=True) and np.array_equal(np.signbit(a), np.signbit(b))
 
 
+def _bernoulli_stats(counts):
+    observed = np.repeat(counts.max(axis=1, keepdims=True) + 3, counts.shape[1], axis=1)
+    return {"n_ones": counts, "n_observed": observed}
+
+
+def _poisson_stats(counts):
+    return {"n_sum": counts, "n_observed": _bernoulli_stats(counts)["n_observed"]}
+
+
 @needs_compiled
-def test_bernoulli_logarithms_looked_up_are_numpys_bit_for_bit():
-    """Bernoulli's finalize (every partial_fit) looks the logarithms of small whole counts up
-    (distributions._base.lookup_log): the same bits as numpy's path."""
-    from nbayes.distributions import Bernoulli, _base
+@pytest.mark.parametrize(
+    "family_name, module, stats_of",
+    [
+        ("Bernoulli", "bernoulli", _bernoulli_stats),
+        ("Multinomial", "multinomial", lambda counts: {"n_counts": counts}),
+        ("Poisson", "poisson", _poisson_stats),
+    ],
+)
+def test_logarithms_looked_up_are_numpys_bit_for_bit(family_name, module, stats_of):
+    """The count families' finalize (every partial_fit) looks the logarithms of small whole
+    counts up (distributions._base.lookup_log): the same bits as numpy's path."""
+    from nbayes import distributions
+    from nbayes.distributions import _base
 
     looked_up = []
     lookup = _base.lookup_log
@@ -576,13 +594,12 @@ def test_bernoulli_logarithms_looked_up_are_numpys_bit_for_bit():
 
     rng = np.random.default_rng(0)
     settings = [(1.0, "posterior_mean"), (0.01, "posterior_mean"), (2.0, "map"), (1.0, "mle")]
-    for ones in _count_tables(rng):
-        observed = np.repeat(ones.max(axis=1, keepdims=True) + 3, ones.shape[1], axis=1)
-        stats = {"n_ones": ones, "n_observed": observed}
+    for counts in _count_tables(rng):
+        stats = stats_of(counts)
         for alpha, estimate in settings:
-            family = Bernoulli(alpha=alpha, estimate=estimate)
+            family = getattr(distributions, family_name)(alpha=alpha, estimate=estimate)
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr("nbayes.distributions.bernoulli.lookup_log", spy)
+                patch.setattr(f"nbayes.distributions.{module}.lookup_log", spy)
                 compiled, plain = both_ways(lambda f=family, s=stats: f.finalize(s))
             for key, value in plain.items():
                 assert _same_bits(np.asarray(compiled[key]), np.asarray(value)), (family, key)
