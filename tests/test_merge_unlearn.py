@@ -342,3 +342,29 @@ def test_subtract_snaps_rounding_residue_to_exact_zero_and_refuses_real_negative
     np.testing.assert_array_equal(kept, [1e-3, 1e9 - 1.0])
     with pytest.raises(DataError, match=r"'n' for class index 0, column index 1 would become"):
         subtract_nonnegative(a, np.array([[0.3, 6.0, 0.0]]), "n")
+
+
+@pytest.mark.parametrize("make", [nbayes.BernoulliNB, nbayes.PoissonNB])
+def test_observed_weights_stay_one_column_per_class_until_a_cell_is_missing(make):
+    """Without missing cells every feature of a class observes the class weight: the
+    statistics hold that one column (partial_fit then adds no class x feature table of
+    it per batch), and they equal a fit's; a missing cell makes it a table."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(200, 6)).astype(float)
+    y = rng.integers(0, 3, size=200)
+    model = make(missing="ignore")
+    for part in np.array_split(np.arange(200), 4):
+        model.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    observed = model.stats_["groups"][0]["n_observed"]
+    assert observed.strides[1] == 0 and not observed.flags.writeable
+    np.testing.assert_array_equal(observed, np.repeat(model.class_count_[:, None], 6, axis=1))
+    full = make(missing="ignore").fit(X, y)
+    np.testing.assert_allclose(model.predict_log_proba(X), full.predict_log_proba(X), rtol=1e-12)
+    holey = X[:10].copy()
+    holey[0, 2] = np.nan
+    model.partial_fit(holey, y[:10])
+    observed = model.stats_["groups"][0]["n_observed"]
+    assert observed.strides[1] != 0
+    assert observed[y[0], 2] == observed[y[0], 1] - 1  # the missing cell was not observed
+    refit = make(missing="ignore").fit(np.vstack([X, holey]), np.concatenate([y, y[:10]]))
+    np.testing.assert_allclose(model.predict_log_proba(X), refit.predict_log_proba(X), rtol=1e-12)

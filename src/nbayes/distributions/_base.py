@@ -310,6 +310,33 @@ def weighted_log_sum(weight, log_values) -> float:
     return float(np.sum(np.where(weight != 0, weight * log_values, 0.0)))
 
 
+def by_class(values: np.ndarray, n_features: int) -> np.ndarray:
+    """A read-only (classes, features) table whose every column is ``values``, one per
+    class, held as that one column: what a count family observes per class and feature
+    when no cell is missing (the class weights). :func:`add_tables` keeps it one column."""
+    return np.broadcast_to(np.asarray(values, dtype=np.float64)[:, None], (len(values), n_features))
+
+
+def _one_column(table) -> bool:
+    """Whether ``table`` is a :func:`by_class` table (a broadcast column)."""
+    return isinstance(table, np.ndarray) and table.ndim == 2 and table.strides[1] == 0
+
+
+def add_tables(a, b):
+    """``a + b``; two :func:`by_class` tables add up to one, without a table of cells."""
+    if _one_column(a) and _one_column(b) and a.shape == b.shape:
+        return by_class(a[:, 0] + b[:, 0], a.shape[1])
+    return a + b
+
+
+def same_columns(table: np.ndarray) -> bool:
+    """Whether every column of a (classes, features) table is the same: known at once for a
+    :func:`by_class` table, else one comparison pass."""
+    if table.size == 0 or _one_column(table):
+        return True
+    return bool((table == table[:, :1]).all())
+
+
 def log_normalise(
     counts: np.ndarray, totals: np.ndarray, n_outcomes, own: bool = False
 ) -> np.ndarray:
@@ -535,7 +562,7 @@ class Family(abc.ABC):
         """Statistics of the union of two batches: pure, associative and commutative, with
         :meth:`zeros` as identity. Adds every key; families with non-additive moments
         (Gaussian: Chan et al.) or metadata (Categorical: vocabulary sizes) override this."""
-        return {k: a[k] + b[k] for k in a}
+        return {k: add_tables(a[k], b[k]) for k in a}
 
     #: Whether every array :meth:`accumulate` returns is a new float64 table that no other
     #: key shares, so that :meth:`merge_batch` may add into it. Only for families whose
@@ -555,7 +582,7 @@ class Family(abc.ABC):
             if new.dtype == np.float64 and new.flags.writeable and new.shape == held.shape:
                 out[key] = np.add(new, held, out=new)  # the same sums: addition commutes
             else:
-                out[key] = held + new
+                out[key] = add_tables(held, new)
         return out
 
     def scale(self, stats: Stats, factor: float) -> Stats:

@@ -14,6 +14,7 @@ from ._base import (
     Labels,
     Params,
     Stats,
+    by_class,
     class_sums,
     dot,
     dot_t,
@@ -22,6 +23,7 @@ from ._base import (
     one_pseudo_count,
     pseudo_count,
     safe_ratio,
+    same_columns,
     split_inf,
     subtract_nonnegative,
     sum_shifted_lgamma,
@@ -125,7 +127,7 @@ class Bernoulli(Family):
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)
         if nan is None:
-            n_observed = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
+            n_observed = by_class(labels.class_weight, X.shape[1])
             return {"n_ones": class_sums(X, labels), "n_observed": n_observed}
         return {
             "n_ones": class_sums(np.where(nan, 0.0, X), labels),
@@ -161,7 +163,7 @@ class Bernoulli(Family):
         # of totals then costs n_classes logarithms instead of n_classes x n_features (the
         # logarithms dominate partial_fit on a large vocabulary).
         a0 = one_pseudo_count(a)
-        if observed.size and a0 is not None and (observed == observed[:, :1]).all():
+        if observed.size and a0 is not None and same_columns(observed):
             total = observed[:, :1] + 2 * a[:1]
             base = (observed[:, :1] + a[:1]).ravel()
             if (total > 0).all():  # most logarithms looked up (lookup_log)

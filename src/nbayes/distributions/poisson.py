@@ -12,6 +12,7 @@ from ._base import (
     Labels,
     Params,
     Stats,
+    by_class,
     class_sums,
     dot_t,
     linear_tables,
@@ -20,6 +21,7 @@ from ._base import (
     one_pseudo_count,
     pseudo_count,
     safe_ratio,
+    same_columns,
     sum_shifted_lgamma,
     weighted_log_sum,
 )
@@ -46,7 +48,7 @@ class Poisson(Family):
     >>> from nbayes.distributions import Poisson, Labels
     >>> fam = Poisson(alpha=1.0, beta=1.0)
     >>> stats = fam.accumulate(np.array([[2.], [4.]]), Labels(np.array([0, 0]), np.ones(2), 1))
-    >>> np.exp(fam.finalize(stats)["log_rate"]).tolist()
+    >>> fam.finalize(stats)["rate"].tolist()  # (2 + 4 + alpha) / (2 + beta)
     [[2.3333333333333335]]
     """
 
@@ -78,7 +80,7 @@ class Poisson(Family):
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)
         if nan is None:
-            observed = np.repeat(labels.class_weight[:, None], X.shape[1], axis=1)
+            observed = by_class(labels.class_weight, X.shape[1])
         else:
             observed = class_sums(~nan, labels)
         return {"n_sum": class_sums(self._zero_missing(X), labels), "n_observed": observed}
@@ -99,7 +101,7 @@ class Poisson(Family):
         observed = stats["n_observed"]
         # Without missing cells every feature of a class has seen the same weight: one column
         # of denominators then spares a pass of masks and divisions over the whole table.
-        if observed.size and (observed == observed[:, :1]).all():
+        if observed.size and same_columns(observed):
             observed = observed[:, :1]
         num, den = stats["n_sum"] + a, observed + beta
         log_rate = None
