@@ -371,6 +371,15 @@ class Complement(Multinomial):
         a = pseudo_count(alpha, self.estimate)
         complement = np.subtract(counts.sum(axis=0) + a, counts)
         totals = complement.sum(axis=1, keepdims=True)
+        if not self.norm and (totals > 0).all():
+            # The weights -(log c - log t) as log t - log c, in one pass less over the table
+            # than a negation after: the same bits (rounding is symmetric).
+            with np.errstate(divide="ignore"):
+                logged = np.log(complement, out=complement)
+                return {
+                    "log_theta": np.subtract(np.log(totals), logged, out=logged),
+                    "alpha": alpha,
+                }
         logged = log_normalise(complement, totals, counts.shape[1], own=True)
         if self.norm:
             logged /= logged.sum(axis=1, keepdims=True)
