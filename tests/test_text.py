@@ -135,6 +135,29 @@ def test_inputs_may_be_lists_frames_or_columns_with_missing_texts():
         model.predict(frame.assign(other=1))
 
 
+def test_bytes_texts_are_decoded_as_the_vectorizer_says_and_a_bad_one_is_named():
+    """Texts read as bytes take the vectoriser's encoding, as CountVectorizer itself decodes
+    them; a text that is not in it is a DataError naming the column, the row and the fix
+    (it was a bare UnicodeDecodeError, and the vectoriser's encoding was not used)."""
+    words = ["café ouvert le soir", "win cash now", "fermé à midi"]
+    y = ["open", "spam", "closed"]
+    latin = [w.encode("latin-1") for w in words]
+    model = TextNB(vectorizer=CountVectorizer(encoding="latin-1")).fit(latin, y)
+    plain = TextNB().fit(words, y)
+    assert model.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
+    np.testing.assert_array_equal(model.predict_proba(latin), plain.predict_proba(words))
+    mixed = pd.DataFrame({"message": [words[0].encode(), words[1], latin[2], None]})
+    with pytest.raises(DataError) as err:
+        TextNB().fit(mixed, y + ["spam"])
+    message = str(err.value)
+    assert "Column 'message' (index 0)" in message and "row 2" in message
+    assert "not utf-8" in message and "encoding='latin-1'" in message
+    lenient = TextNB(vectorizer=CountVectorizer(decode_error="replace")).fit(mixed, y + ["spam"])
+    assert "café" in lenient.get_feature_names_out().tolist()  # row 0 is utf-8
+    with pytest.raises(DataError, match="'klingon' is not one Python knows"):
+        TextNB(vectorizer=CountVectorizer(encoding="klingon")).fit(latin, y)
+
+
 def test_bad_configurations_are_refused(tmp_path):
     texts, y = ["aa bb cc", "dd ee ff"], ["x", "y"]
     with pytest.raises(ParameterError, match="classifier must be one of"):

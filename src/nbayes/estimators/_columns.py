@@ -1,6 +1,6 @@
 """The column layout: one component for how the fitted columns of a table become the blocks
-that the families see, used by every estimator that encodes category values (CategoricalNB on
-values, MixedNB).
+that the families see, used by every estimator that reads columns of values (CategoricalNB on
+values, MixedNB, the semi-naive models, and TextNB's text column).
 
 A layout holds the column groups (positions in the table, one group per family), a category
 vocabulary for each categorical group, the ``missing`` and ``unseen`` policies and the column
@@ -51,6 +51,31 @@ def unseen_error(where: str, value, row: int, mode: Mode, hint: str) -> DataErro
         f"{where.capitalize()} has the category {show(value)} at row {row}, which no "
         f"training batch contained; {why}."
     )
+
+
+def one_text_column(X, where: str = "X") -> tuple[pd.Series, object]:
+    """The texts of X, one per row, and the name of their column (None where X has none):
+    X is a 1-d sequence, a Series, a one-column DataFrame or an (n, 1) array."""
+    if isinstance(X, (str, bytes)):
+        raise DataError(
+            f"{where} must be a sequence of texts, one per row; got one string. "
+            "Wrap it in a list: [text]."
+        )
+    if isinstance(X, pd.DataFrame):
+        if X.shape[1] != 1:
+            raise DataError(
+                f"{where} must hold one text column; got {X.shape[1]} columns "
+                f"{list(X.columns)!r}. Select the text column first."
+            )
+        X = X.iloc[:, 0]
+    if isinstance(X, pd.Series):
+        return X, X.name
+    arr = np.asarray(X, dtype=object)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise DataError(f"{where} must be one text per row; got an array of shape {arr.shape}.")
+    return pd.Series(arr, dtype=object), None
 
 
 def _cell(part, row: int, j: int):
@@ -163,6 +188,47 @@ class ColumnLayout:
                 self.label(self.positions[g][j]), _cell(part, row, j), row, mode, self.hint
             )
         return codes
+
+    def texts(
+        self, part, g: int, encoding: str = "utf-8", decode_error: str = "strict"
+    ) -> pd.Series:
+        """Group ``g``'s one text column ``part`` (a Series or 1-d array) as one str per row.
+
+        A missing text (None, NaN) is an empty text under missing="ignore": it has no words,
+        so nothing is learned or scored from it but its row (the model's choice for
+        documents). Bytes are decoded as the vectoriser decodes them (``encoding``,
+        ``decode_error``); other values become their text. A DataError names the column and
+        the row of a text that cannot be decoded."""
+        column = part if isinstance(part, pd.Series) else pd.Series(part, dtype=object)
+        self.check_missing(column.to_frame(), g)
+        column = column.reset_index(drop=True)
+        if pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty"):
+            raw = column.map(lambda v: isinstance(v, bytes)).to_numpy(dtype=bool)
+            if raw.any():
+                column = column.astype(object)
+                column[raw] = self._decoded(column[raw], g, encoding, decode_error)
+        return column.fillna("").astype(str)
+
+    def _decoded(self, raw: pd.Series, g: int, encoding: str, decode_error: str) -> pd.Series:
+        """Bytes texts as str, or a DataError that names the first one that cannot be."""
+        try:
+            return raw.str.decode(encoding, decode_error)
+        except LookupError:
+            raise DataError(
+                f"The vectorizer's encoding {encoding!r} is not one Python knows; name a codec "
+                "such as 'utf-8' or 'latin-1'."
+            ) from None
+        except UnicodeDecodeError as exc:
+            # Texts are decoded in order: the first that fails is the error's (its row found
+            # by a pass that runs on this error path only).
+            rows = [r for r, v in raw.items() if v is exc.object or v == exc.object][:1]
+            at = f" at row {rows[0]}" if rows else ""
+            raise DataError(
+                f"{self.label(self.positions[g][0]).capitalize()} has a text{at} that "
+                f"is not {encoding}: {exc.reason} at byte {exc.start} "
+                f"({show(exc.object[:40])}). Give the vectorizer the texts' encoding "
+                "(CountVectorizer(encoding='latin-1'), say), or decode_error='replace'."
+            ) from None
 
     def numbers(self, part: pd.DataFrame, g: int, family: str) -> np.ndarray:
         """Group ``g``'s columns of a table as float64 (missing as NaN); a DataError names the

@@ -22,6 +22,7 @@ from .._docstrings import INPUTS, shared_doc, shared_parameters
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._base import BaseNB
+from ._columns import ColumnLayout, one_text_column
 from ._encoding import Vocabulary
 from ._protocol import EstimatorProtocol, Mode, SurveyStep
 
@@ -29,31 +30,23 @@ from ._protocol import EstimatorProtocol, Mode, SurveyStep
 TEXT_CLASSIFIERS = ("MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB")
 
 
-def as_texts(X, where: str = "X") -> pd.Series:
-    """One text per row as a pandas Series of str; missing values become empty texts.
+def read_texts(X, vectorizer, where: str = "X") -> pd.Series:
+    """One str per row of X, read as the column layout reads a text column: its errors name
+    the column (X's own, where it has a name) and the row; bytes are decoded as
+    ``vectorizer`` decodes them, and a missing text is an empty one.
 
     Accepts a 1-D sequence, a Series, a one-column DataFrame or an (n, 1) array.
     """
-    if isinstance(X, str):
-        raise DataError(
-            f"{where} must be a sequence of texts, one per row; got one string. "
-            "Wrap it in a list: [text]."
-        )
-    if isinstance(X, pd.DataFrame):
-        if X.shape[1] != 1:
-            raise DataError(
-                f"{where} must hold one text column; got {X.shape[1]} columns "
-                f"{list(X.columns)!r}. Select the text column first."
-            )
-        X = X.iloc[:, 0]
-    if not isinstance(X, pd.Series):
-        arr = np.asarray(X, dtype=object)
-        if arr.ndim == 2 and arr.shape[1] == 1:
-            arr = arr[:, 0]
-        if arr.ndim != 1:
-            raise DataError(f"{where} must be one text per row; got an array of shape {arr.shape}.")
-        X = pd.Series(arr, dtype=object)
-    return X.fillna("").astype(str)
+    column, name = one_text_column(X, where)
+    layout = ColumnLayout(
+        [np.array([0])], [False], None if name is None else [name], "ignore", "ignore"
+    )
+    return layout.texts(
+        column,
+        0,
+        encoding=getattr(vectorizer, "encoding", "utf-8"),
+        decode_error=getattr(vectorizer, "decode_error", "strict"),
+    )
 
 
 # TextNB's methods that take texts, shown side by side in each one's Examples.
@@ -196,8 +189,8 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         --------
         {{examples}}
         """
-        texts = as_texts(X)
         clf, vec = self._new_classifier(), self._new_vectorizer()
+        texts = read_texts(X, vec)
         try:
             counts = vec.fit_transform(texts)
         except ValueError as exc:  # scikit-learn's "empty vocabulary" / "no terms remain"
@@ -258,7 +251,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Counts add up over chunks (or Dask partitions); :meth:`_set_vocabulary` applies the
         vectoriser's limits to the totals.
         """
-        texts = as_texts(texts)
+        texts = read_texts(texts, vec)
         one = clone(vec).set_params(min_df=1, max_df=1.0, max_features=None)
         try:
             counts = one.fit_transform(texts).tocsc()
@@ -336,7 +329,6 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.predict(["cash now", "lunch"]).tolist()
         ['spam', 'ham']
         """
-        texts = as_texts(X)
         if not hasattr(self, "vectorizer_"):
             vec = self._new_vectorizer()
             if not self._is_hashing(vec) and vec.vocabulary is None:
@@ -347,9 +339,8 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 )
             self.vectorizer_ = vec
         clf = getattr(self, "classifier_", None) or self._new_classifier()
-        clf.partial_fit(
-            self.vectorizer_.transform(texts), y, classes=classes, sample_weight=sample_weight
-        )
+        counts = self.vectorizer_.transform(read_texts(X, self.vectorizer_))
+        clf.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
         self.classifier_, self.classes_ = clf, clf.classes_
         return self
 
@@ -372,7 +363,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         {{examples}}
         """
         check_is_fitted(self, "classifier_")
-        return self.vectorizer_.transform(as_texts(X))
+        return self.vectorizer_.transform(read_texts(X, self.vectorizer_))
 
     @shared_doc("predict", **_TEXTS)
     def predict(self, X) -> np.ndarray:
@@ -559,7 +550,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Word counts of texts ``X`` accumulated by the classifier."""
         return self.classifier_.accumulate(
-            self.vectorizer_.transform(as_texts(X)), labels, mode=mode
+            self.vectorizer_.transform(read_texts(X, self.vectorizer_)), labels, mode=mode
         )
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
