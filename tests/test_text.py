@@ -147,12 +147,13 @@ def test_bytes_texts_are_decoded_as_the_vectorizer_says_and_a_bad_one_is_named()
     assert model.get_feature_names_out().tolist() == plain.get_feature_names_out().tolist()
     np.testing.assert_array_equal(model.predict_proba(latin), plain.predict_proba(words))
     mixed = pd.DataFrame({"message": [words[0].encode(), words[1], latin[2], None]})
+    labels = [*y, "spam"]
     with pytest.raises(DataError) as err:
-        TextNB().fit(mixed, y + ["spam"])
+        TextNB().fit(mixed, labels)
     message = str(err.value)
     assert "Column 'message' (index 0)" in message and "row 2" in message
     assert "not utf-8" in message and "encoding='latin-1'" in message
-    lenient = TextNB(vectorizer=CountVectorizer(decode_error="replace")).fit(mixed, y + ["spam"])
+    lenient = TextNB(vectorizer=CountVectorizer(decode_error="replace")).fit(mixed, labels)
     assert "café" in lenient.get_feature_names_out().tolist()  # row 0 is utf-8
     with pytest.raises(DataError, match="'klingon' is not one Python knows"):
         TextNB(vectorizer=CountVectorizer(encoding="klingon")).fit(latin, y)
