@@ -368,3 +368,27 @@ def test_observed_weights_stay_one_column_per_class_until_a_cell_is_missing(make
     assert observed[y[0], 2] == observed[y[0], 1] - 1  # the missing cell was not observed
     refit = make(missing="ignore").fit(np.vstack([X, holey]), np.concatenate([y, y[:10]]))
     np.testing.assert_allclose(model.predict_log_proba(X), refit.predict_log_proba(X), rtol=1e-12)
+
+
+def test_multinomial_parameters_share_the_counts_and_lay_log_theta_out_when_read():
+    """MultinomialNB's finalize (every partial_fit) keeps log theta factored: the counts
+    (the statistics' own table, not a copy) and a total per class. Its table is laid out
+    for scoring and on reading ``feature_log_prob_``, equal to scikit-learn's."""
+    from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+
+    rng = np.random.default_rng(3)
+    X = rng.poisson(1.0, size=(120, 40)).astype(float)
+    y = rng.integers(0, 3, size=120)
+    ours, theirs = nbayes.MultinomialNB(alpha=0.5), SkMultinomialNB(alpha=0.5)
+    for part in np.array_split(np.arange(120), 3):
+        ours.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        theirs.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        np.testing.assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-12)
+        np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-12)
+    params, counts = ours.params_[0], ours.stats_["groups"][0]["n_counts"]
+    assert params["n_counts"] is counts
+    assert all(np.shape(v) != counts.shape for k, v in params.items() if k != "n_counts")
+    first, second = ours.feature_log_prob_, ours.feature_log_prob_
+    assert first is not second and np.array_equal(first, second)  # laid out on each read
+    with pytest.raises(AttributeError):
+        ours.feature_log_prob_ = first

@@ -181,6 +181,10 @@ class Bernoulli(Family):
         log_q = log_normalise(zeros, total, 2, own=True)
         return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
 
+    def feature_log_table(self, params: Params) -> np.ndarray:
+        """The table a preset publishes as ``feature_log_prob_``: log p."""
+        return params["log_p"]
+
     def log_prior(self, params: Params) -> float:
         # Beta(a + 1, a + 1) per class and feature, whose mode the smoothed estimate is.
         a = pseudo_count(params["alpha"], self.estimate)[None, :]

@@ -168,7 +168,7 @@ class Multinomial(Family):
     >>> fam = Multinomial(alpha=1.0)
     >>> labels = Labels(np.array([0, 0]), np.ones(2), n_classes=1)
     >>> stats = fam.accumulate(np.array([[2., 0.], [1., 1.]]), labels)
-    >>> np.exp(fam.finalize(stats)["log_theta"]).round(3).tolist()
+    >>> np.exp(fam.log_theta(fam.finalize(stats))).round(3).tolist()
     [[0.667, 0.333]]
     """
 
@@ -196,21 +196,46 @@ class Multinomial(Family):
         return stats["n_counts"].sum(axis=1)
 
     def finalize(self, stats: Stats) -> Params:
+        """Parameters in factored form: the counts (the statistics' own table, shared, never
+        changed), the pseudo-counts a and each class's smoothed total n_k + D a; log theta is
+        log(n_kj + a) - log(n_k + D a), laid out by :meth:`log_theta` when scoring tables
+        are made or a table is read. partial_fit finalizes every batch, and this costs the
+        classes, not the class x word table: the scoring tables are made once per fitted
+        state, at its first prediction (scikit-learn takes the logarithms every batch)."""
         counts = stats["n_counts"]
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
         # Each class's n_k + D a, as finalize_stacked sums it (no table of smoothed cells).
         totals = counts.sum(axis=1) + a.sum()
+        return {"n_counts": counts, "totals": totals, "pseudo": a, "alpha": alpha}
+
+    def log_theta(self, params: Params) -> np.ndarray:
+        """log theta, shape (n_classes, n_features), from :meth:`finalize`'s factored
+        parameters (a new table: a pass over it), or the table itself where the parameters
+        hold one (candidates stacked by a grid search, subclasses' own finalize)."""
+        if "log_theta" in params:
+            return params["log_theta"]
+        counts, totals, a = params["n_counts"], params["totals"], params["pseudo"]
         a0 = one_pseudo_count(a)
         if a0 is not None and (totals > 0).all():  # most logarithms looked up (lookup_log)
             with np.errstate(divide="ignore"):
                 log_theta = lookup_log(counts, lambda n, k: n + a0, np.log(totals))
             if log_theta is not None:
-                return {"log_theta": log_theta, "alpha": alpha}
-        return {
-            "log_theta": log_normalise(counts + a, totals[:, None], counts.shape[1], own=True),
-            "alpha": alpha,
-        }
+                return log_theta
+        return log_normalise(counts + a, totals[:, None], counts.shape[1], own=True)
+
+    def feature_log_table(self, params: Params) -> np.ndarray:
+        """The table a preset publishes as ``feature_log_prob_``: log theta (Complement: its
+        weights)."""
+        return self.log_theta(params)
+
+    def stack_params(self, params_list) -> Params | None:
+        # Candidates side by side in their log tables (the factored counts cannot stack).
+        tables = [
+            p if "log_theta" in p else {"log_theta": self.log_theta(p), "alpha": p["alpha"]}
+            for p in params_list
+        ]
+        return super().stack_params(tables)
 
     def finalize_stacked(self, stats: Stats, families, columns=None) -> Params | None:
         if any(type(f) is not Multinomial for f in (self, *families)):
@@ -265,7 +290,7 @@ class Multinomial(Family):
     def log_prior(self, params: Params) -> float:
         # Dirichlet(a + 1) per class, whose mode the smoothed estimate is.
         a = pseudo_count(params["alpha"], self.estimate)
-        return weighted_log_sum(a[None, :], params["log_theta"])
+        return weighted_log_sum(a[None, :], self.log_theta(params))
 
     def evidence_function(self, stats: Stats):
         # Dirichlet-multinomial per class: Gamma(D a) / Gamma(N_k + D a) prod_j
@@ -281,11 +306,12 @@ class Multinomial(Family):
         return safe_ratio(stats["n_counts"], class_count[:, None])
 
     def linear_weights(self, params: Params):
-        log_theta = params["log_theta"]
+        log_theta = self.log_theta(params)
         return log_theta, np.zeros(log_theta.shape[0])
 
     def scoring_params(self, params: Params) -> Params:
-        return {**params, **linear_tables(params["log_theta"])}
+        log_theta = self.log_theta(params)
+        return {**params, "log_theta": log_theta, **linear_tables(log_theta)}
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         params = self.ready(params)
@@ -307,7 +333,7 @@ class Multinomial(Family):
         X = self._zero_missing(X)
         X = X.toarray() if sp.issparse(X) else X
         with np.errstate(invalid="ignore"):
-            t = X[:, None, :] * params["log_theta"][None]
+            t = X[:, None, :] * self.log_theta(params)[None]
         t = np.where(X[:, None, :] == 0, 0.0, t)
         # The coefficient log(n!/prod x!) is class-independent; spread it as -lgamma(x+1) per
         # feature plus lgamma(n+1) on the first feature so the terms add up to the log-pmf.
@@ -322,7 +348,7 @@ class Multinomial(Family):
         # The multinomial does not factorise over features: one value per row and class.
         from scipy import stats
 
-        theta = np.exp(params["log_theta"])
+        theta = np.exp(self.log_theta(params))
         n = X.sum(axis=1)
         return np.stack([stats.multinomial.logpmf(X, n, t) for t in theta], axis=1)  # classes
 
@@ -392,7 +418,7 @@ class Complement(Multinomial):
     def log_likelihood_terms(self, params, X):
         X = self._zero_missing(X)
         X = X.toarray() if sp.issparse(X) else X
-        return X[:, None, :] * params["log_theta"][None]
+        return X[:, None, :] * self.log_theta(params)[None]
 
     def reference_log_density(self, params, X):
         # Complement weights score how badly the other classes explain x: not a normalised

@@ -125,6 +125,10 @@ class Poisson(Family):
                 log_rate = np.log(rate)
         return {"log_rate": log_rate, "rate": rate, "alpha": alpha}
 
+    def feature_log_table(self, params: Params) -> np.ndarray:
+        """The table a preset publishes as ``feature_log_prob_``: log rate."""
+        return params["log_rate"]
+
     def log_prior(self, params: Params) -> float:
         # Gamma(a + 1, beta) per class and feature, whose mode (s + a) / (n + beta) is the
         # estimate: log density a log(rate) - beta rate, up to a constant.

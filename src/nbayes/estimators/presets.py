@@ -81,11 +81,18 @@ class _DiscreteNB(BaseNB):
         return _effective_alpha(self._resolved("alpha"), self.force_alpha)
 
     def _publish(self):
-        stats, params = self.stats_["groups"][0], self.params_[0]
+        stats = self.stats_["groups"][0]
         key = next(iter(self.families_[0].class_keys))
         self.feature_count_ = stats[key]
-        self.feature_log_prob_ = next(iter(params.values()))
         self._publish_alpha()
+
+    @property
+    def feature_log_prob_(self):
+        """(n_classes, n_features) log probability of each feature (ComplementNB: its
+        weights, PoissonNB: log rates); computed from ``params_`` on each read, a pass over
+        the table (keep the result rather than read it in a loop)."""
+        check_is_fitted(self, "params_")
+        return self.families_[0].feature_log_table(self.params_[0])
 
     def _publish_alpha(self):
         """``alpha_``: the smoothing used, a float for a scalar or ``"auto"`` alpha."""
