@@ -370,24 +370,44 @@ def test_observed_weights_stay_one_column_per_class_until_a_cell_is_missing(make
     np.testing.assert_allclose(model.predict_log_proba(X), refit.predict_log_proba(X), rtol=1e-12)
 
 
-def test_multinomial_parameters_share_the_counts_and_lay_log_theta_out_when_read():
-    """MultinomialNB's finalize (every partial_fit) keeps log theta factored: the counts
-    (the statistics' own table, not a copy) and a total per class. Its table is laid out
-    for scoring and on reading ``feature_log_prob_``, equal to scikit-learn's."""
-    from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
+@pytest.mark.parametrize(
+    "make, reference",
+    [
+        (nbayes.MultinomialNB, "MultinomialNB"),
+        (nbayes.ComplementNB, "ComplementNB"),
+        (nbayes.BernoulliNB, "BernoulliNB"),
+        (nbayes.PoissonNB, None),
+    ],
+)
+def test_count_parameters_share_the_statistics_and_lay_tables_out_when_read(make, reference):
+    """The count families' finalize (every partial_fit) keeps their parameters factored:
+    the statistics' own tables (not copies) and per-class or per-word totals. The log tables
+    are laid out for scoring and on reading ``feature_log_prob_`` (and PoissonNB's
+    ``rate_``), equal to scikit-learn's after every batch."""
+    import sklearn.naive_bayes
 
     rng = np.random.default_rng(3)
     X = rng.poisson(1.0, size=(120, 40)).astype(float)
     y = rng.integers(0, 3, size=120)
-    ours, theirs = nbayes.MultinomialNB(alpha=0.5), SkMultinomialNB(alpha=0.5)
+    ours = make(alpha=0.5)
+    theirs = None if reference is None else getattr(sklearn.naive_bayes, reference)(alpha=0.5)
+    seen = np.zeros(120, dtype=bool)
     for part in np.array_split(np.arange(120), 3):
         ours.partial_fit(X[part], y[part], classes=[0, 1, 2])
-        theirs.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        seen[part] = True
+        if theirs is None:
+            theirs = make(alpha=0.5).fit(X[seen], y[seen])  # fit: no table is factored
+            np.testing.assert_allclose(ours.rate_, theirs.rate_, rtol=1e-12)
+        else:
+            theirs.partial_fit(X[part], y[part], classes=[0, 1, 2])
         np.testing.assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-12)
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-12)
-    params, counts = ours.params_[0], ours.stats_["groups"][0]["n_counts"]
-    assert params["n_counts"] is counts
-    assert all(np.shape(v) != counts.shape for k, v in params.items() if k != "n_counts")
+        if reference is None:
+            theirs = None
+    params, stats = ours.params_[0], ours.stats_["groups"][0]
+    shape = (3, X.shape[1])  # classes x features
+    tables = [k for k, v in params.items() if np.shape(v) == shape]
+    assert tables and all(params[k] is stats[k] for k in tables), tables
     first, second = ours.feature_log_prob_, ours.feature_log_prob_
     assert first is not second and np.array_equal(first, second)  # laid out on each read
     with pytest.raises(AttributeError):

@@ -57,7 +57,7 @@ class Bernoulli(Family):
     >>> fam = Bernoulli(alpha=1.0)
     >>> X = fam.prepare(np.array([[1, 0], [1, 1], [0, 0]]))
     >>> stats = fam.accumulate(X, Labels(np.array([0, 0, 1]), np.ones(3), 2))
-    >>> np.exp(fam.finalize(stats)["log_p"]).round(3).tolist()
+    >>> np.exp(fam.log_tables(fam.finalize(stats))[0]).round(3).tolist()
     [[0.75, 0.5], [0.333, 0.333]]
     """
 
@@ -155,40 +155,65 @@ class Bernoulli(Family):
         return out
 
     def finalize(self, stats: Stats) -> Params:
+        """Parameters in factored form: the counts of ones and of observations (the
+        statistics' own tables, shared, never changed) and the pseudo-counts; log p and
+        log(1 - p) are laid out by :meth:`log_tables` when the scoring tables of a fitted
+        state are made, at its first prediction, or a table is read. partial_fit finalizes
+        every batch, and this costs nothing per cell."""
         n_features = stats["n_ones"].shape[1]
         alpha = self.resolve_alpha(stats, n_features)
-        a = pseudo_count(alpha, self.estimate)
-        observed = stats["n_observed"]
+        return {
+            "n_ones": stats["n_ones"],
+            "n_observed": stats["n_observed"],
+            "pseudo": pseudo_count(alpha, self.estimate),
+            "alpha": alpha,
+        }
+
+    @staticmethod
+    def log_tables(params: Params) -> tuple[np.ndarray, np.ndarray]:
+        """(log p, log(1 - p)), each (n_classes, n_features), from :meth:`finalize`'s
+        factored parameters (new tables), or the tables the parameters hold (candidates
+        stacked by a grid search)."""
+        if "log_p" in params:
+            return params["log_p"], params["log_1mp"]
+        ones, observed, a = params["n_ones"], params["n_observed"], params["pseudo"]
         # Without missing cells every feature of a class has seen the same weight: one column
-        # of totals then costs n_classes logarithms instead of n_classes x n_features (the
-        # logarithms dominate partial_fit on a large vocabulary).
+        # of totals then costs n_classes logarithms instead of n_classes x n_features.
         a0 = one_pseudo_count(a)
         if observed.size and a0 is not None and same_columns(observed):
             total = observed[:, :1] + 2 * a[:1]
             base = (observed[:, :1] + a[:1]).ravel()
             if (total > 0).all():  # most logarithms looked up (lookup_log)
                 log_total = np.log(total)
-                log_p = lookup_log(stats["n_ones"], lambda n, k: n + a0, log_total)
-                log_q = lookup_log(stats["n_ones"], lambda n, k: base[k] - n, log_total)
+                log_p = lookup_log(ones, lambda n, k: n + a0, log_total)
+                log_q = lookup_log(ones, lambda n, k: base[k] - n, log_total)
                 if log_p is not None and log_q is not None:
-                    return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
-            zeros = np.subtract(base[:, None], stats["n_ones"])
+                    return log_p, log_q
+            zeros = np.subtract(base[:, None], ones)
         else:
             total = observed + 2 * a
-            zeros = np.subtract(observed, stats["n_ones"])
+            zeros = np.subtract(observed, ones)
             zeros += a
-        log_p = log_normalise(stats["n_ones"] + a, total, 2, own=True)
-        log_q = log_normalise(zeros, total, 2, own=True)
-        return {"log_p": log_p, "log_1mp": log_q, "alpha": alpha}
+        log_p = log_normalise(ones + a, total, 2, own=True)
+        return log_p, log_normalise(zeros, total, 2, own=True)
+
+    def stack_params(self, params_list) -> Params | None:
+        # Candidates side by side in their log tables (the factored counts cannot stack).
+        tables = []
+        for params in params_list:  # bounded by the candidates
+            log_p, log_q = self.log_tables(params)
+            tables.append({"log_p": log_p, "log_1mp": log_q, "alpha": params["alpha"]})
+        return super().stack_params(tables)
 
     def feature_log_table(self, params: Params) -> np.ndarray:
         """The table a preset publishes as ``feature_log_prob_``: log p."""
-        return params["log_p"]
+        return self.log_tables(params)[0]
 
     def log_prior(self, params: Params) -> float:
         # Beta(a + 1, a + 1) per class and feature, whose mode the smoothed estimate is.
         a = pseudo_count(params["alpha"], self.estimate)[None, :]
-        return weighted_log_sum(a, params["log_p"]) + weighted_log_sum(a, params["log_1mp"])
+        log_p, log_q = self.log_tables(params)
+        return weighted_log_sum(a, log_p) + weighted_log_sum(a, log_q)
 
     def evidence_function(self, stats: Stats):
         # Beta-Bernoulli: per class and feature B(n1 + a, n0 + a) / B(a, a).
@@ -202,14 +227,17 @@ class Bernoulli(Family):
 
     def linear_weights(self, params: Params):
         # x_j log p + (1 - x_j) log(1 - p) = x_j [log p - log(1 - p)] + log(1 - p).
+        log_p, log_q = self.log_tables(params)
         with np.errstate(invalid="ignore"):
-            return params["log_p"] - params["log_1mp"], params["log_1mp"].sum(axis=1)
+            return log_p - log_q, log_q.sum(axis=1)
 
     def scoring_params(self, params: Params) -> Params:
-        log_p, hit_p = split_inf(params["log_p"])
-        log_q, hit_q = split_inf(params["log_1mp"])
+        log_p, log_q = self.log_tables(params)
+        ready = {**params, "log_p": log_p, "log_1mp": log_q}
+        log_p, hit_p = split_inf(log_p)
+        log_q, hit_q = split_inf(log_q)
         return {
-            **params,
+            **ready,
             "slopes_t": transposed(log_p - log_q),
             "log_q": log_q,
             "hit_p_t": transposed(hit_p),
@@ -240,7 +268,8 @@ class Bernoulli(Family):
         X = X.toarray() if sp.issparse(X) else X
         x = X[:, None, :]
         with np.errstate(invalid="ignore"):
-            t = np.where(x == 1, params["log_p"][None], params["log_1mp"][None])
+            log_p, log_q = self.log_tables(params)
+            t = np.where(x == 1, log_p[None], log_q[None])
         return np.where(np.isnan(x), 0.0, t)
 
     def example_data(self, rng, n_samples, n_features):
@@ -250,4 +279,4 @@ class Bernoulli(Family):
     def reference_log_density(self, params, X):
         from scipy import stats
 
-        return stats.bernoulli.logpmf(X[:, None, :], np.exp(params["log_p"])[None])
+        return stats.bernoulli.logpmf(X[:, None, :], np.exp(self.log_tables(params)[0])[None])

@@ -376,7 +376,7 @@ class Complement(Multinomial):
     >>> fam = Complement()
     >>> labels = Labels(np.array([0, 1]), np.ones(2), n_classes=2)
     >>> stats = fam.accumulate(np.array([[3., 0.], [0., 2.]]), labels)
-    >>> fam.finalize(stats)["log_theta"].round(3).tolist()
+    >>> fam.log_theta(fam.finalize(stats)).round(3).tolist()
     [[1.386, 0.288], [0.223, 1.609]]
     """
 
@@ -392,25 +392,39 @@ class Complement(Multinomial):
         return {**super().get_params(), "norm": self.norm}
 
     def finalize(self, stats: Stats) -> Params:
+        """Factored as :meth:`Multinomial.finalize`: the counts, each word's smoothed total
+        over the classes and each class's complement total; the weights are laid out by
+        :meth:`log_theta`."""
         counts = stats["n_counts"]
         alpha = self.resolve_alpha(stats, counts.shape[1])
         a = pseudo_count(alpha, self.estimate)
-        complement = np.subtract(counts.sum(axis=0) + a, counts)
-        totals = complement.sum(axis=1, keepdims=True)
-        if not self.norm and (totals > 0).all():
+        columns = counts.sum(axis=0) + a  # the complement cell of a class without the word
+        return {
+            "n_counts": counts,
+            "columns": columns,
+            "totals": columns.sum() - counts.sum(axis=1),  # the complement's, per class
+            "norm": self.norm,
+            "alpha": alpha,
+        }
+
+    def log_theta(self, params: Params) -> np.ndarray:
+        """The complement weights, shape (n_classes, n_features): -log theta~, or with
+        ``norm`` log theta~ over its sum per class (a new table)."""
+        if "log_theta" in params:
+            return params["log_theta"]
+        counts, totals = params["n_counts"], params["totals"][:, None]
+        complement = np.subtract(params["columns"], counts)
+        if not params["norm"] and (totals > 0).all():
             # The weights -(log c - log t) as log t - log c, in one pass less over the table
             # than a negation after: the same bits (rounding is symmetric).
             with np.errstate(divide="ignore"):
                 logged = np.log(complement, out=complement)
-                return {
-                    "log_theta": np.subtract(np.log(totals), logged, out=logged),
-                    "alpha": alpha,
-                }
+                return np.subtract(np.log(totals), logged, out=logged)
         logged = log_normalise(complement, totals, counts.shape[1], own=True)
-        if self.norm:
+        if params["norm"]:
             logged /= logged.sum(axis=1, keepdims=True)
-            return {"log_theta": logged, "alpha": alpha}
-        return {"log_theta": np.negative(logged, out=logged), "alpha": alpha}
+            return logged
+        return np.negative(logged, out=logged)
 
     def log_normalizer(self, params, X):
         return np.zeros(X.shape[0])

@@ -48,7 +48,7 @@ class Poisson(Family):
     >>> from nbayes.distributions import Poisson, Labels
     >>> fam = Poisson(alpha=1.0, beta=1.0)
     >>> stats = fam.accumulate(np.array([[2.], [4.]]), Labels(np.array([0, 0]), np.ones(2), 1))
-    >>> fam.finalize(stats)["rate"].tolist()  # (2 + 4 + alpha) / (2 + beta)
+    >>> fam.rate_tables(fam.finalize(stats))[1].tolist()  # (2 + 4 + alpha) / (2 + beta)
     [[2.3333333333333335]]
     """
 
@@ -92,25 +92,44 @@ class Poisson(Family):
         return stats["n_observed"].sum(axis=0)
 
     def finalize(self, stats: Stats) -> Params:
+        """Parameters in factored form: the count sums and observed weights (the statistics'
+        own tables, shared, never changed), the pseudo-counts and beta; the rates and their
+        logarithms are laid out by :meth:`rate_tables` when the scoring tables of a fitted
+        state are made, at its first prediction, or a table is read. partial_fit finalizes
+        every batch, and this costs nothing per cell."""
         n_features = stats["n_sum"].shape[1]
         beta = 0.0 if self.estimate == "mle" else float(self.beta)
         if beta < 0:
             raise ParameterError(f"Parameter 'beta' must be non-negative; got {self.beta!r}.")
         alpha = self.resolve_alpha(stats, n_features)
-        a = pseudo_count(alpha, self.estimate)
-        observed = stats["n_observed"]
+        return {
+            "n_sum": stats["n_sum"],
+            "n_observed": stats["n_observed"],
+            "pseudo": pseudo_count(alpha, self.estimate),
+            "beta": beta,
+            "alpha": alpha,
+        }
+
+    @staticmethod
+    def rate_tables(params: Params) -> tuple[np.ndarray, np.ndarray]:
+        """(log rate, rate), each (n_classes, n_features): the rate (s + a) / (n + beta) from
+        :meth:`finalize`'s factored parameters (new tables), or the tables the parameters
+        hold (candidates stacked by a grid search)."""
+        if "log_rate" in params:
+            return params["log_rate"], params["rate"]
+        sums, observed, a = params["n_sum"], params["n_observed"], params["pseudo"]
         # Without missing cells every feature of a class has seen the same weight: one column
         # of denominators then spares a pass of masks and divisions over the whole table.
         if observed.size and same_columns(observed):
             observed = observed[:, :1]
-        num, den = stats["n_sum"] + a, observed + beta
+        num, den = sums + a, observed + params["beta"]
         log_rate = None
         if den.shape[1] == 1 and (den > 0).all():
             # log(s + a) - log(n + beta) per class, most logarithms looked up (lookup_log)
             log_den = np.log(den[:, 0])
             a0 = one_pseudo_count(a)
             if a0 is not None:
-                log_rate = lookup_log(stats["n_sum"], lambda s, k: s + a0, log_den)
+                log_rate = lookup_log(sums, lambda s, k: s + a0, log_den)
             if log_rate is None:
                 with np.errstate(divide="ignore"):
                     log_rate = np.log(num)
@@ -123,18 +142,27 @@ class Poisson(Family):
         if log_rate is None:
             with np.errstate(divide="ignore"):
                 log_rate = np.log(rate)
-        return {"log_rate": log_rate, "rate": rate, "alpha": alpha}
+        return log_rate, rate
+
+    def stack_params(self, params_list) -> Params | None:
+        # Candidates side by side in their tables (the factored counts cannot stack).
+        tables = []
+        for params in params_list:  # bounded by the candidates
+            log_rate, rate = self.rate_tables(params)
+            tables.append({"log_rate": log_rate, "rate": rate, "alpha": params["alpha"]})
+        return super().stack_params(tables)
 
     def feature_log_table(self, params: Params) -> np.ndarray:
         """The table a preset publishes as ``feature_log_prob_``: log rate."""
-        return params["log_rate"]
+        return self.rate_tables(params)[0]
 
     def log_prior(self, params: Params) -> float:
         # Gamma(a + 1, beta) per class and feature, whose mode (s + a) / (n + beta) is the
         # estimate: log density a log(rate) - beta rate, up to a constant.
         a = pseudo_count(params["alpha"], self.estimate)[None, :]
         beta = 0.0 if self.estimate == "mle" else float(self.beta)
-        return weighted_log_sum(a, params["log_rate"]) - beta * float(np.sum(params["rate"]))
+        log_rate, rate = self.rate_tables(params)
+        return weighted_log_sum(a, log_rate) - beta * float(np.sum(rate))
 
     def evidence_function(self, stats: Stats):
         # Gamma-Poisson per class and feature: b^a Gamma(a + s) / (Gamma(a) (b + n)^(a + s));
@@ -153,13 +181,17 @@ class Poisson(Family):
 
     def linear_weights(self, params: Params):
         # x log lambda - lambda - log x!: the factorial is the same for every class.
-        return params["log_rate"], -params["rate"].sum(axis=1)
+        log_rate, rate = self.rate_tables(params)
+        return log_rate, -rate.sum(axis=1)
 
     def scoring_params(self, params: Params) -> Params:
+        log_rate, rate = self.rate_tables(params)
         return {
             **params,
-            **linear_tables(params["log_rate"]),
-            "rate_total": params["rate"].sum(axis=1),
+            "log_rate": log_rate,
+            "rate": rate,
+            **linear_tables(log_rate),
+            "rate_total": rate.sum(axis=1),
         }
 
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
@@ -182,9 +214,10 @@ class Poisson(Family):
     def log_likelihood_terms(self, params, X) -> np.ndarray:
         X = X.toarray() if sp.issparse(X) else X
         x = X[:, None, :]
+        log_rate, rate = self.rate_tables(params)
         with np.errstate(invalid="ignore"):
-            t = x * params["log_rate"][None] - params["rate"][None] - gammaln(x + 1)
-        t = np.where(x == 0, -params["rate"][None], t)
+            t = x * log_rate[None] - rate[None] - gammaln(x + 1)
+        t = np.where(x == 0, -rate[None], t)
         return np.where(np.isnan(x), 0.0, t)
 
     def example_data(self, rng, n_samples, n_features):
@@ -193,4 +226,4 @@ class Poisson(Family):
     def reference_log_density(self, params, X):
         from scipy import stats
 
-        return stats.poisson.logpmf(X[:, None, :], params["rate"][None])
+        return stats.poisson.logpmf(X[:, None, :], self.rate_tables(params)[1][None])

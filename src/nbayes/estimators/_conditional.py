@@ -132,7 +132,7 @@ def feature_distribution(
     elif kind == "poisson":
         from scipy.stats import poisson
 
-        top = poisson.ppf(1 - POISSON_TAIL, params["rate"][:, local]).max()
+        top = poisson.ppf(1 - POISSON_TAIL, family.rate_tables(params)[1][:, local]).max()
         grid, out_kind = np.arange(int(top) + 1, dtype=np.float64), "pmf"
     else:  # Gaussian, Student-t, and any density family added later
         grid, out_kind = _density_grid(family, params, local, data), "density"

@@ -570,9 +570,12 @@ class PoissonNB(_DiscreteNB):
             )
         ]
 
-    def _publish(self):
-        super()._publish()
-        self.rate_ = self.params_[0]["rate"]
+    @property
+    def rate_(self) -> np.ndarray:
+        """(n_classes, n_features) rate of each feature in each class; computed from
+        ``params_`` on each read."""
+        check_is_fitted(self, "params_")
+        return self.families_[0].rate_tables(self.params_[0])[1]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
