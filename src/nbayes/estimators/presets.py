@@ -281,7 +281,7 @@ class BernoulliNB(_DiscreteNB):
     feature_count_ : ndarray of shape (n_classes, n_features)
         Weighted number of ones per class and feature.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        log P(x_j = 1 | y).
+        log P(x_j = 1 | y); computed from ``params_`` on each read.
     alpha_ : float or ndarray of shape (n_features,)
         The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
     coef_, intercept_ : ndarray
@@ -365,7 +365,8 @@ class MultinomialNB(_DiscreteNB):
     ----------
     feature_count_ : ndarray of shape (n_classes, n_features)
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        log theta_kj, rows sum to one in probability space.
+        log theta_kj, rows sum to one in probability space; computed from ``params_`` on
+        each read.
     alpha_ : float or ndarray of shape (n_features,)
         The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
     coef_, intercept_ : ndarray
@@ -436,7 +437,7 @@ class ComplementNB(MultinomialNB):
     feature_count_ : ndarray of shape (n_classes, n_features)
     feature_all_ : ndarray of shape (n_features,)
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        The complement weights.
+        The complement weights; computed from ``params_`` on each read.
     alpha_ : float or ndarray of shape (n_features,)
         The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
     coef_, intercept_ : ndarray
@@ -518,9 +519,9 @@ class PoissonNB(_DiscreteNB):
     feature_count_ : ndarray of shape (n_classes, n_features)
         Weighted sum of counts per class and feature.
     rate_ : ndarray of shape (n_classes, n_features)
-        Estimated Poisson rates lambda_kj.
+        Estimated Poisson rates lambda_kj; computed from ``params_`` on each read.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        log lambda_kj.
+        log lambda_kj; computed from ``params_`` on each read.
     alpha_ : float or ndarray of shape (n_features,)
         The smoothing used: ``alpha`` itself, or the evidence maximiser for ``alpha="auto"``.
     coef_, intercept_ : ndarray
