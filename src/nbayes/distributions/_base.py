@@ -696,8 +696,14 @@ class Family(abc.ABC):
         """
         if self.stackable_params is None or not params_list:
             return None
-        stacked = {k: np.concatenate([p[k] for p in params_list]) for k in self.stackable_params}
-        return {**params_list[0], **stacked}
+        laid = [self.laid_out(p) for p in params_list]
+        stacked = {k: np.concatenate([p[k] for p in laid]) for k in self.stackable_params}
+        return {**laid[0], **stacked}
+
+    def laid_out(self, params: Params) -> Params:
+        """``params`` holding the tables :attr:`stackable_params` names: families whose
+        finalize keeps its parameters factored (the count families) lay them out here."""
+        return params
 
     def finalize_stacked(
         self, stats: Stats, families: Sequence[Family], columns: np.ndarray | None = None

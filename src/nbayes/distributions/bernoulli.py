@@ -197,13 +197,9 @@ class Bernoulli(Family):
         log_p = log_normalise(ones + a, total, 2, own=True)
         return log_p, log_normalise(zeros, total, 2, own=True)
 
-    def stack_params(self, params_list) -> Params | None:
-        # Candidates side by side in their log tables (the factored counts cannot stack).
-        tables = []
-        for params in params_list:  # bounded by the candidates
-            log_p, log_q = self.log_tables(params)
-            tables.append({"log_p": log_p, "log_1mp": log_q, "alpha": params["alpha"]})
-        return super().stack_params(tables)
+    def laid_out(self, params: Params) -> Params:
+        log_p, log_q = self.log_tables(params)
+        return {"log_p": log_p, "log_1mp": log_q, "alpha": params["alpha"]}
 
     def feature_log_table(self, params: Params) -> np.ndarray:
         """The table a preset publishes as ``feature_log_prob_``: log p."""

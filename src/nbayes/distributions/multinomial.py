@@ -229,13 +229,10 @@ class Multinomial(Family):
         weights)."""
         return self.log_theta(params)
 
-    def stack_params(self, params_list) -> Params | None:
-        # Candidates side by side in their log tables (the factored counts cannot stack).
-        tables = [
-            p if "log_theta" in p else {"log_theta": self.log_theta(p), "alpha": p["alpha"]}
-            for p in params_list
-        ]
-        return super().stack_params(tables)
+    def laid_out(self, params: Params) -> Params:
+        if "log_theta" in params:
+            return params
+        return {"log_theta": self.log_theta(params), "alpha": params["alpha"]}
 
     def finalize_stacked(self, stats: Stats, families, columns=None) -> Params | None:
         if any(type(f) is not Multinomial for f in (self, *families)):

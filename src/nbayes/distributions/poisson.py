@@ -144,13 +144,9 @@ class Poisson(Family):
                 log_rate = np.log(rate)
         return log_rate, rate
 
-    def stack_params(self, params_list) -> Params | None:
-        # Candidates side by side in their tables (the factored counts cannot stack).
-        tables = []
-        for params in params_list:  # bounded by the candidates
-            log_rate, rate = self.rate_tables(params)
-            tables.append({"log_rate": log_rate, "rate": rate, "alpha": params["alpha"]})
-        return super().stack_params(tables)
+    def laid_out(self, params: Params) -> Params:
+        log_rate, rate = self.rate_tables(params)
+        return {"log_rate": log_rate, "rate": rate, "alpha": params["alpha"]}
 
     def feature_log_table(self, params: Params) -> np.ndarray:
         """The table a preset publishes as ``feature_log_prob_``: log rate."""
