@@ -429,3 +429,44 @@ def test_a_row_index_written_with_the_table_is_left_out_unless_asked_for(capsys,
     frame.rename_axis("id").to_csv(data)
     assert main(["train", str(data), "-t", "y", "-o", str(out), "-q"]) == 0
     assert list(load(out).feature_names_in_) == ["id", "x"]
+
+
+def test_labels_that_differ_only_in_spaces_or_case_are_said(capsys, tmp_path):
+    """A hand-typed or merged file writes one class as 'spam', 'spam ' and 'Spam': each
+    spelling was trained as a class of its own without a word, splitting the class's rows
+    (even with -q: it changes what the model learns)."""
+    rng = np.random.default_rng(2)
+    labels = np.asarray(["spam", "spam ", "Spam", "ham", " ham"], dtype=object)[
+        rng.integers(0, 5, 300)
+    ]
+    frame = pd.DataFrame({"x": rng.normal(size=300), "label": labels})
+    data = tmp_path / "labels.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "label", "-o", str(out), "-q"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    counts = frame["label"].value_counts()
+    spam = ", ".join(f"{c!r} ({counts[c]:,} rows)" for c in ["Spam", "spam"])
+    assert f"the labels {spam} and 'spam ' ({counts['spam ']:,} rows) differ only" in err, err
+    assert f"the labels ' ham' ({counts[' ham']:,} rows) and 'ham' ({counts['ham']:,} rows)" in err
+    assert "df['label'] = df['label'].str.strip()" in err
+    assert len(load(out).classes_) == 5  # said, not changed: the labels are the user's
+    frame["label"] = frame["label"].str.strip().str.lower()
+    clean = tmp_path / "clean.csv"
+    frame.to_csv(clean, index=False)
+    assert main(["train", str(clean), "-t", "label", "-o", str(out), "-q"]) == 0
+    assert "differ only" not in capsys.readouterr().err
+    # Evaluating the messy file with the clean model names the labels it does not know, and
+    # which of them are its classes written another way (they count as errors).
+    report = evaluate(str(out), str(data))
+    assert report["unknown_labels"] == [" ham", "Spam", "spam "]
+    assert report["rows_with_unknown_labels"] == int(counts[[" ham", "Spam", "spam "]].sum())
+    assert main(["evaluate", str(out), str(data)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "have labels the model does not know: ' ham', 'Spam', 'spam '. They count as" in said
+    assert (
+        "(' ham', 'Spam', 'spam ' differ from the model's 'ham', 'spam' only in spaces or "
+        "letter case: write them as the model does to score those rows.)" in said
+    )
+    assert main(["evaluate", str(out), str(clean)]) == 0
+    assert "does not know" not in capsys.readouterr().out

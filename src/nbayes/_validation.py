@@ -28,6 +28,12 @@ def is_missing_marker(value) -> bool:
     return isinstance(value, str) and value.strip().lower() in MISSING_MARKERS
 
 
+def spelling_key(label: str) -> str:
+    """``label`` with its spaces and letter case evened out: labels that share a key
+    ('spam', 'spam ', 'Spam') are most likely one class written differently."""
+    return " ".join(label.split()).casefold()
+
+
 def user_stacklevel() -> int:
     """``stacklevel`` for a warning raised by the caller of this function, pointing at the
     first frame outside nbayes: the user's own line, whichever entry point (an estimator, a

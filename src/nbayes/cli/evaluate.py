@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .._validation import rows_from
+from .._validation import rows_from, spelling_key
 from ..exceptions import DataError
 from ._common import format_table, plural
 from ._labels import describe, label_codes
@@ -124,6 +124,7 @@ class Scores:
             # over all rows is infinite, so it is reported over the known labels only.
             "log_loss": self.log_loss_sum / self.log_loss_rows if self.log_loss_rows else None,
             "rows_with_unknown_labels": self.rows - self.log_loss_rows,
+            "unknown_labels": list(self.unknown),
             "classes": labels,
             "per_class": {
                 str(c): {
@@ -248,6 +249,39 @@ def check_scores(scores: Scores, data: str, target: str) -> None:
         )
 
 
+def _shown(labels: list, most: int = 5) -> str:
+    """A few labels, quoted, and how many more there are."""
+    shown = ", ".join(repr(v) for v in labels[:most])
+    return shown if len(labels) <= most else f"{shown} and {len(labels) - most:,} more"
+
+
+def unknown_label_notes(report: dict) -> list[str]:
+    """What an evaluation report says of rows whose label the model does not know: which
+    labels, how they count, and those that differ from a class only in spaces or case."""
+    if not report["rows_with_unknown_labels"]:
+        return []
+    unknown = report["unknown_labels"]
+    return [
+        f"{plural(report['rows_with_unknown_labels'], 'row')} have labels the model does not "
+        f"know: {_shown(unknown)}. They count as errors; log-loss leaves them out.",
+        *_lookalike_labels(unknown, report["classes"]),
+    ]
+
+
+def _lookalike_labels(unknown: list, classes: list) -> list[str]:
+    """A sentence naming the unknown labels that differ from a class of the model only in
+    spaces or letter case: the file likely writes that class another way."""
+    by_key = {spelling_key(c): c for c in classes if isinstance(c, str) and c not in unknown}
+    alike = [u for u in unknown if spelling_key(u) in by_key]
+    if not alike:
+        return []
+    matched = list(dict.fromkeys(by_key[spelling_key(u)] for u in alike))
+    return [
+        f"{_shown(alike)} differ from the model's {_shown(matched)} only in spaces or letter "
+        "case: write them as the model does to score those rows."
+    ]
+
+
 def format_report(report: dict, full: bool = False) -> str:
     """The report as readable text: summary, per-class table, confusion matrix.
 
@@ -268,11 +302,7 @@ def format_report(report: dict, full: bool = False) -> str:
             ["metric", "value"],
         ),
     ]
-    if report["rows_with_unknown_labels"]:
-        lines.append(
-            f"({plural(report['rows_with_unknown_labels'], 'row')} have labels the "
-            "model does not know; log-loss leaves them out)"
-        )
+    lines += [f"({note})" for note in unknown_label_notes(report)]
     labels = report["classes"]
     per_class = [
         [c, v["precision"], v["recall"], v["f1"], v["support"]]

@@ -26,7 +26,7 @@ from . import _html
 from ._common import check_output, plural
 from ._models import inner, load_plan
 from ._tables import ReadOptions
-from .evaluate import SHOWN_CLASSES, Scores, check_scores, scored_chunks
+from .evaluate import SHOWN_CLASSES, Scores, check_scores, scored_chunks, unknown_label_notes
 from .inspect import inspect_model
 from .predict import add_threshold_options, decision_threshold, remembered_reading
 
@@ -239,13 +239,7 @@ def _evaluation(est, metrics: dict, inputs, y, proba, cut) -> str:
         ["log-loss", metrics["log_loss"]],
     ]
     parts = [_html.table(summary, ["metric", "value"])]
-    if metrics["rows_with_unknown_labels"]:
-        parts.append(
-            _html.note(
-                f"{plural(metrics['rows_with_unknown_labels'], 'row')} have labels the model "
-                "does not know; log-loss leaves them out."
-            )
-        )
+    parts += [_html.note(note) for note in unknown_label_notes(metrics)]
     per_class = sorted(
         (
             [c, v["precision"], v["recall"], v["f1"], v["support"]]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import is_missing_marker, rows_from
+from .._validation import is_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
@@ -252,6 +252,7 @@ def train(
     inner = getattr(est, "classifier_", est)
     if unlabeled_value is None:
         the_plan.warnings.extend(_marker_classes(inner.classes_, inner.class_count_))
+        the_plan.warnings.extend(_lookalike_classes(inner.classes_, inner.class_count_, target))
     return TrainResult(
         output=path,
         estimator=type(est).__name__,
@@ -279,6 +280,29 @@ def _marker_classes(classes, counts) -> list[str]:
         for c, n in zip(classes, counts)
         if is_missing_marker(c)
     ]
+
+
+def _lookalike_classes(classes, counts, target: str) -> list[str]:
+    """Warnings for labels that differ only in spaces or letter case ('spam', 'spam ',
+    'Spam'): hand-typed or merged files write one class so, and each spelling would
+    otherwise be trained as a class of its own without a word, splitting its rows."""
+    groups: dict[str, list[tuple[str, float]]] = {}
+    for c, n in zip(classes, counts):
+        if isinstance(c, str):
+            groups.setdefault(spelling_key(c), []).append((c, float(n)))
+    out = []
+    for spellings in groups.values():  # bounded by the number of classes
+        if len(spellings) < 2:
+            continue
+        named = [f"{c!r} ({n:,.0f} rows)" for c, n in spellings]
+        listed = ", ".join(named[:-1]) + " and " + named[-1]
+        out.append(
+            f"the labels {listed} differ only in spaces or letter case; each was trained as a "
+            "class of its own. If they are one class, write them alike in DATA (with pandas: "
+            f"df[{target!r}] = df[{target!r}].str.strip(), and .str.lower() where case does not "
+            "matter)"
+        )
+    return out
 
 
 def _set_threshold(model, threshold: float, scale: str) -> float:
