@@ -470,3 +470,28 @@ def test_labels_that_differ_only_in_spaces_or_case_are_said(capsys, tmp_path):
     )
     assert main(["evaluate", str(out), str(clean)]) == 0
     assert "does not know" not in capsys.readouterr().out
+
+
+def test_a_named_column_that_counts_the_rows_is_warned_of(capsys, tmp_path):
+    """A sequential identifier (1000, 1001, ...) is modelled as a number like any other; as
+    a feature it is each row's place in the file, which a file sorted by label turns into
+    the label. It stays (it is named: the user's to judge) but is said, with the fix."""
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame(
+        {"id": np.arange(1000, 1200), "x": rng.normal(size=200), "y": np.repeat(["a", "b"], 100)}
+    )
+    data = tmp_path / "ids.csv"
+    frame.to_csv(data, index=False)
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "y", "-o", str(out), "-q"]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "column(s) ['id'] count the rows (each value one more than the last" in err, err
+    assert "leave it out with --exclude id if it is an identifier" in err
+    assert list(load(out).feature_names_in_) == ["id", "x"]
+    # Left out, or not counting (shuffled ids, a short file), nothing is said.
+    assert main(["train", str(data), "-t", "y", "-o", str(out), "--exclude", "id"]) == 0
+    frame.sample(frac=1, random_state=0).to_csv(data, index=False)
+    assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
+    frame.head(40).to_csv(data, index=False)
+    assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
+    assert "count the rows" not in capsys.readouterr().err

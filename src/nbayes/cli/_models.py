@@ -443,6 +443,19 @@ def _is_written_index(name: str, values: pd.Series) -> bool:
     return start in (0, 1) and bool(np.array_equal(values.to_numpy(), rows))
 
 
+#: Rows a column must count through before it is said to count the rows.
+COUNTER_ROWS = 50
+
+
+def _counts_rows(values: pd.Series) -> bool:
+    """Whether a named column of whole numbers goes up by one from each row to the next, as
+    a row counter or a sequential identifier does (a row index without a name is left out
+    instead, see :func:`_is_written_index`)."""
+    if len(values) < COUNTER_ROWS or values.dtype.kind not in "iu":
+        return False
+    return bool((np.diff(values.to_numpy()) == 1).all())
+
+
 def plan(
     first: pd.DataFrame,
     target: str,
@@ -497,6 +510,14 @@ def plan(
                 "pandas' to_csv does); name it in --features to model it"
             )
             candidates = [c for c in candidates if c not in index]
+        counters = [c for c in candidates if _counts_rows(first[c])]
+        if counters:
+            warns.append(
+                f"column(s) {names(counters)} count the rows (each value one more than the "
+                "last, as an identifier does): as a feature that is each row's place in the "
+                "file, which often follows the label; leave it out with --exclude "
+                f"{','.join(counters)} if it is an identifier"
+            )
     empty = [c for c in candidates if c in later and later[c].isna().all()]
     if empty:
         warns.append(
