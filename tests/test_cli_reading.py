@@ -346,3 +346,28 @@ def test_a_header_that_names_a_column_twice_is_said(capsys, monkeypatch, tmp_pat
     names = ["train", str(rows), "--no-header", "--names", "a,b,c,y", "-t", "y", "-o", str(model)]
     assert main(names) == 0
     assert "2 times" not in capsys.readouterr().err
+
+
+def test_the_encoding_given_at_training_is_remembered(capsys, tmp_path):
+    """A file read with --encoding latin-1 at training had to be given it again for predict
+    and evaluate, or they stopped at its first accented byte; the model remembers it, as it
+    remembers the numbers' separators, and an --encoding given then still wins."""
+    rng = np.random.default_rng(5)
+    towns = np.asarray(["Orléans", "Besançon", "Nîmes", "Paris"], dtype=object)
+    frame = pd.DataFrame({"ville": towns[rng.integers(0, 4, 120)], "prix": rng.integers(1, 9, 120)})
+    frame["étiquette"] = np.where(frame["ville"].isin(["Paris", "Nîmes"]), "chère", "pas chère")
+    data, model = tmp_path / "latin.csv", tmp_path / "m.nbayes"
+    frame.to_csv(data, index=False, encoding="latin-1")
+    assert main(["train", str(data), "-t", "étiquette", "-o", str(model)]) == 1
+    assert "not valid utf-8" in capsys.readouterr().err
+    argv = ["train", str(data), "-t", "étiquette", "-o", str(model), "--encoding", "latin-1"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["predict", str(model), str(data)]) == 0
+    predicted = capsys.readouterr().out.splitlines()[1:]
+    assert predicted == frame["étiquette"].tolist()
+    assert main(["evaluate", str(model), str(data)]) == 0
+    assert "accuracy           1.0000" in capsys.readouterr().out
+    frame.to_csv(data, index=False, encoding="utf-8")  # the same table, now written as UTF-8
+    assert main(["predict", str(model), str(data), "--encoding", "utf-8"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == frame["étiquette"].tolist()

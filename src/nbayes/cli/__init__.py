@@ -64,7 +64,8 @@ def read_options(args) -> ReadOptions:
         sep=getattr(args, "sep", None),
         header=not getattr(args, "no_header", False),
         names=tuple(split_list(args.names) or ()) if getattr(args, "names", None) else None,
-        encoding=getattr(args, "encoding", "utf-8"),
+        encoding=getattr(args, "encoding", None) or "utf-8",
+        encoding_given=getattr(args, "encoding", None) is not None,
         quoting=not getattr(args, "no_quoting", False),
         chunk_rows=getattr(args, "chunk_rows", None),
         decimal=getattr(args, "decimal", None) or ".",
@@ -112,7 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--names", metavar="COLS", help="comma-separated column names for a CSV without header"
     )
-    r.add_argument("--encoding", default="utf-8", help="text encoding (default utf-8)")
+    r.add_argument(
+        "--encoding",
+        help="text encoding (default utf-8, or the one given when the model was trained)",
+    )
     r.add_argument(
         "--no-quoting", action="store_true", help="treat quote characters as ordinary text"
     )

@@ -64,6 +64,9 @@ class ReadOptions:
     header: bool = True
     names: tuple[str, ...] | None = None
     encoding: str = "utf-8"
+    #: Whether ``encoding`` was given (on the command line): else a model's remembered one
+    #: applies (see :func:`nbayes.cli.predict.remembered_reading`).
+    encoding_given: bool = False
     quoting: bool = True
     chunk_rows: int | None = None
     decimal: str = "."

@@ -72,7 +72,8 @@ def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
 
 def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOptions:
     """``read`` with the ``--no-header`` / ``--names`` given at training, when the user gives
-    neither now and DATA is a CSV/TSV.
+    neither now and DATA is a CSV/TSV; likewise the numbers' separators, the missing-value
+    markers, the spaces after separators and the encoding.
 
     Names apply only to a file with as many fields as names: a file with fewer (say, without
     the label column) would otherwise have its columns silently shifted.
@@ -86,6 +87,8 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
         read = replace(read, na_values=tuple(stored["na_values"]))  # missing marked as then
     if stored.get("skip_spaces") and csv_data:
         read = replace(read, skip_spaces=True)  # values without the space after ", "
+    if stored.get("encoding") and not read.encoding_given and csv_data:
+        read = replace(read, encoding=stored["encoding"])  # text encoded as then (latin-1)
     if data is None or read.names is not None or not read.header or stored.get("header", True):
         return read
     columns = stored.get("names")

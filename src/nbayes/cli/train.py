@@ -223,10 +223,12 @@ def train(
             _cv.choose(table, the_plan, target, dtypes, chosen)
             est = the_plan.estimator
     sort_classes(est, strings)
-    # --no-header / --names / --decimal / --thousands / --na-values are remembered, so
-    # predict and evaluate read such files alike.
+    # --no-header / --names / --decimal / --thousands / --na-values / --encoding are
+    # remembered, so predict and evaluate read such files alike.
     opts = table.options
     reading: dict[str, Any] = {"header": opts.header, "names": list(opts.names or []) or None}
+    if opts.encoding != ReadOptions.encoding:
+        reading.update(encoding=opts.encoding)
     if opts.decimal != "." or opts.thousands:
         reading.update(decimal=opts.decimal, thousands=opts.thousands)
     if opts.na_values:
