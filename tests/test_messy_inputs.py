@@ -451,6 +451,16 @@ def test_labels_that_differ_only_in_spaces_or_case_are_said(capsys, tmp_path):
     assert f"the labels ' ham' ({counts[' ham']:,} rows) and 'ham' ({counts['ham']:,} rows)" in err
     assert "df['label'] = df['label'].str.strip()" in err
     assert len(load(out).classes_) == 5  # said, not changed: the labels are the user's
+    # Under EM (unlabeled rows marked '?') too, without row counts (the class weights then
+    # hold the unlabeled rows' shares).
+    frame.loc[::4, "label"] = "?"
+    partly = tmp_path / "partly.csv"
+    frame.to_csv(partly, index=False)
+    argv = ["train", str(partly), "-t", "label", "--unlabeled-value", "?", "-o", str(out), "-q"]
+    assert main(argv) == 0
+    said = " ".join(capsys.readouterr().err.split())
+    assert "the labels 'Spam', 'spam' and 'spam ' differ only in spaces or letter case" in said
+    frame["label"] = labels
     frame["label"] = frame["label"].str.strip().str.lower()
     clean = tmp_path / "clean.csv"
     frame.to_csv(clean, index=False)

@@ -252,9 +252,11 @@ def train(
     if repeated:
         the_plan.warnings.append(repeated)
     inner = getattr(est, "classifier_", est)
-    if unlabeled_value is None:
-        the_plan.warnings.extend(_marker_classes(inner.classes_, inner.class_count_))
-        the_plan.warnings.extend(_lookalike_classes(inner.classes_, inner.class_count_, target))
+    # Under EM the class weights include the unlabeled rows' shares: no row counts then.
+    labeled = inner.class_count_ if unlabeled_value is None else None
+    if labeled is not None:
+        the_plan.warnings.extend(_marker_classes(inner.classes_, labeled))
+    the_plan.warnings.extend(_lookalike_classes(inner.classes_, labeled, target))
     return TrainResult(
         output=path,
         estimator=type(est).__name__,
@@ -287,16 +289,18 @@ def _marker_classes(classes, counts) -> list[str]:
 def _lookalike_classes(classes, counts, target: str) -> list[str]:
     """Warnings for labels that differ only in spaces or letter case ('spam', 'spam ',
     'Spam'): hand-typed or merged files write one class so, and each spelling would
-    otherwise be trained as a class of its own without a word, splitting its rows."""
-    groups: dict[str, list[tuple[str, float]]] = {}
-    for c, n in zip(classes, counts):
+    otherwise be trained as a class of its own without a word, splitting its rows.
+    ``counts``: each class's rows, or None (not said)."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for k, c in enumerate(classes):
         if isinstance(c, str):
-            groups.setdefault(spelling_key(c), []).append((c, float(n)))
+            rows = "" if counts is None else f" ({float(counts[k]):,.0f} rows)"
+            groups.setdefault(spelling_key(c), []).append((c, rows))
     out = []
     for spellings in groups.values():  # bounded by the number of classes
         if len(spellings) < 2:
             continue
-        named = [f"{c!r} ({n:,.0f} rows)" for c, n in spellings]
+        named = [f"{c!r}{rows}" for c, rows in spellings]
         listed = ", ".join(named[:-1]) + " and " + named[-1]
         out.append(
             f"the labels {listed} differ only in spaces or letter case; each was trained as a "
