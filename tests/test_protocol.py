@@ -199,3 +199,29 @@ def test_install_without_finalize_drops_every_published_attribute(cls):
     model.finalize()
     np.testing.assert_allclose(model.predict_proba(X), other.predict_proba(X), rtol=1e-12)
     assert {k for k in vars(model) if k.endswith("_")} >= published
+
+
+@pytest.mark.parametrize(
+    "make, key",
+    [
+        (nbayes.MultinomialNB, "n_counts"),
+        (nbayes.BernoulliNB, "n_ones"),
+        (nbayes.PoissonNB, "n_sum"),
+        (nbayes.CategoricalNB, "n_counts"),
+    ],
+)
+@pytest.mark.parametrize("bad", [-5.0, np.nan])
+def test_set_state_refuses_a_negative_or_nan_count(make, key, bad):
+    """set_state took statistics with a negative (or NaN) count and predicted from them
+    without a word; model files are checked when read, and the Python API now is too."""
+    X = np.array([[1.0, 2.0], [3.0, 0.0], [0.0, 1.0]])
+    state = make().fit(X, [0, 1, 1]).get_state()
+    table = np.array(state["statistics"]["groups"][0][key], dtype=np.float64)
+    table.flat[0] = bad
+    state["statistics"]["groups"][0][key] = table
+    with pytest.raises(ValueError, match=rf"'{key}' of column group 0 holds a negative or NaN"):
+        make().set_state(state)
+    state = make().fit(X, [0, 1, 1]).get_state()
+    state["statistics"]["class_count"] = np.array([1.0, -2.0])
+    with pytest.raises(ValueError, match="class_count holds a negative or NaN count"):
+        make().set_state(state)

@@ -191,6 +191,24 @@ def log_odds_threshold(
 PENDING = "_pending_stats_"
 
 
+def check_counts(stats: dict) -> None:
+    """Counts in plain statistics (the class weights and every ``n_*`` table) must be
+    non-negative numbers: a hand-edited or forged state with a negative or NaN count would
+    finalize into parameters that predict without a word. ValueError names the first."""
+    named = [("class_count", stats["class_count"])]
+    for g, group in enumerate(stats["groups"]):  # bounded by the column groups
+        named += [
+            (f"{key!r} of column group {g}", v) for key, v in group.items() if key[:2] == "n_"
+        ]
+    for name, value in named:  # bounded: a few per group
+        arr = np.asarray(value)
+        if arr.dtype.kind in "fiu" and arr.size and not (arr >= 0).all():
+            raise ValueError(
+                f"the statistics' {name} holds a negative or NaN count; counts of rows and "
+                "values cannot be, so the state was edited or corrupted."
+            )
+
+
 class Statistics:
     """``stats_``, the fitted statistics, declared on the class.
 
@@ -1032,6 +1050,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         if len(widths) != len(families):
             raise ValueError(f"{len(families)} families for {len(widths)} column groups.")
         self.families_ = families
+        check_counts(state["statistics"])
         return self.install(state["classes"], state["statistics"])
 
     # -- prediction -----------------------------------------------------------------------------
