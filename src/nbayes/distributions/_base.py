@@ -380,12 +380,12 @@ def lookup_log(counts: np.ndarray, cell, minus: np.ndarray) -> np.ndarray | None
     table; or None where the compiled loops are off or the table is small (the caller
     takes numpy's logarithms itself).
 
-    partial_fit finalizes every batch, and on a large vocabulary a finalize is passes over
-    the class x word table: numpy's ``log(cell) - minus`` makes a temporary and three
-    passes. Most cells are small whole counts, so one compiled pass looks their logarithms
-    up in a (classes, small counts) table of numpy's logarithms of the very values ``cell``
-    gives and subtracts ``minus``: every cell equals numpy's, and the few other cells take
-    numpy's log after the loop (every cell, where most are not whole: fractional weights).
+    On a large vocabulary, laying a log table out is passes over the class x word table:
+    numpy's ``log(cell) - minus`` makes a temporary and three passes. Most cells are small
+    whole counts, so one compiled pass looks their logarithms up in a (classes, small
+    counts) table of numpy's logarithms of the very values ``cell`` gives and subtracts
+    ``minus``: every cell equals numpy's, and the few other cells take numpy's log after
+    the loop (every cell, where most are not whole: fractional weights).
     Where no temporary is saved (a table numpy can take the logarithm of in place), numpy's
     vectorised log is as fast as the look-up.
     """

@@ -936,7 +936,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         (see :meth:`EstimatorProtocol.log_prior`): each family's Dirichlet / Beta / Gamma
         pseudo-counts, and ``prior_alpha`` on a fitted class prior."""
         check_is_fitted(self, "stats_")
-        total = sum(fam.log_prior(p) for fam, p in zip(self.families_, self.params_))
+        # The scoring tables of this fitted state (made once, see _scoring_params) hold the
+        # count families' log tables: EM scores a state and takes its prior, one layout.
+        params = self._scoring_params()
+        total = sum(fam.log_prior(p) for fam, p in zip(self.families_, params))
         prior_alpha = getattr(self, "prior_alpha", 0.0) or 0.0
         if getattr(self, "class_prior", None) is None and getattr(self, "fit_prior", True):
             total += prior_alpha * float(np.sum(self.class_log_prior_))

@@ -202,8 +202,14 @@ class ColumnLayout:
         column = part if isinstance(part, pd.Series) else pd.Series(part, dtype=object)
         self.check_missing(column.to_frame(), g)
         column = column.reset_index(drop=True)
-        if pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty"):
-            raw = column.map(lambda v: isinstance(v, bytes)).to_numpy(dtype=bool)
+        kind = pd.api.types.infer_dtype(column, skipna=True)
+        if kind not in ("string", "empty"):
+            # All bytes (but missing texts) known from the inferred kind; a mixed column is
+            # looked at value by value.
+            if kind == "bytes":
+                raw = column.notna().to_numpy()
+            else:
+                raw = column.map(lambda v: isinstance(v, bytes)).to_numpy(dtype=bool)
             if raw.any():
                 column = column.astype(object)
                 column[raw] = self._decoded(column[raw], g, encoding, decode_error)
