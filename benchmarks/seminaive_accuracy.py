@@ -6,7 +6,7 @@ Splits: Mushroom 30 % stratified test split (seed 0); Adult's official test spli
 30 % stratified test split (seed 0). Numeric columns are cut by Fayyad & Irani's MDL
 discretisation (the default, as Weka does before AODE); naive Bayes is ``AODE`` with no
 qualifying parent (``min_parent_count=inf``), so every model sees the same codes. Prints a
-Markdown table of test accuracy (and log-loss) for README.md.
+Markdown table of test accuracy (and log-loss), the figures of docs/user_guide/seminaive.rst.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Learning curve of SemiSupervisedNB against the labeled rows alone (issue 17, README table).
+"""Learning curve of SemiSupervisedNB against the labeled rows alone (issue 17; the table
+in docs/user_guide/semisupervised.rst).
 
     python -m benchmarks.semisupervised_curve [--data ../shared/data] [--seeds 0]
 

@@ -5,8 +5,8 @@ features under the conjugate prior. By the chain rule it equals the *prequential
 sum_i log P(x_i | y_i, rows before i) -- a leave-future-out cross-validation that refits the
 model before every row -- so a grid search over that explicit cross-validation picks the same
 alpha. It differs from a K-fold grid search on classification loss (P(y | x)): the evidence
-judges how well the model describes the features, not how well it separates classes; see the
-README for the figures on SMS spam.
+judges how well the model describes the features, not how well it separates classes; see
+docs/user_guide/estimation.rst for the figures on SMS spam.
 """
 
 import numpy as np

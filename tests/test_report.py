@@ -205,5 +205,5 @@ def test_adult_mixed_nb_report(adult_report_file):
     self_contained(page)
     drawn = images(page)
     assert len(drawn) == result["figures"] == 1 + 14 + 3  # top features, every column, scores
-    assert '<td>accuracy</td><td class="num">0.8391</td>' in page  # as the README's table
+    assert '<td>accuracy</td><td class="num">0.8391</td>' in page  # user guide, mixed.rst
     assert result["bytes"] < 3_000_000

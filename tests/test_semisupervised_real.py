@@ -1,7 +1,8 @@
 """SemiSupervisedNB on real text (issue 17): SMS spam and Enron-Spam with 1 %, 5 % and 20 % of
 the training labels kept. EM must be at least as accurate as the model of the labeled rows
 alone in every case and clearly better at 1 %; the floors are the measured accuracies less a
-little (``python -m benchmarks.semisupervised_curve`` prints the table in the README)."""
+little (``python -m benchmarks.semisupervised_curve`` prints the table in
+docs/user_guide/semisupervised.rst)."""
 
 from __future__ import annotations
 
@@ -120,7 +121,7 @@ def test_em_with_a_chosen_weight_is_at_least_as_accurate(request, dataset, fract
 
 def test_em_that_hurts_enron_with_laplace_smoothing_warns(enron):
     """With alpha = 1 the unlabeled messages make EM worse than the labeled rows alone on
-    Enron at 1 % (see the README); the held-out labeled rows show it."""
+    Enron at 1 % (see docs/user_guide/semisupervised.rst); the held-out labeled rows show it."""
     train, test = enron
     labels, kept = label_fraction(train["label"], 0.01)
     with pytest.warns(EMWarning, match="EM lowered the held-out log-likelihood .* from -370"):
