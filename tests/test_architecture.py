@@ -233,3 +233,51 @@ def test_the_private_use_scan_finds_attribute_and_getattr_uses():
         "        return self._finalize\n"
     )
     assert private_uses(source, {"_finalize", "_vocabs"}) == [(2, "_finalize"), (3, "_vocabs")]
+
+
+# -- one home per concept -------------------------------------------------------------------------
+#: A concept, the module that is its one home, and what gives away a second implementation
+#: elsewhere: a function or class whose name holds one of the words, or a line of code holding
+#: one of the fragments (the MDL threshold's ``log2(3**k - 2)``).
+HOMES = {
+    "discretisation": (
+        "_discretise.py",
+        ("mdl", "entropy", "equal_frequency", "quantile_edges"),
+        ("3.0**k", "3**k"),
+    ),
+}
+
+
+def second_homes(concept: str, root: Path = SRC) -> list[str]:
+    """``path:line name`` of every definition or code fragment of ``concept`` outside its home."""
+    home, words, fragments = HOMES[concept]
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel == home:
+            continue
+        source = path.read_text()
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                w in node.name.lower() for w in words
+            ):
+                found.append(f"{rel}:{node.lineno} {node.name}")
+        for number, line in enumerate(source.splitlines(), 1):
+            code = line.split("#")[0].replace(" ", "")
+            found += [f"{rel}:{number} {f}" for f in fragments if f in code]
+    return found
+
+
+@pytest.mark.parametrize("concept", sorted(HOMES))
+def test_each_concept_has_one_home(concept):
+    assert (SRC / HOMES[concept][0]).exists()
+    offenders = second_homes(concept)
+    assert not offenders, f"{concept} belongs in {HOMES[concept][0]}; found elsewhere: {offenders}"
+
+
+def test_the_one_home_scan_finds_a_second_implementation(tmp_path):
+    pkg = tmp_path / "nbayes"
+    pkg.mkdir()
+    (pkg / "_discretise.py").write_text("def mdl_cuts(c):\n    return 3.0**k - 2\n")
+    (pkg / "other.py").write_text("def _mdl_cuts(u, c):\n    t = np.log2(3.0 ** k - 2)\n")
+    assert second_homes("discretisation", pkg) == ["other.py:1 _mdl_cuts", "other.py:2 3.0**k"]

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import xlogy
 
 from .._accel import kernels
+from .._discretise import equal_frequency_cuts, mdl_cuts
 from ..exceptions import DataError, ParameterError
 from ._base import (
     ESTIMATES,
@@ -55,7 +55,6 @@ INDEX_BITS = 30
 #: Finest level: the grid of a feature whose values are all 0.
 LEVEL_MIN = -1000
 LOG_2PI = float(np.log(2 * np.pi))
-LN2 = float(np.log(2.0))
 #: A Gaussian kernel is below the smallest float64 (underflows) beyond this many bandwidths.
 KERNEL_REACH = 38.0
 #: Below this, a kernel sum has lost precision to subnormal numbers: the nearest bins' kernel
@@ -197,64 +196,6 @@ def _kde_line(c: np.ndarray, h_bins: float, P: int, L: int) -> np.ndarray:
         nearest = np.log(c[near]) - 0.5 * ((pos - near) / h_bins) ** 2
         log_f[weak] = nearest.max(axis=0) - np.log(total) - 0.5 * LOG_2PI
     return log_f
-
-
-# -- discretisation -------------------------------------------------------------------------
-def _entropy(counts: np.ndarray) -> float:
-    """Entropy in bits of one vector of class counts (0 for no weight)."""
-    n = counts.sum()
-    return float((xlogy(n, n) - xlogy(counts, counts).sum()) / (n * LN2)) if n > 0 else 0.0
-
-
-def mdl_cuts(counts: np.ndarray) -> list[int]:
-    """Fayyad and Irani's (1993) recursive minimum-description-length cut points.
-
-    ``counts`` is (n_classes, n_bins) over the occupied bins of one feature, in value order.
-    Returns the positions ``c`` (cut between bins ``c - 1`` and ``c``). A cut is kept when its
-    information gain exceeds ``(log2(N - 1) + log2(3**k - 2) - [k H(S) - k1 H(S1) -
-    k2 H(S2)]) / N`` (N the weight of the interval, k the classes present); weights count
-    as observations. Candidates whose class entropy is within 1e-12 of the best count as tied
-    and the first wins, so rounding in the weights does not move cuts.
-    """
-    cuts: list[int] = []
-    stack = [(0, counts.shape[1])]
-    while stack:  # bounded: each accepted cut splits an interval, at most n_bins of them
-        lo, hi = stack.pop()
-        if hi - lo < 2:
-            continue
-        part = counts[:, lo:hi]
-        total = part.sum(axis=1)
-        n = total.sum()
-        if n <= 1:
-            continue
-        left = np.cumsum(part, axis=1)[:, :-1]  # candidate c = lo + 1 + i
-        right = total[:, None] - left
-        n_left, n_right = left.sum(axis=0), right.sum(axis=0)
-        # n H = n log n - sum_k c_k log c_k: the weighted entropies of all candidates at once.
-        e = (
-            xlogy(n_left, n_left)
-            - xlogy(left, left).sum(axis=0)
-            + xlogy(n_right, n_right)
-            - xlogy(right, right).sum(axis=0)
-        ) / (n * LN2)
-        best = int(np.flatnonzero(e <= e.min() + 1e-12 * max(1.0, abs(e.min())))[0])
-        h, h1, h2 = _entropy(total), _entropy(left[:, best]), _entropy(right[:, best])
-        k, k1, k2 = (int((v > 0).sum()) for v in (total, left[:, best], right[:, best]))
-        delta = np.log2(3.0**k - 2) - (k * h - k1 * h1 - k2 * h2)
-        if h - e[best] > (np.log2(n - 1) + delta) / n + 1e-12:
-            c = lo + 1 + best
-            cuts.append(c)
-            stack.extend([(lo, c), (c, hi)])
-    return sorted(cuts)
-
-
-def equal_frequency_cuts(pooled: np.ndarray, n_intervals: int) -> list[int]:
-    """Cut positions over occupied bins that split the pooled weight into ``n_intervals``
-    parts as equal as the bins allow (fewer when a bin holds more than one part)."""
-    cum = np.cumsum(pooled)
-    targets = cum[-1] * np.arange(1, n_intervals) / n_intervals
-    cuts = np.searchsorted(cum, targets, side="left") + 1
-    return sorted(set(int(c) for c in cuts if 0 < c < pooled.size))
 
 
 # -- the family -----------------------------------------------------------------------------

@@ -36,6 +36,8 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine as engine
+from .._discretise import mdl_edges as mdl_edges  # public here, where it is documented
+from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
 from .._validation import show
 from ..distributions import Binned
@@ -60,103 +62,6 @@ STATE_VERSION = 1
 BINNINGS = ("mdl", "quantile")
 #: Missing cells: summed out (exact under the model) or a category of their own.
 MISSING = ("ignore", "category")
-
-
-def quantile_edges(values, n_bins: int, sample_weight=None) -> np.ndarray:
-    """Inner edges of up to ``n_bins`` equal-frequency bins of ``values`` (NaN ignored).
-
-    Each edge is the weighted quantile ``1 / bins_left`` of the values above the previous
-    edge (``method="inverted_cdf"``: a data value, and integer weights equal repeated rows),
-    so a spike -- a column that is mostly 0, like capital gains -- takes one bin and the rest
-    of the values still share the other bins, where plain quantiles would all fall on the
-    spike. A value ``x`` falls in bin ``searchsorted(edges, x, side="left")``: bin i holds
-    ``edges[i-1] < x <= edges[i]``.
-
-    Examples
-    --------
-    >>> from nbayes.estimators.seminaive import quantile_edges
-    >>> quantile_edges([0, 0, 0, 0, 0, 0, 1, 2, 3, 4], 3).tolist()
-    [0.0, 2.0]
-    """
-    x = np.asarray(values, dtype=np.float64)
-    w = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    keep = ~np.isnan(x) & (w > 0)
-    x, w = x[keep], w[keep]
-    edges = []
-    for bins_left in range(int(n_bins), 1, -1):  # bounded by n_bins
-        if not x.size:
-            break
-        edge = np.quantile(x, 1.0 / bins_left, method="inverted_cdf", weights=w)
-        if edge >= x.max():  # the rest is one value: no further cut
-            break
-        edges.append(edge)
-        above = x > edge
-        x, w = x[above], w[above]
-    return np.asarray(edges, dtype=np.float64)
-
-
-def mdl_edges(values, classes, n_classes: int, sample_weight=None) -> np.ndarray:
-    """Inner edges of the supervised discretisation of Fayyad & Irani (1993).
-
-    The values are cut recursively where the class entropy of the two sides is lowest, as
-    long as the information gain pays for the cut under their minimum description length
-    criterion; a column that tells nothing about the class gets no cut (one bin). This is
-    the discretisation Weka applies before AODE. Weighted counts stand in for row counts.
-    A value ``x`` falls in bin ``searchsorted(edges, x, side="left")``.
-
-    Examples
-    --------
-    >>> from nbayes.estimators.seminaive import mdl_edges
-    >>> mdl_edges([1, 2, 3, 4, 5, 6, 7, 8], [0, 0, 0, 0, 1, 1, 1, 1], 2).tolist()
-    [4.0]
-    """
-    x = np.asarray(values, dtype=np.float64)
-    c = np.asarray(classes, dtype=np.intp)
-    w = np.ones_like(x) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    keep = ~np.isnan(x) & (w > 0)
-    uniq, inverse = np.unique(x[keep], return_inverse=True)
-    # Class weights of each distinct value: the recursion works on these (U, C) counts only.
-    counts = np.bincount(
-        inverse * n_classes + c[keep], weights=w[keep], minlength=uniq.size * n_classes
-    ).reshape(uniq.size, n_classes)
-    return _mdl_cuts(uniq, counts)
-
-
-def _mdl_cuts(uniq: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """:func:`mdl_edges` from the distinct values (sorted) and their (U, C) class weights."""
-    if uniq.size < 2:
-        return np.zeros(0)
-    cuts = []
-    stack = [(0, uniq.size)]
-    while stack:  # bounded by the number of cuts accepted (each splits one range in two)
-        lo, hi = stack.pop()
-        if hi - lo < 2:
-            continue
-        part = counts[lo:hi]
-        left = np.cumsum(part, axis=0)[:-1]
-        total = part.sum(axis=0)
-        right = total - left
-        n, n_left = total.sum(), left.sum(axis=1)
-        n_right = n - n_left
-        e_left, e_right = _entropy(left), _entropy(right)
-        cost = (n_left * e_left + n_right * e_right) / n
-        best = int(np.argmin(cost))
-        ent = _entropy(total[None])[0]
-        gain = ent - cost[best]
-        k, k1, k2 = (np.count_nonzero(v) for v in (total, left[best], right[best]))
-        delta = np.log2(3.0**k - 2) - (k * ent - k1 * e_left[best] - k2 * e_right[best])
-        if n > 1 and gain > (np.log2(n - 1) + delta) / n:
-            cuts.append(lo + best)
-            stack += [(lo, lo + best + 1), (lo + best + 1, hi)]
-    return uniq[np.sort(np.asarray(cuts, dtype=np.intp))].astype(np.float64)
-
-
-def _entropy(counts: np.ndarray) -> np.ndarray:
-    """Class entropy in bits of each row of (rows, C) weights."""
-    n = counts.sum(axis=1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(counts > 0, counts / n, 1.0)
-        return -(np.where(counts > 0, p * np.log2(p), 0.0)).sum(axis=1)
 
 
 def _as_float(col: pd.Series, label, position: int | None = None) -> np.ndarray:
@@ -286,7 +191,7 @@ def _edges_of(found, binning, n_bins: int) -> np.ndarray:
     total = counts.sum(axis=1)
     keep = total > 0
     if binning == "mdl":
-        return _mdl_cuts(uniq[keep], counts[keep])
+        return mdl_value_edges(uniq[keep], counts[keep])
     return quantile_edges(uniq[keep], n_bins, total[keep])
 
 
