@@ -238,12 +238,18 @@ def test_the_private_use_scan_finds_attribute_and_getattr_uses():
 # -- one home per concept -------------------------------------------------------------------------
 #: A concept, the module that is its one home, and what gives away a second implementation
 #: elsewhere: a function or class whose name holds one of the words, or a line of code holding
-#: one of the fragments (the MDL threshold's ``log2(3**k - 2)``).
+#: one of the fragments (the MDL threshold's ``log2(3**k - 2)``, pandas' hash of rows,
+#: splitmix64's constants).
 HOMES = {
     "discretisation": (
         "_discretise.py",
         ("mdl", "entropy", "equal_frequency", "quantile_edges"),
         ("3.0**k", "3**k"),
+    ),
+    "row hash": (
+        "_rowhash.py",
+        ("splitmix", "row_hash", "hash_folds", "fold_of"),
+        ("hash_array", "0x9E3779B97F4A7C15", "0xBF58476D1CE4E5B9"),
     ),
 }
 
@@ -281,3 +287,5 @@ def test_the_one_home_scan_finds_a_second_implementation(tmp_path):
     (pkg / "_discretise.py").write_text("def mdl_cuts(c):\n    return 3.0**k - 2\n")
     (pkg / "other.py").write_text("def _mdl_cuts(u, c):\n    t = np.log2(3.0 ** k - 2)\n")
     assert second_homes("discretisation", pkg) == ["other.py:1 _mdl_cuts", "other.py:2 3.0**k"]
+    (pkg / "folds.py").write_text("def fold_of(r, k):\n    return pd.util.hash_array(r) % k\n")
+    assert second_homes("row hash", pkg) == ["folds.py:1 fold_of", "folds.py:2 hash_array"]

@@ -59,6 +59,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from ._docstrings import shared_doc, shared_parameters
+from ._rowhash import hash_folds
 from ._threads import threads
 from ._validation import rows_from
 from .distributions import Labels
@@ -466,31 +467,6 @@ def _statistics(shell, parts, classes, split_every: int):
 # -- cross-validation folds in one distributed pass ------------------------------------------------
 #: Column that carries each row's fold next to the features inside each partition.
 _F = "__nbayes_fold__"
-
-
-def hash_folds(keys, n_folds: int) -> np.ndarray:
-    """Fold of each row from a hash of its key (row number or index value): stable across
-    partitionings and runs, about ``1 / n_folds`` of the rows each.
-
-    Parameters
-    ----------
-    keys : array-like of shape (n_samples,)
-        One key per row: its row number, or its index value in a DataFrame.
-    n_folds : int
-        The number of folds.
-
-    Returns
-    -------
-    ndarray of shape (n_samples,)
-        The fold of each row, in ``0 .. n_folds - 1``.
-
-    Examples
-    --------
-    >>> hash_folds(np.arange(6), 3).tolist()
-    [0, 1, 1, 2, 2, 0]
-    """
-    hashed = pd.util.hash_array(np.asarray(keys), categorize=False)
-    return (hashed % np.uint64(n_folds)).astype(np.intp)
 
 
 def _fold_ids(f, n: int, n_folds: int, keys) -> np.ndarray:

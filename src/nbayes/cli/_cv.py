@@ -1,8 +1,9 @@
 """``--alpha cv`` / ``--var-smoothing cv``: the value chosen over DATA's chunks by the
 cross-validated log-loss that ``alpha="cv"`` minimises inside ``fit``.
 
-After the training pass, two more passes over DATA: one counts each fold's rows (a hash of
-the row number picks the fold, so the folds do not depend on the chunking), one scores each
+After the training pass, two more passes over DATA: one counts each fold's rows (the row hash
+of :mod:`nbayes._rowhash` on the row number picks the fold, so the folds do not depend on the
+chunking and are those of :func:`nbayes.dask.fold_statistics` on the same rows), one scores each
 fold's rows by the candidates finalized from the statistics of the other folds. Memory stays
 bounded by a chunk and the candidate models; the rows are never held.
 """
@@ -14,10 +15,10 @@ from functools import reduce
 import numpy as np
 
 from .. import _engine as engine
+from .._rowhash import hash_folds
 from ..distributions import Labels
 from ..estimators._base import CV_CANDIDATES, CV_FOLDS, CV_START, label_codes
 from ..estimators._folds import take_rows
-from ..estimators.semisupervised import fold_of
 from ..estimators.text import TextNB
 from ..exceptions import DataError
 from ._common import UsageError
@@ -69,7 +70,7 @@ def choose(table, the_plan, target: str, dtypes: dict, names: list[str]) -> dict
             X = the_plan.inputs(chunk, offset, table.path)
             if model is not est:
                 X = est.transform(X)
-            fold = fold_of(offset + np.arange(len(chunk)), CV_FOLDS, 0)
+            fold = hash_folds(offset + np.arange(len(chunk)), CV_FOLDS)
             for k in range(CV_FOLDS):  # bounded by the number of folds
                 rows = np.flatnonzero(fold == k)
                 if rows.size:

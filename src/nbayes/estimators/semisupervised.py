@@ -30,12 +30,17 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
+from .._rowhash import hash_folds, row_hash
 from .._threads import get_threads, map_chunks
 from .._validation import is_missing_marker, show, user_stacklevel
 from ..distributions import SoftLabels
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
 from ._protocol import EstimatorProtocol
+
+#: The held-out folds of EM's figures, under the name this module gave them before the one row
+#: hash (:mod:`nbayes._rowhash`) served the command line and Dask too.
+fold_of = hash_folds
 
 #: The label that marks an unlabeled row, as in scikit-learn's semi-supervised estimators
 #: (None and NaN mark one too, for object and float labels).
@@ -164,38 +169,10 @@ def component_shares(rows: np.ndarray, n_components: int, seed: int) -> np.ndarr
     keys = rows.astype(np.uint64)[:, None] * np.uint64(n_components) + np.arange(
         n_components, dtype=np.uint64
     )
-    bits = _splitmix64(keys ^ _splitmix64(np.uint64(seed) + np.zeros(1, np.uint64)))
+    bits = row_hash(keys, seed)
     uniform = ((bits >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
     gaps = -np.log(uniform)  # exponential draws; normalised they are Dirichlet(1)
     return gaps / gaps.sum(axis=1, keepdims=True)
-
-
-def fold_of(rows: np.ndarray, n_folds: int, seed: int) -> np.ndarray:
-    """Held-out fold of each row (by global row index), in 0 .. n_folds - 1: a hash, so
-    that a row's fold does not depend on the chunking (as :func:`component_shares`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> folds = fold_of(np.arange(1000), 5, seed=0)
-    >>> np.bincount(folds).tolist()  # about 200 each
-    [179, 208, 218, 186, 209]
-    >>> bool(np.array_equal(folds[10:20], fold_of(np.arange(10, 20), 5, seed=0)))
-    True
-    """
-    bits = _splitmix64(
-        rows.astype(np.uint64) ^ _splitmix64(np.uint64(seed) + np.zeros(1, np.uint64))
-    )
-    return (bits % np.uint64(n_folds)).astype(np.intp)
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser, vectorised (wrapping uint64 arithmetic)."""
-    with np.errstate(over="ignore"):
-        x = x + np.uint64(0x9E3779B97F4A7C15)
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
 
 
 def _softmax_columns(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -329,7 +306,7 @@ def em_batch(
         if settings.n_folds:
             # Rows of weight zero say nothing about any model (and 0 * -inf is NaN).
             rows = np.flatnonzero(labeled & (weights > 0))
-            folds = fold_of(first_row + rows, settings.n_folds, settings.fold_seed)
+            folds = hash_folds(first_row + rows, settings.n_folds, settings.fold_seed)
             held_out = []
             for f in range(settings.n_folds):  # bounded by the number of folds
                 mine = rows[folds == f]
@@ -374,7 +351,7 @@ def em_batch(
     own_resp = resp[rows]
     resp[rows] = 0.0
     result.unlabeled_stats = model.accumulate(X, SoftLabels(resp), mode="count")
-    folds = fold_of(first_row + rows, settings.n_folds, settings.fold_seed)
+    folds = hash_folds(first_row + rows, settings.n_folds, settings.fold_seed)
     result.folds = []
     for f in range(settings.n_folds):  # bounded by the number of folds
         mine = folds == f
