@@ -1,0 +1,194 @@
+"""Semi-supervised EM on Dask: one distributed pass per iteration."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial, reduce
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from .._threads import threads
+from .._validation import rows_from
+from ..estimators._base import check_sample_weight
+from ..exceptions import DataError, NBayesError, ParameterError
+from ._fit import _survey
+from ._parts import (
+    _TEXT,
+    _W,
+    _Y,
+    _frame_partitions,
+    _row_partitions,
+    _unbox,
+    _vector_partitions,
+    tree_reduce,
+)
+
+
+def _em_summarize(summarize, classes, part, y, w):
+    """A survey pass that needs labels, over rows some of which are unlabeled."""
+    from ..estimators.semisupervised import survey_labels
+
+    return summarize(part, *survey_labels(y, w, classes))
+
+
+def _em_partition(model, X, y, w, classes, settings, index: int, offset: int | None):
+    """:func:`em_batch` of one partition (None for an empty one); errors name the partition."""
+    from ..estimators.semisupervised import em_batch, encode_labels
+
+    if y is None:  # a DataFrame partition carries its labels and weights as columns
+        y, w = X[_Y].to_numpy(), (X[_W].to_numpy(dtype=np.float64) if _W in X.columns else None)
+        X = X.drop(columns=[c for c in (_Y, _W) if c in X.columns])
+    n = X.shape[0]
+    if n == 0:
+        return None
+    try:
+        with rows_from(offset or 0):
+            codes = encode_labels(np.asarray(y).ravel(), X, classes, offset or 0)
+            weights = check_sample_weight(w, n, allow_all_zero=True)
+            with threads(1):  # Dask runs partitions side by side already
+                return em_batch(model, X, codes, weights, offset or 0, settings)
+    except NBayesError as exc:
+        raise type(exc)(f"In partition {index}: {exc}") from exc
+
+
+def _em_frame(part, model, classes, settings, offsets, partition_info=None):
+    index = (partition_info or {}).get("number", 0)
+    result = _em_partition(model, part, None, None, classes, settings, index, offsets[index])
+    return pd.Series([result], dtype=object)
+
+
+def _merge_passes(model, *parts):
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    return reduce(lambda a, b: a.merge(b, model), parts)
+
+
+def _labeled_classes(y) -> np.ndarray:
+    from ..estimators.semisupervised import unlabeled_mask
+
+    y = np.asarray(y).ravel()
+    kept = y[~unlabeled_mask(y)]
+    return np.unique(np.asarray(kept.tolist()) if kept.dtype.kind == "O" else kept)
+
+
+def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_every: int = 8):
+    """Run a :class:`nbayes.SemiSupervisedNB` on Dask collections: one distributed pass per
+    EM iteration.
+
+    Every iteration maps :func:`~nbayes.estimators.semisupervised.em_batch` (E-step
+    responsibilities, then the partition's statistics with them as soft labels) over the
+    partitions, merges the statistics in a tree and installs them on the client, so each
+    iteration equals in-memory EM (``semi.fit``) to floating-point rounding, whatever the
+    partitioning. Unlabeled rows carry -1 (or None / NaN) in ``y``, as for ``fit``.
+
+    Parameters
+    ----------
+    semi : SemiSupervisedNB
+        Fitted in place and returned.
+    X, y, sample_weight
+        As in :func:`fit`.
+    classes : array-like, optional
+        Every class; by default a first pass finds the labels of the labeled rows.
+    split_every : int, default=8
+        Fan-in of the merge tree.
+
+    Returns
+    -------
+    semi
+        ``semi``, fitted.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB, SemiSupervisedNB
+    >>> from nbayes import dask as nbdask
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 400)
+    >>> counts = rng.poisson(np.where(y[:, None] == 0, [5, 1], [1, 5]))
+    >>> partial = np.where(rng.random(400) < 0.05, y, -1)
+    >>> X = da.from_array(counts, chunks=(100, 2))
+    >>> em = nbdask.fit_semisupervised(SemiSupervisedNB(MultinomialNB()), X, partial)
+    >>> local = SemiSupervisedNB(MultinomialNB()).fit(counts, partial)
+    >>> bool(np.allclose(em.history_, local.history_, rtol=1e-10))
+    True
+    """
+    from ..estimators.semisupervised import SemiSupervisedNB
+
+    if not isinstance(semi, SemiSupervisedNB):
+        raise ParameterError(f"semi must be a SemiSupervisedNB; got {type(semi).__name__}.")
+    if int(split_every) < 2:
+        raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
+    split_every = int(split_every)
+    if isinstance(X, dd.Series):  # texts
+        X = X.to_frame(name=_TEXT)
+    frame = isinstance(X, dd.DataFrame)
+    if frame:
+        X, parts = _frame_partitions(X, y, sample_weight)
+        meta = X._meta
+        lengths = parts.map_partitions(len).compute().tolist()
+        label_parts = list(parts[_Y].to_delayed())
+    else:
+        X_parts, offsets = _row_partitions(X)
+        y_parts = _vector_partitions(y, X, "y")
+        w_parts = (
+            [None] * len(X_parts)
+            if sample_weight is None
+            else _vector_partitions(sample_weight, X, "sample_weight")
+        )
+        meta = int(X.shape[1])
+        if offsets is None:
+            lengths = list(dask.compute(*[dask.delayed(len)(p) for p in X_parts]))
+        label_parts = y_parts
+    if frame or offsets is None:
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(int).tolist()
+    if classes is None:
+        found = dask.compute(*[dask.delayed(_labeled_classes)(p) for p in label_parts])
+        classes = reduce(np.union1d, found) if found else np.array([])
+    classes = np.unique(np.asarray(classes))
+    if classes.size == 0:
+        raise DataError(
+            "Every row is unlabeled (-1, None or NaN): EM needs at least one labeled row of "
+            "each class to know what the classes are."
+        )
+
+    def survey(step):
+        if not frame:
+            raise DataError(
+                f"{type(semi.estimator).__name__} surveys its data before counting, which "
+                f"needs a dask DataFrame (or Series); got {type(X).__name__}."
+            )
+        if step.labels:
+            step = replace(step, summarize=partial(_em_summarize, step.summarize, classes))
+        return _survey(X, step, split_every, parts)
+
+    def sweep(model, settings, encode=None):
+        shipped = dask.delayed(model)  # once per iteration: the model changes every time
+        if frame:
+            boxed = parts.map_partitions(
+                _em_frame,
+                shipped,
+                classes,
+                settings,
+                offsets,
+                meta=pd.Series(dtype=object),
+                enforce_metadata=False,
+            )
+            tasks = list(boxed.to_delayed())
+        else:
+            step = dask.delayed(_em_partition, pure=True)
+            tasks = [
+                step(shipped, xb, yb, wb, classes, settings, i, off)
+                for i, (xb, yb, wb, off) in enumerate(zip(X_parts, y_parts, w_parts, offsets))
+            ]
+        (result,) = dask.compute(tree_reduce(tasks, _merge_passes, split_every, (shipped,)))
+        result = _unbox(result)
+        if result is None:
+            raise DataError("X has no rows in any partition: there is nothing to learn from.")
+        return result
+
+    return semi.fit_passes(meta, classes, survey, sweep)
