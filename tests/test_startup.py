@@ -85,6 +85,22 @@ def test_public_names_still_import_and_list():
         from nbayes import GridSearchCV  # noqa: F401
 
 
+def test_the_lazy_table_the_type_checking_imports_and_all_agree():
+    import ast
+    from pathlib import Path
+
+    import nbayes
+
+    source = Path(nbayes.__file__).read_text()
+    checked = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for imp in node.body:
+                checked.update(alias.asname or alias.name for alias in imp.names)
+    assert set(nbayes._LAZY) | {"model_selection"} == checked
+    assert checked | {"__version__"} == set(nbayes.__all__)
+
+
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], [], ["misspelt"]])
 def test_help_and_version_import_no_numerical_library(argv):
     code = (
