@@ -146,6 +146,18 @@ def _compiled_log_cells(compiled, counts, columns, pseudo, log_totals) -> np.nda
     return out
 
 
+#: Cells of a count table looked at to tell whole counts (word counts) from other sums
+#: (TF-IDF, weighted rows) when choosing how to lay out stacked candidates.
+WHOLE_SAMPLE = 1 << 16
+
+
+def _looks_whole(counts: np.ndarray) -> bool:
+    """Whether the first cells of the count table are whole numbers. Only the speed rests on
+    it: either layout gives the same scores for any table."""
+    sample = counts.ravel()[:WHOLE_SAMPLE]
+    return bool(np.array_equal(np.trunc(sample), sample))
+
+
 def _stacked_log1p_cells(counts, columns, pseudo, log_totals) -> tuple[np.ndarray, np.ndarray]:
     """The stacked tables of ``finalize_stacked`` for one positive pseudo-count a per
     candidate, with zero cells left at zero: log(n + a) = log a + log1p(n / a), so
@@ -292,7 +304,12 @@ class Multinomial(Family):
         compiled = kernels()
         with np.errstate(divide="ignore", invalid="ignore"):
             log_totals = np.log(totals).ravel()
-            if scalar and (a > 0).all():  # no zero probability: zero cells cost nothing
+            # Whole counts go to the compiled loop where it is built: it looks the logarithms
+            # of every cell up in one pass, faster than the passes below (Enron's search: 26
+            # against 37 ms of CPU). Other sums (TF-IDF) have no table to look up: there the
+            # cells without a count are what costs nothing.
+            log1p_cells = compiled is None or not _looks_whole(counts)
+            if scalar and (a > 0).all() and log1p_cells:  # zero cells cost nothing
                 weights_t, per_count = _stacked_log1p_cells(counts, columns, a[:, 0], log_totals)
                 return {
                     "weights_t": weights_t,
