@@ -5,7 +5,10 @@ what was received, and how to fix it. All types subclass ``ValueError`` or ``Typ
 that code written against scikit-learn keeps catching them.
 """
 
-from sklearn.exceptions import NotFittedError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sklearn.exceptions import NotFittedError
 
 __all__ = [
     "DataError",
@@ -109,3 +112,15 @@ class EMWarning(UserWarning):
     >>> caught[0].category.__name__
     'EMWarning'
     """
+
+
+def __getattr__(name: str):
+    # scikit-learn's own NotFittedError (code written against scikit-learn catches it), read
+    # on first use: importing sklearn.exceptions loads scikit-learn's base, which the
+    # command line's --help and --version do without.
+    if name == "NotFittedError":
+        from sklearn.exceptions import NotFittedError
+
+        globals()[name] = NotFittedError
+        return NotFittedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,16 +15,35 @@ import sys
 import traceback
 from contextlib import contextmanager
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from .._output import WriteError, stop_signals
 from .._threads import threads
-from ..exceptions import NBayesError, NotFittedError, ParameterError
+from ..exceptions import NBayesError, ParameterError
 from ._common import CLIError, UsageError
-from ._tables import ReadOptions
+
+if TYPE_CHECKING:
+    from ._tables import ReadOptions
+
+# Start-up: this module imports no numerical library (numpy, pandas, scikit-learn). `nbayes
+# --help` and `nbayes --version` need none, and :func:`main` installs its signal handlers
+# before it imports the command's module (which imports them), so that Ctrl-C during those
+# imports is an interruption like any other: exit 130, one line, no traceback.
 
 COMMANDS = ("train", "predict", "evaluate", "explain", "inspect", "report", "demo")
+#: What ``nbayes --help`` says of each command, without importing the command's module (each
+#: module's ``HELP``, which a test keeps equal to this).
+COMMAND_HELP = {
+    "train": "learn a model from a table (CSV/TSV, Parquet, JSON lines) and save it",
+    "predict": "classify every row of a table with a saved model",
+    "evaluate": "score a saved model on a labelled table",
+    "explain": "show the most indicative features per class, and what drove predictions for DATA",
+    "inspect": "show what a model file holds: classes, priors, families per column, format",
+    "report": "write an HTML report of a model (and of its scores on a labelled table)",
+    "demo": "train, evaluate and explain a spam filter on the bundled SMS Spam Collection",
+}
 
-__all__ = ["COMMANDS", "CLIError", "UsageError", "main"]
+__all__ = ["COMMANDS", "COMMAND_HELP", "CLIError", "UsageError", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +78,8 @@ def _positive(value: str) -> int:
 
 def read_options(args) -> ReadOptions:
     """The input options shared by commands that read DATA."""
+    from ._tables import ReadOptions  # pandas: imported by the commands that read DATA
+
     return ReadOptions(
         format=getattr(args, "format", None),
         sep=getattr(args, "sep", None),
@@ -74,8 +95,23 @@ def read_options(args) -> ReadOptions:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every command."""
+def command_named(argv: list[str]) -> str | None:
+    """The command that ``argv`` names, or None (``--help``, ``--version``, a misspelt
+    command). Options before the command are the top-level parser's, which take no value,
+    so the command is the first word that is not an option."""
+    for i, word in enumerate(argv):
+        if word == "--":
+            word = argv[i + 1] if i + 1 < len(argv) else ""
+        elif word.startswith("-"):
+            continue
+        return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(commands: tuple[str, ...] = COMMANDS) -> argparse.ArgumentParser:
+    """The argument parser with the options of ``commands`` (default: every command). The
+    other commands are listed with their help only, without importing their modules, which
+    import numpy and pandas: :func:`main` builds the parser of the command named alone."""
     from .._accel import describe
     from .._version import __version__
 
@@ -152,10 +188,13 @@ def build_parser() -> argparse.ArgumentParser:
         "JSON-lines tables. Start with `nbayes demo`.",
     )
     parser.add_argument(
-        "--version", action="version", version=f"nbayes {__version__} ({describe()})"
+        "--version", action="version", version=f"nbayes {__version__} ({describe(load=False)})"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if name not in commands:
+            sub.add_parser(name, help=COMMAND_HELP[name])
+            continue
         module = import_module(f".{name}", __name__)
         parents = (
             [general, reading]
@@ -175,7 +214,8 @@ def _describe(exc: BaseException) -> tuple[int, str]:
         return 1, f"{name}: no such file." if name else str(exc)
     if isinstance(exc, OSError) and exc.filename is not None:
         return 1, f"{exc.filename}: {exc.strerror or exc}"
-    if isinstance(exc, (NBayesError, NotFittedError, OSError, ValueError, MemoryError)):
+    # (scikit-learn's NotFittedError, which nbayes raises, is a ValueError)
+    if isinstance(exc, (NBayesError, OSError, ValueError, MemoryError)):
         return 1, str(exc) or type(exc).__name__
     return 1, (
         f"unexpected {type(exc).__name__}: {exc} (this is a bug in nbayes; run with "
@@ -211,6 +251,21 @@ def _stop_on_signals(received: list[int]):
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _record_signals(received: list[int]) -> None:
+    """From now on a signal is only recorded: the command is already stopping, and a second
+    Ctrl-C must not interrupt the message that says so with a traceback."""
+
+    def record(signum, frame):
+        received.append(signum)
+
+    try:
+        for sig in _STOP_SIGNALS:
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                signal.signal(sig, record)
+    except ValueError:  # not the main thread: the handlers are not ours
+        pass
 
 
 def _silence_stdout() -> None:
@@ -252,7 +307,22 @@ def main(argv: list[str] | None = None) -> int:
     ``nbayes predict ... | head``), 1 data or runtime error (a failed write included), 2 usage
     error, 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM).
     """
-    parser = build_parser()
+    stop_signals.clear()
+    try:
+        # The handlers come first: building the command's parser imports its module, and
+        # with it numpy and pandas, which an impatient Ctrl-C may interrupt.
+        with _stop_on_signals(stop_signals):
+            try:
+                return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
+            except KeyboardInterrupt:
+                return _stopped(stop_signals or [signal.SIGINT])
+    finally:
+        stop_signals.clear()  # a later call in this process starts afresh
+
+
+def _parse_and_run(argv: list[str]) -> int:
+    command = command_named(argv)
+    parser = build_parser(() if command is None else (command,))
     try:
         args, rest = parser.parse_known_args(argv)
         # argparse fills an optional DATA (explain, report) before the options that follow
@@ -266,18 +336,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    stop_signals.clear()
-    try:
-        return _run(args, stop_signals)
-    finally:
-        stop_signals.clear()  # a later call in this process starts afresh
+    return _run(args, stop_signals)
 
 
 def _run(args, received: list[int]) -> int:
     """Run the command; ``received`` (shared with the output writer, which commits nothing
     once a signal arrived) collects SIGINT and SIGTERM."""
     try:
-        with _stop_on_signals(received), threads(getattr(args, "threads", None)):
+        with threads(getattr(args, "threads", None)):
             status = args._run(args)
             _flush_stdout()
     except BrokenPipeError:
@@ -306,6 +372,7 @@ def _run(args, received: list[int]) -> int:
 
 
 def _stopped(received: list[int]) -> int:
+    _record_signals(received)
     status, word = _STOP_SIGNALS.get(received[0], (130, "interrupted"))
     try:
         sys.stdout.flush()

@@ -29,11 +29,15 @@ ARRAY_KINDS = "biufU"
 _DTYPE_NAMES = ("float64", "float32", "int64", "int32", "int16", "int8", "uint8", "bool")
 
 
-def components() -> dict[str, type]:
-    """Classes a model file may instantiate, by name: nbayes estimators and text vectorisers."""
-    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
-
+def components(vectorisers: bool = True) -> dict[str, type]:
+    """Classes a model file may instantiate, by name: nbayes estimators and text vectorisers
+    (left out with ``vectorisers=False``: scikit-learn's text module is imported only for a
+    model that holds one)."""
     from ..estimators import REGISTRY
+
+    if not vectorisers:
+        return dict(REGISTRY)
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
     return {**REGISTRY, "CountVectorizer": CountVectorizer, "HashingVectorizer": HashingVectorizer}
 
@@ -140,7 +144,9 @@ def from_jsonable(data, where: str = "params"):
 
 def build(name, params, where: str = "estimator"):
     """Instantiate a registered class by name with keyword parameters."""
-    table = components()
+    table = components(vectorisers=False)
+    if not isinstance(name, str) or name not in table:
+        table = components()
     if not isinstance(name, str) or name not in table:
         raise ModelFormatError(
             f"Model file: {where} names an unknown class {name!r}; this nbayes knows "
