@@ -15,6 +15,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "UnknownLabelError",
+    "UnseenCategoryWarning",
 ]
 
 
@@ -108,4 +109,20 @@ class EMWarning(UserWarning):
     ...     warnings.warn("EM lowered the held-out log-likelihood", EMWarning)
     >>> caught[0].category.__name__
     'EMWarning'
+    """
+
+
+class UnseenCategoryWarning(UserWarning):
+    """Most values of a category column at predict time were never seen in training.
+
+    A column that names or numbers the rows (an identifier) gives this warning on every new
+    file: leave it out of training. Otherwise the new file likely writes the column in
+    another way than the training data (another type, spelling or unit).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from nbayes.exceptions import UnseenCategoryWarning
+    >>> issubclass(UnseenCategoryWarning, UserWarning)
+    True
     """

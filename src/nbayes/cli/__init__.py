@@ -19,7 +19,7 @@ from importlib import import_module
 from .._output import WriteError, stop_signals
 from .._threads import threads
 from ..exceptions import NBayesError, NotFittedError, ParameterError
-from ._common import CLIError, UsageError
+from ._common import CLIError, UsageError, house_warnings
 from ._tables import ReadOptions
 
 COMMANDS = ("train", "predict", "evaluate", "explain", "inspect", "report", "demo")
@@ -277,7 +277,11 @@ def _run(args, received: list[int]) -> int:
     """Run the command; ``received`` (shared with the output writer, which commits nothing
     once a signal arrived) collects SIGINT and SIGTERM."""
     try:
-        with _stop_on_signals(received), threads(getattr(args, "threads", None)):
+        with (
+            _stop_on_signals(received),
+            threads(getattr(args, "threads", None)),
+            house_warnings(),
+        ):
             status = args._run(args)
             _flush_stdout()
     except BrokenPipeError:

@@ -34,7 +34,7 @@ import pandas as pd
 from .._output import WriteError, output_file, special_target
 from .._validation import MISSING_WORDS
 from ..exceptions import DataError
-from ._common import CLIError, UsageError, names, progress_bar
+from ._common import CLIError, UsageError, names, progress_bar, say_warning
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 _COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
@@ -535,6 +535,8 @@ class Table:
             if broken.any():  # the few values with a line break: do they hold a row?
                 rows = values[broken].str.contains(record, regex=True).fillna(False)
                 broken[broken] = rows.to_numpy(dtype=bool)
+            if broken.any():  # ... rows of this file, not prose with commas?
+                broken[broken] = _swallowed_rows(values[broken], frame, column, sep)
             if broken.any():
                 seen = self.spanning.setdefault(str(column), [offset + int(broken.argmax()), 0])
                 seen[1] += int(broken.sum())
@@ -588,7 +590,7 @@ class Table:
         evaluate, which have read the whole table by then)."""
         warning = self.line_break_warning()
         if warning:
-            print(f"nbayes: warning: {warning}", file=sys.stderr)
+            say_warning(warning)
 
     def _frames(self, columns, dtypes, rows: int, progress: bool, desc: str | None = None):
         try:
@@ -732,6 +734,32 @@ class Table:
                 frame = batch.to_pandas()
                 frame.columns = [str(c) for c in frame.columns]
                 yield frame
+
+
+def _swallowed_rows(values: pd.Series, frame: pd.DataFrame, column, sep: str) -> np.ndarray:
+    """Which of ``values`` (texts of ``frame[column]`` that span several lines) hold rows of
+    the file: more than half of the lines after their first split at ``sep`` into a row whose
+    fields, at the places of the other columns, are values of those columns (a word those
+    columns hold, or a number where they hold numbers). A correctly quoted text written by
+    pandas or the csv module (an e-mail body with commas) has lines of prose instead."""
+    place = list(frame.columns).index(column)
+    lines = values.str.split("\n").explode()
+    lines = lines[lines.groupby(level=0).cumcount() > 0].astype(str)
+    fields = lines.str.split(sep, regex=False)
+    row = fields.str.len().to_numpy() >= frame.shape[1]
+    for k, other in enumerate(frame.columns):  # bounded by the columns
+        if k == place or not row.any():
+            continue
+        at = k if k < place else k - frame.shape[1]  # after the text: counted from the end
+        field = fields.str[at].astype(str).str.strip().str.strip('"')
+        known = frame[other]
+        if known.dtype.kind in "iuf":
+            matches = pd.to_numeric(field, errors="coerce").notna()
+        else:
+            matches = field.isin(set(known.dropna().astype(str).str.strip()))
+        row &= matches.to_numpy(dtype=bool)
+    share = pd.Series(row, index=lines.index).groupby(level=0).mean()
+    return (share.reindex(values.index).fillna(0.0) > 0.5).to_numpy(dtype=bool)
 
 
 def open_table(path: str, options: ReadOptions, progress: bool = False) -> Table:
