@@ -38,6 +38,9 @@ file read with pandas, on the columns the command line modelled.
     a column that identifies rows -- named like a row index (``rownames``, ``id``,
     ``Unnamed: 0``), or whole numbers / text distinct in every training row -- is a feature
     of the trained model and no warning of ``train`` names it.
+``dates_as_words``
+    a column whose values are dates or times written as text (95 % of them parse) is a
+    feature of the model read as categories or words, not as calendar features.
 ``below_baseline_silent``
     the accuracy of ``evaluate`` is more than 5 points below always predicting the training
     set's most frequent class, and ``evaluate`` printed no warning that says so.
@@ -46,8 +49,9 @@ file read with pandas, on the columns the command line modelled.
 ``wrong_hint``
     a hint that the corpus shows to be wrong: ``--no-quoting`` advised for a file written by
     pandas (its quoting is right by construction); a value called a missing-value marker
-    (``--na-values``, "often marks a missing") that makes up at least 10 % of its column's
-    values, i.e. a frequent real category; a word count "(0 word(s) per value" said of
+    (``--na-values``, "often marks a missing") that is a word or letter and makes up at
+    least 10 % of its column's values, i.e. a frequent real category ('none', 'K'; a sign
+    such as '?' is a marker at any share); a word count "(0 word(s) per value" said of
     values without words.
 ``raw_warning``
     a line on stderr that is not ``nbayes: warning: ...`` / ``nbayes: error: ...``
@@ -62,7 +66,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import importlib.util
 import io
 import json
@@ -82,9 +85,19 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("NBAYES_DATA", ROOT.parent / "shared" / "data"))
-if not DATA.exists():  # a worktree beside main: ../../shared
-    DATA = ROOT.parents[1] / "shared" / "data"
+
+
+def _data_dir() -> Path:
+    """``$NBAYES_DATA_DIR``, else ``shared/data`` beside the checkout or one of its parents."""
+    if os.environ.get("NBAYES_DATA_DIR"):
+        return Path(os.environ["NBAYES_DATA_DIR"])
+    for parent in ROOT.parents:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared" / "data"
+    return ROOT.parent / "shared" / "data"
+
+
+DATA = _data_dir()
 
 MIN_ROWS = 50
 MAX_ROWS = 5_000
@@ -101,6 +114,7 @@ CRITERIA = (
     "crash",
     "cli_api_differ",
     "identifier_kept_silently",
+    "dates_as_words",
     "below_baseline_silent",
     "no_baseline_printed",
     "wrong_hint",
@@ -130,6 +144,8 @@ class Outcome:
     model: str | None = None
     exits: dict[str, int] = field(default_factory=dict)
     stderr: dict[str, str] = field(default_factory=dict)
+    #: What ``train`` printed on standard output (its notes).
+    notes: str = ""
 
 
 # -- sources ----------------------------------------------------------------------------------
@@ -175,7 +191,9 @@ def other_tables(names: set[str] | None = None):
         return names is None or name in names
 
     if importlib.util.find_spec("palmerpenguins") is not None:
-        folder = Path(next(iter(importlib.util.find_spec("palmerpenguins").submodule_search_locations)))
+        folder = Path(
+            next(iter(importlib.util.find_spec("palmerpenguins").submodule_search_locations))
+        )
         for file, target in (("penguins.csv", "species"), ("penguins-raw.csv", "Species")):
             if wanted(f"palmerpenguins/{file[:-4]}"):
                 yield f"palmerpenguins/{file[:-4]}", pd.read_csv(folder / "data" / file), target
@@ -283,16 +301,15 @@ def _seed(name: str) -> int:
 def split(table: Table, folder: Path, parquet: bool) -> tuple[Path, Path]:
     """Shuffle, split 70/30 and write both halves as a user would."""
     frame = table.frame.sample(frac=1.0, random_state=_seed(table.name)).reset_index(drop=True)
-    cut = int(round(0.7 * len(frame)))
+    cut = round(0.7 * len(frame))
     train, test = frame.iloc[:cut], frame.iloc[cut:]
     if parquet:
         try:
             train.to_parquet(folder / "train.parquet", index=False)
             test.to_parquet(folder / "test.parquet", index=False)
             return folder / "train.parquet", folder / "test.parquet"
-        except (ValueError, TypeError, ImportError, OverflowError) as exc:
-            if type(exc).__module__.startswith("pyarrow") or isinstance(exc, ImportError):
-                pass
+        except (ValueError, TypeError, ImportError, OverflowError):
+            pass  # a column pyarrow cannot type (mixed objects): written as CSV instead
     train.to_csv(folder / "train.csv", index=False)
     test.to_csv(folder / "test.csv", index=False)
     return folder / "train.csv", folder / "test.csv"
@@ -316,7 +333,9 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _read(path: Path) -> pd.DataFrame:
-    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path, low_memory=False)
+    return (
+        pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path, low_memory=False)
+    )
 
 
 def identifiers(train: pd.DataFrame, target: str) -> list[str]:
@@ -333,6 +352,24 @@ def identifiers(train: pd.DataFrame, target: str) -> list[str]:
             whole = values.dtype.kind in "iu" or values.map(type).eq(str).all()
             if whole and not _free_text(values):
                 out.append(str(column))
+    return out
+
+
+def date_columns(train: pd.DataFrame, target: str) -> list[str]:
+    """Columns of text of which 95 % parse as dates or times (and hold a digit)."""
+    out = []
+    for column in train.columns:  # bounded by the columns
+        values = train[column].dropna()
+        if column == target or values.empty or values.dtype.kind != "O":
+            continue
+        values = values.astype(str).iloc[:200]
+        if not values.str.contains(r"\d.*[-/.:T ].*\d", regex=True).all():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = pd.to_datetime(values, errors="coerce", format="mixed")
+        if parsed.notna().mean() >= 0.95:
+            out.append(str(column))
     return out
 
 
@@ -366,7 +403,7 @@ def wrong_hints(err: str, train: pd.DataFrame, target: str) -> list[str]:
                 continue
             values = train[where].dropna().astype(str).str.strip()
             share = float((values == value).mean()) if len(values) else 0.0
-            if share >= FREQUENT_VALUE:
+            if share >= FREQUENT_VALUE and any(ch.isalpha() for ch in value):
                 wrong.append(f"calls {value!r} ({share:.0%} of {where!r}) a missing marker")
     return wrong
 
@@ -392,8 +429,12 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
     def note(criterion: str, detail: str) -> None:
         outcome.failed.setdefault(criterion, detail)
 
-    status, _, err = run_cli(["train", str(train_path), "-t", table.target, "-o", str(model_path), "-q"])
+    # Not --quiet: the notes on standard output are hints too.
+    status, notes, err = run_cli(
+        ["train", str(train_path), "-t", table.target, "-o", str(model_path)]
+    )
     outcome.exits["train"], outcome.stderr["train"] = status, err
+    outcome.notes = notes
     errs = [err]
     if status == 0:
         status, out, err = run_cli(["evaluate", str(model_path), str(test_path), "--json", "-q"])
@@ -416,6 +457,8 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
             note("raw_warning", raw[0])
         for hint in wrong_hints(err, train, table.target):
             note("wrong_hint", hint)
+    for hint in wrong_hints(outcome.notes, train, table.target):
+        note("wrong_hint", hint)
 
     majority = train[table.target].value_counts().index[0]
     y_test = test[table.target]
@@ -424,7 +467,9 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
         outcome.accuracy = report.get("accuracy")
         if "baseline_accuracy" not in report:
             note("no_baseline_printed", "evaluate --json has no baseline_accuracy")
-        worse = outcome.accuracy is not None and outcome.accuracy < outcome.baseline - BELOW_BASELINE
+        worse = (
+            outcome.accuracy is not None and outcome.accuracy < outcome.baseline - BELOW_BASELINE
+        )
         said = any("baseline" in line for line in outcome.stderr["evaluate"].splitlines())
         if worse and not said:
             note(
@@ -441,6 +486,11 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
     for column in identifiers(train, table.target):
         if column in manifest_features and repr(column) not in train_err:
             note("identifier_kept_silently", f"{column!r} is a feature, no warning names it")
+
+    families = {str(c): str(f) for f, cs in getattr(model, "column_groups_", []) or [] for c in cs}
+    for column in date_columns(train, table.target):
+        if families.get(column) in ("categorical", "text", "multinomial", "bernoulli"):
+            note("dates_as_words", f"{column!r} is read as {families[column]}")
 
     if outcome.model != "MixedNB" or not manifest_features or outcome.exits.get("predict") != 0:
         return outcome
@@ -505,7 +555,9 @@ def summarise(outcomes: list[Outcome]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.corpus", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.corpus", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--limit", type=int, help="run the first N tables only")
     parser.add_argument("--tables", help="comma-separated table names (e.g. datasets/iris)")
     parser.add_argument("--json", help="write every table's outcome to this file")
