@@ -547,7 +547,7 @@ class Table:
 
     def _swallowed_rows(self, values: pd.Series, frame: pd.DataFrame, column, sep: str):
         """Which of ``values`` (texts of ``frame[column]`` that span several lines) hold rows
-        of the file: more than half of the lines after their first split at ``sep`` into a
+        of the file: at least half of the lines after their first split at ``sep`` into a
         row whose fields, at the places of the other columns, are values of those columns (a
         value that column holds, or a number where it holds numbers). A correctly quoted text
         written by pandas or the csv module (an e-mail body with commas) has lines of prose
@@ -573,7 +573,7 @@ class Table:
                 matches = field.isin(set(known.dropna().astype(str).str.strip()))
             row &= matches.to_numpy(dtype=bool)
         share = pd.Series(row, index=lines.index).groupby(level=0).mean()
-        return (share.reindex(values.index).fillna(0.0) > 0.5).to_numpy(dtype=bool)
+        return (share.reindex(values.index).fillna(0.0) >= 0.5).to_numpy(dtype=bool)
 
     def _first_values(self, column: str) -> pd.Series | None:
         """The values of ``column`` in the file's first lines (numbers where every one reads

@@ -331,9 +331,11 @@ def _advice(column: str, family: str | None, values) -> str:
                 "--continuous binned or --continuous density"
             )
         return "read as a bell curve (gaussian); try --continuous binned or density"
+    read = f"read as {family}, it" if family else "it"
     return (
-        f"read as {family or 'its family'}; if it does not describe the rows (an identifier, "
-        f"or values that differ between the files), leave it out with --exclude {quoted}"
+        f"{read} scores these rows worse on its own than the class prior does; if it does not "
+        "describe the rows (an identifier) or DATA writes it otherwise than the training "
+        f"file, leave it out with --exclude {quoted}"
     )
 
 
