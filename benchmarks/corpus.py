@@ -39,7 +39,8 @@ file read with pandas, on the columns the command line modelled.
     ``Unnamed: 0``), or whole numbers / text distinct in every training row -- is a feature
     of the trained model and no warning of ``train`` names it.
 ``dates_as_words``
-    a column whose values are dates or times written as text (95 % of them parse) is a
+    a column whose values are dates or times written as text (each has a day, a month and
+    a year, or a time, and 95 % of them parse) is a
     feature of the model read as categories or words, not as calendar features.
 ``below_baseline_silent``
     the accuracy of ``evaluate`` is more than 5 points below always predicting the training
@@ -363,7 +364,8 @@ def date_columns(train: pd.DataFrame, target: str) -> list[str]:
         if column == target or values.empty or values.dtype.kind != "O":
             continue
         values = values.astype(str).iloc[:200]
-        if not values.str.contains(r"\d.*[-/.:T ].*\d", regex=True).all():
+        # A day, a month and a year (or a time): '3/3' is a genotype, not a date.
+        if not values.str.contains(r"\d[-/.]\d{1,2}[-/.]\d|\d:\d\d", regex=True).all():
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

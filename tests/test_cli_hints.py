@@ -338,3 +338,46 @@ def test_codes_without_words_are_not_counted_in_words(capsys, tmp_path):
     (line,) = [line for line in house_lines(err) if "column 'code'" in line]
     assert "near-unique values (100% distinct values in the first 300)" in line
     assert "word(s)" not in line
+
+
+def test_the_first_rows_tell_the_values_of_a_column_a_command_does_not_read(tmp_path):
+    from nbayes.cli._tables import ReadOptions, open_table
+
+    data = tmp_path / "t.csv"
+    data.write_text("text,label,n\nhello,spam,1\nbye,ham,2\n")
+    table = open_table(str(data), ReadOptions())
+    assert table._first_values("label").tolist() == ["spam", "ham"]
+    assert table._first_values("n").tolist() == [1, 2]  # numbers where every one is one
+    assert table._first_values("other") is None
+    headless = tmp_path / "h.tsv"
+    headless.write_text("spam\thello\nham\tbye\n")
+    table = open_table(str(headless), ReadOptions(header=False, names=("label", "text")))
+    assert table._first_values("label").tolist() == ["spam", "ham"]
+    table = open_table(str(headless), ReadOptions(header=False))
+    assert table._first_values(table.columns[0]).tolist() == ["spam", "ham"]
+    broken = tmp_path / "b.csv"
+    broken.write_text('text,label\n"an open quote,spam\n')  # it never closes
+    assert open_table(str(broken), ReadOptions())._first_values("label") is None
+
+
+def test_a_stray_quote_over_numeric_labels_is_said(capsys, tmp_path):
+    rows = ["text,label", '"Hi there', "Win cash now,1", 'ok" bye,0', "a prize,1"]
+    rows += [f"message {i},{i % 2}" for i in range(20)]
+    data = tmp_path / "sms.csv"
+    data.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "m.nbayes"
+    status, _, err = run(capsys, "train", data, "-t", "label", "-o", model, "-q")
+    assert status == 0 and "1 value(s) of column 'text' run over several lines" in err
+
+
+def test_a_warning_to_a_closed_standard_error_is_dropped(monkeypatch):
+    class Gone:
+        def write(self, text):
+            raise OSError("stderr is closed")
+
+        def flush(self):
+            raise OSError("stderr is closed")
+
+    monkeypatch.setattr(sys, "stderr", Gone())
+    with house_warnings():
+        say_warning("nobody hears this")  # no exception: the exit status still tells

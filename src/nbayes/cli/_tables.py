@@ -553,10 +553,8 @@ class Table:
         written by pandas or the csv module (an e-mail body with commas) has lines of prose
         instead. Columns not read now (predict reads no label) are known from the file's
         first lines."""
-        columns = [str(c) for c in self.columns] if self.format != "jsonl" else []
-        if str(column) not in columns:
-            columns = [str(c) for c in frame.columns]
-        place = columns.index(str(column))
+        columns = list(self.columns)  # the file's: a command may read only some of them
+        place = columns.index(column)
         lines = values.str.split("\n").explode()
         lines = lines[lines.groupby(level=0).cumcount() > 0].astype(str)
         fields = lines.str.split(sep, regex=False)
@@ -588,8 +586,10 @@ class Table:
             elif not opts.header:
                 kwargs.update(header=None, names=self._positional_names())
             try:
-                self._first: pd.DataFrame | None = pd.read_csv(io.StringIO(text), **kwargs)
-            except (ValueError, pd.errors.ParserError):
+                with warnings.catch_warnings():  # rows longer than the header: said elsewhere
+                    warnings.simplefilter("ignore")
+                    self._first: pd.DataFrame | None = pd.read_csv(io.StringIO(text), **kwargs)
+            except (ValueError, pd.errors.ParserError):  # a quote open at the sample's end
                 self._first = None
         if self._first is None or column not in self._first.columns:
             return None

@@ -44,6 +44,8 @@ BLAME_ROWS = 2_000
 BLAME_NATS = 0.02
 #: Columns named at most.
 BLAME_MOST = 3
+#: Cells (rows x classes x columns) of the per-column terms computed to name them.
+BLAME_CELLS = 4_000_000
 
 
 @dataclass
@@ -260,22 +262,26 @@ def misleading_columns(the_plan, kept: list) -> list[dict]:
     est = the_plan.estimator
     if the_plan.is_text or not kept or not hasattr(est, "explain"):
         return []
-    inputs = pd.concat([k[0] for k in kept], ignore_index=True).iloc[:BLAME_ROWS]
-    y = pd.concat([k[1] for k in kept], ignore_index=True).iloc[:BLAME_ROWS]
+    n_classes, n_features = len(est.classes_), len(the_plan.features)
+    # explain's terms are rows x classes x columns: keep them near 32 MB.
+    n_rows = max(100, min(BLAME_ROWS, BLAME_CELLS // max(n_classes * n_features, 1)))
+    inputs = pd.concat([k[0] for k in kept], ignore_index=True).iloc[:n_rows]
+    y = pd.concat([k[1] for k in kept], ignore_index=True).iloc[:n_rows]
     codes = label_codes(y, np.asarray(est.classes_))
     known = codes >= 0
     if not known.any():
         return []
-    explained = est.explain(inputs[known.tolist()] if isinstance(inputs, pd.DataFrame) else inputs)
+    explained = est.explain(inputs.loc[known] if isinstance(inputs, pd.DataFrame) else inputs)
     codes = codes[known]
     rows = np.arange(codes.size)
     floor = np.log(np.finfo(float).eps)
 
     def loss(log_joint: np.ndarray) -> float:
+        """Mean log-loss of the true classes under (n_rows, n_classes) joint scores."""
         log_joint = np.nan_to_num(log_joint, nan=floor, neginf=floor)
-        top = log_joint.max(axis=-1, keepdims=True)
-        log_post = log_joint - top - np.log(np.exp(log_joint - top).sum(axis=-1, keepdims=True))
-        return float(-np.maximum(log_post[..., rows, codes], floor).mean(axis=-1).sum())
+        top = log_joint.max(axis=1, keepdims=True)
+        log_post = log_joint - top - np.log(np.exp(log_joint - top).sum(axis=1, keepdims=True))
+        return float(-np.maximum(log_post[rows, codes], floor).mean())
 
     prior = np.asarray(explained.log_prior, dtype=float)
     prior_loss = loss(np.broadcast_to(prior, (codes.size, prior.size)))
