@@ -549,6 +549,13 @@ def summarise(outcomes: list[Outcome]) -> dict:
     return {
         "tables": len(outcomes),
         "trained": sum(o.exits.get("train") == 0 for o in outcomes),
+        # A clear "nbayes: error:" (exit 1) is not a crash, but it is no answer: listed.
+        "refused": [
+            f"{o.name} ({c}): {o.stderr[c].strip().splitlines()[-1]}"
+            for o in outcomes
+            for c, status in o.exits.items()
+            if status != 0 and c in o.stderr and o.stderr[c].strip()
+        ],
         "failed": counts,
         "accuracy_below_baseline_by_5_points": sum(
             o.accuracy is not None and o.accuracy < o.baseline - BELOW_BASELINE for o in outcomes
@@ -570,6 +577,9 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run_corpus(tables, progress=not args.quiet)
     summary = summarise(outcomes)
     print(f"{summary['tables']} tables, {summary['trained']} trained")
+    print(f"commands refused with an error: {len(summary['refused'])}")
+    for line in summary["refused"]:
+        print(f"    {line}")
     print(
         f"accuracy more than {BELOW_BASELINE:.0%} below the majority baseline: "
         f"{summary['accuracy_below_baseline_by_5_points']}"

@@ -105,18 +105,21 @@ def test_no_raw_python_warning_reaches_the_terminal_of_a_child_process(tmp_path)
 
 def test_a_library_warning_is_said_in_lower_case_once_whatever_its_figures(capsys):
     with house_warnings():
-        for n in (3, 4):  # the same words with other figures: one warning
-            warnings.warn(
-                f"Column 'x' (index 2): {n} of its 5 values ...", UserWarning, stacklevel=1
-            )
+        for n, e in ((3, "a"), (4, "b")):  # one per chunk: other figures and examples
+            message = f"Column 'x1' (index 2): {n} of its 5 values, e.g. {e!r} ..."
+            warnings.warn(message, UserWarning, stacklevel=1)
+        warnings.warn("Column 'x2' (index 3): 3 of its 5 values, e.g. 'a' ...", stacklevel=1)
         warnings.warn("Something else happened.", RuntimeWarning, stacklevel=1)
-        say_warning("said by the command itself")
-        say_warning("said by the command itself")
+        say_warning("column 'x1' is said by the command itself")
+        say_warning("column 'x1' is said by the command itself")
+        say_warning("column 'x2' is said by the command itself")
     lines = house_lines(capsys.readouterr().err)
     assert lines == [
-        "nbayes: warning: column 'x' (index 2): 3 of its 5 values ...",
+        "nbayes: warning: column 'x1' (index 2): 3 of its 5 values, e.g. 'a' ...",
+        "nbayes: warning: column 'x2' (index 3): 3 of its 5 values, e.g. 'a' ...",
         "nbayes: warning: something else happened.",
-        "nbayes: warning: said by the command itself",
+        "nbayes: warning: column 'x1' is said by the command itself",
+        "nbayes: warning: column 'x2' is said by the command itself",
     ]
     with house_warnings():  # a new command says it again
         warnings.warn("Something else happened.", RuntimeWarning, stacklevel=1)

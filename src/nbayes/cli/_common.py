@@ -30,10 +30,10 @@ class UsageError(CLIError, ValueError):
 _said: set[str] = set()
 
 
-def say_warning(text: str) -> None:
-    """Print ``nbayes: warning: TEXT`` on standard error, unless this command said it already
-    (the same words with other figures count as said: a warning per chunk of rows is one)."""
-    key = re.sub(r"\d[\d,.]*", "#", text)
+def say_warning(text: str, key: str | None = None) -> None:
+    """Print ``nbayes: warning: TEXT`` on standard error, unless this command said it (or
+    one with the same ``key``, default: the text) already."""
+    key = text if key is None else key
     if key in _said:
         return
     _said.add(key)
@@ -46,6 +46,7 @@ def say_warning(text: str) -> None:
 #: The library's advice for an unseen category column, which the command line replaces.
 _UNSEEN_ADVICE = "check that the column holds the same kind of values as at fit."
 _COLUMN = re.compile(r"^[Cc]olumn '((?:[^'\\]|\\.)*)'")
+_QUOTED_OR_FIGURE = re.compile(r"'(?:[^'\\]|\\.)*'|\d[\d,.]*")
 
 
 def _house_text(message: Warning | str, category: type[Warning]) -> str:
@@ -72,7 +73,12 @@ def house_warnings() -> Iterator[None]:
     _said.clear()
 
     def show(message, category, filename, lineno, file=None, line=None):
-        say_warning(_house_text(message, category))
+        text = _house_text(message, category)
+        # One per kind and column: raised for each chunk of rows, it differs in its figures
+        # and examples only.
+        named = _COLUMN.match(text)
+        key = f"{category.__name__}:{named[1] if named else ''}:{_QUOTED_OR_FIGURE.sub('#', text)}"
+        say_warning(text, key)
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")  # said once by say_warning, not once per code line
