@@ -199,6 +199,9 @@ def test_the_advice_for_a_misleading_column_follows_its_values():
     assert "heavy-tailed" in _advice("income", "gaussian", tail)
     assert "bell curve" in _advice("x", "gaussian", pd.Series(np.linspace(0, 1, 50)))
     assert "--exclude 'a b'" in _advice("a b", "categorical", pd.Series(["u", "v"] * 10))
+    rows = pd.Series(np.arange(400, 460))  # a row number after a shuffle
+    assert _advice("rownames", "gaussian", rows).startswith("whole numbers distinct in every row")
+    assert "--exclude rownames" in _advice("rownames", "gaussian", rows)
     # 20 repeated among zeros is a value, not a code for a missing one (Boston's zn).
     assert "--na-values" not in _advice("zn", "gaussian", pd.Series([0.0] * 80 + [20.0] * 20))
     assert [looks_like_code(v) for v in (99, 9999, 999999.375, -1, -99, 20, 9, 1, -2)] == [

@@ -318,6 +318,16 @@ def _advice(column: str, family: str | None, values) -> str:
     numbers = None
     if values is not None:
         numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=float)
+        if (
+            numbers.size >= 20
+            and numbers.size == len(values)
+            and bool(np.all(numbers == np.round(numbers)))
+            and np.unique(numbers).size == numbers.size
+        ):
+            return (
+                "whole numbers distinct in every row, as an identifier's are; if it numbers or "
+                f"names the rows, leave it out with --exclude {quoted}"
+            )
     if family == "gaussian" and numbers is not None and numbers.size >= 10:
         q1, q3 = np.percentile(numbers, [25, 75])
         spread = q3 - q1
