@@ -58,9 +58,10 @@ file read with pandas, on the columns the command line modelled.
     a line on stderr that is not ``nbayes: warning: ...`` / ``nbayes: error: ...``
     (a Python warning with its file and line), or one warning said twice by one command.
 
-Run ``python -m benchmarks.corpus`` (``--limit N``, ``--tables a,b``, ``--json out``). The
-counts of one run on this repository are in the issue's note; ``tests/test_corpus.py`` runs a
-sample of the hard cases in CI.
+Run ``python -m benchmarks.corpus`` (``--limit N``, ``--tables a,b``, ``--json out``);
+``tests/test_corpus.py`` runs a sample of the hard cases in CI. Two runs are kept in
+``benchmarks/results/2026-11-27-corpus-{before,after}.json`` (before and after the warnings,
+baseline and hint fixes of issue 30; the column typology not yet in either).
 """
 
 from __future__ import annotations
@@ -147,6 +148,10 @@ class Outcome:
     stderr: dict[str, str] = field(default_factory=dict)
     #: What ``train`` printed on standard output (its notes).
     notes: str = ""
+    #: The file format the halves were written in, and whether the CLI's probabilities
+    #: were compared with the API's (same columns, same families).
+    format: str = "csv"
+    compared: bool = False
 
 
 # -- sources ----------------------------------------------------------------------------------
@@ -426,6 +431,7 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
     model_path = folder / "model.nbayes"
     outcome = Outcome(table.name, table.target, len(table.frame))
     train = _read(train_path)
+    outcome.format = train_path.suffix[1:]
     test = _read(test_path)
 
     def note(criterion: str, detail: str) -> None:
@@ -522,6 +528,7 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
         note("cli_api_differ", f"classes {columns} vs {api.classes_.tolist()}")
         return outcome
     gap = float(np.nanmax(np.abs(cli[columns].to_numpy(dtype=float) - proba[:, order])))
+    outcome.compared = True
     if not gap <= 1e-6:
         note("cli_api_differ", f"probabilities differ by {gap:.3g}")
     return outcome
@@ -549,6 +556,8 @@ def summarise(outcomes: list[Outcome]) -> dict:
     return {
         "tables": len(outcomes),
         "trained": sum(o.exits.get("train") == 0 for o in outcomes),
+        "parquet": sum(o.format == "parquet" for o in outcomes),
+        "cli_api_compared": sum(o.compared for o in outcomes),
         # A clear "nbayes: error:" (exit 1) is not a crash, but it is no answer: listed.
         "refused": [
             f"{o.name} ({c}): {o.stderr[c].strip().splitlines()[-1]}"
@@ -577,6 +586,8 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run_corpus(tables, progress=not args.quiet)
     summary = summarise(outcomes)
     print(f"{summary['tables']} tables, {summary['trained']} trained")
+    print(f"{summary['parquet']} written as Parquet, the others as CSV")
+    print(f"CLI and API probabilities compared on {summary['cli_api_compared']} tables")
     print(f"commands refused with an error: {len(summary['refused'])}")
     for line in summary["refused"]:
         print(f"    {line}")

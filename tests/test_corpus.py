@@ -87,7 +87,7 @@ def test_the_sample_covers_the_cases_the_criteria_judge(outcomes):
     assert "the value 'NONE'" not in outcomes["car/Adler"].stderr["train"]
     assert outcomes["shared/enron1"].stderr == {"train": "", "evaluate": "", "predict": ""}
     # The CLI and the API model the same columns of an easy table alike (checked, not skipped).
-    assert outcomes["datasets/iris"].model == "MixedNB"
+    assert outcomes["datasets/iris"].model == "MixedNB" and outcomes["datasets/iris"].compared
 
 
 @pytest.mark.parametrize(
