@@ -485,6 +485,12 @@ def test_labels_that_mark_missing_ones_without_any_unlabeled_row_warn():
         warnings.simplefilter("error", UserWarning)
         assert SemiSupervisedNB(TextNB()).fit(texts, unmarked).classes_.tolist() == ["ham", "spam"]
         SemiSupervisedNB(TextNB()).fit(texts, np.array(["spam", "ham"] * 10))  # no marker
+        # A word that is a frequent class ('none' as an answer) is a class, not a marker.
+        answers = np.array(["spam", "ham", "none", "none"] * 5, dtype=object)
+        SemiSupervisedNB(TextNB()).fit(texts, answers)
+    rare = np.array(["spam", "ham"] * 9 + ["unknown", "spam"], dtype=object)  # 5 %: said
+    with pytest.warns(UserWarning, match="the class 'unknown' holds 1 of 20 rows"):
+        SemiSupervisedNB(TextNB()).fit(texts, rare)
 
 
 def test_a_fold_without_labeled_weight_gets_a_uniform_class_prior():

@@ -28,6 +28,21 @@ def is_missing_marker(value) -> bool:
     return isinstance(value, str) and value.strip().lower() in MISSING_MARKERS
 
 
+#: A value that makes up this share of a column (or of the labels) is a real category: a
+#: hint never calls it a missing-value marker ('none' as a religion, 'K' as a school grade).
+FREQUENT_CATEGORY = 0.10
+
+
+def likely_missing_marker(value, share: float) -> bool:
+    """Whether a hint may call ``value``, which makes up ``share`` of its column or labels,
+    a missing-value marker: a sign alone ('?', '-', '.', '*') at any share, a word that often
+    marks one ('unknown', 'none', ...) only when it is not a frequent category (under
+    :data:`FREQUENT_CATEGORY`)."""
+    if not is_missing_marker(value):
+        return False
+    return not any(ch.isalnum() for ch in value) or share < FREQUENT_CATEGORY
+
+
 def spelling_key(label: str) -> str:
     """``label`` with its spaces and letter case evened out: labels that share a key
     ('spam', 'spam ', 'Spam') are most likely one class written differently."""

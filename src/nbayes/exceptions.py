@@ -18,6 +18,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "UnknownLabelError",
+    "UnseenCategoryWarning",
 ]
 
 
@@ -124,3 +125,19 @@ def __getattr__(name: str):
         globals()[name] = NotFittedError
         return NotFittedError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class UnseenCategoryWarning(UserWarning):
+    """Most values of a category column at predict time were never seen in training.
+
+    A column that names or numbers the rows (an identifier) gives this warning on every new
+    file: leave it out of training. Otherwise the new file likely writes the column in
+    another way than the training data (another type, spelling or unit).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from nbayes.exceptions import UnseenCategoryWarning
+    >>> issubclass(UnseenCategoryWarning, UserWarning)
+    True
+    """

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from .._output import WriteError, stop_signals
 from .._threads import threads
 from ..exceptions import NBayesError, ParameterError
-from ._common import CLIError, UsageError
+from ._common import CLIError, UsageError, house_warnings
 
 if TYPE_CHECKING:
     from ._tables import ReadOptions
@@ -343,7 +343,7 @@ def _run(args, received: list[int]) -> int:
     """Run the command; ``received`` (shared with the output writer, which commits nothing
     once a signal arrived) collects SIGINT and SIGTERM."""
     try:
-        with threads(getattr(args, "threads", None)):
+        with threads(getattr(args, "threads", None)), house_warnings():
             status = args._run(args)
             _flush_stdout()
     except BrokenPipeError:

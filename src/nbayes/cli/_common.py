@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 import sys
 import unicodedata
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from .._output import same_file
-from ..exceptions import NBayesError
+from ..exceptions import NBayesError, UnseenCategoryWarning
 
 
 class CLIError(NBayesError):
@@ -21,6 +24,69 @@ class UsageError(CLIError, ValueError):
     """Options that do not fit together (exit status 2, like argparse's own errors)."""
 
     exit_status = 2
+
+
+#: The warnings said by the command now running (each is said once).
+_said: set[str] = set()
+
+
+def say_warning(text: str, key: str | None = None) -> None:
+    """Print ``nbayes: warning: TEXT`` on standard error, unless this command said it (or
+    one with the same ``key``, default: the text) already."""
+    key = text if key is None else key
+    if key in _said:
+        return
+    _said.add(key)
+    try:
+        print(f"nbayes: warning: {text}", file=sys.stderr)
+    except OSError:  # stderr is gone: the exit status still tells
+        pass
+
+
+#: The library's advice for an unseen category column, which the command line replaces.
+_UNSEEN_ADVICE = "check that the column holds the same kind of values as at fit."
+_COLUMN = re.compile(r"^[Cc]olumn '((?:[^'\\]|\\.)*)'")
+_QUOTED_OR_FIGURE = re.compile(r"'(?:[^'\\]|\\.)*'|\d[\d,.]*")
+
+
+def _house_text(message: Warning | str, category: type[Warning]) -> str:
+    """A library warning as the command line says it: lower case first, advice that applies."""
+    text = " ".join(str(message).split())
+    if text[:1].isupper() and text[1:2].islower():
+        text = text[0].lower() + text[1:]
+    named = _COLUMN.match(text)
+    if issubclass(category, UnseenCategoryWarning) and named:
+        column = named[1]
+        text = text.replace(
+            _UNSEEN_ADVICE,
+            "if the column names or numbers the rows (an identifier), train the model again "
+            f"with --exclude {shlex.quote(column)}; otherwise check that DATA writes it as the "
+            "training file did.",
+        )
+    return text
+
+
+@contextmanager
+def house_warnings() -> Iterator[None]:
+    """Route Python's warnings raised while a command runs to :func:`say_warning`: one
+    ``nbayes: warning: ...`` line each, said once, never a file name and line number."""
+    _said.clear()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = _house_text(message, category)
+        # One per kind and column: raised for each chunk of rows, it differs in its figures
+        # and examples only.
+        named = _COLUMN.match(text)
+        key = f"{category.__name__}:{named[1] if named else ''}:{_QUOTED_OR_FIGURE.sub('#', text)}"
+        say_warning(text, key)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")  # said once by say_warning, not once per code line
+        warnings.showwarning = show
+        try:
+            yield
+        finally:
+            _said.clear()
 
 
 class _NoProgress:

@@ -15,7 +15,12 @@ import numpy as np
 import pandas as pd
 
 from .. import estimators
-from .._validation import MISSING_MARKERS
+from .._validation import (
+    FREQUENT_CATEGORY,
+    MISSING_MARKERS,
+    is_missing_marker,
+    likely_missing_marker,
+)
 from ..distributions import Binned
 from ..estimators import (
     AODE,
@@ -269,6 +274,8 @@ class StringProfile:
     reuse: float
 
     def describe(self) -> str:
+        if not self.words:  # codes such as '01.12' or 'A-17': no words to count
+            return f"{self.distinct:.0%} distinct values in the first {self.n_values:,}"
         return (
             f"{self.words:g} word(s) per value, {self.distinct:.0%} distinct values, each word "
             f"used {self.reuse:.1f} times on average in the first {self.n_values:,} values"
@@ -366,6 +373,16 @@ def number_markers(series: pd.Series) -> list[str] | None:
     other = values[pd.to_numeric(values, errors="coerce").isna()]
     if other.empty or len(other) * 2 > len(values) or other.nunique() > 3:
         return None
+    shares = other.value_counts() / len(values)
+    # A word or letter that is a frequent value is a real category ('K', kindergarten, among
+    # school grades 1 to 12), not a marker; signs and the usual words are markers at any share.
+    frequent = [
+        v
+        for v, share in shares.items()  # at most 3 values
+        if share >= FREQUENT_CATEGORY and any(ch.isalpha() for ch in v) and not is_missing_marker(v)
+    ]
+    if frequent:
+        return None
     return sorted(other.unique().tolist())
 
 
@@ -381,6 +398,8 @@ def marker_note(column: str, series: pd.Series, read) -> str | None:
     if found.empty:
         return None
     marker = found.value_counts().index[0]
+    if not likely_missing_marker(marker, float((stripped == marker).mean())):
+        return None  # a frequent category ('none' as a religion): not a missing value
     return (
         f"column {column!r} has the value {marker!r} in {int((stripped == marker).sum()):,} of "
         f"the first {len(values):,} rows, modelled as a category of its own; if it marks a "

@@ -34,7 +34,7 @@ import pandas as pd
 from .._output import WriteError, output_file, special_target
 from .._validation import MISSING_WORDS
 from ..exceptions import DataError
-from ._common import CLIError, UsageError, names, progress_bar
+from ._common import CLIError, UsageError, names, progress_bar, say_warning
 
 FORMATS = ("csv", "tsv", "parquet", "jsonl")
 _COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
@@ -51,6 +51,9 @@ _SUFFIXES = {
 #: Raw bytes of input per chunk when the chunk size is chosen automatically. pandas needs a
 #: few times this in memory (objects for strings), which keeps training well under 1 GB.
 CHUNK_BYTES = 16 * 2**20
+#: Rows of the file read to know the values of a column that a command does not read (the
+#: label at predict), for the check of values that run over several lines.
+FIRST_ROWS = 200
 MIN_CHUNK_ROWS, MAX_CHUNK_ROWS = 500, 200_000
 
 
@@ -526,7 +529,8 @@ class Table:
             return
         self._looked.add(offset)
         sep = self.sep if len(self.sep) == 1 else ","
-        record = "\n" + "".join(f"[^\n]*{re.escape(sep)}" for _ in range(frame.shape[1] - 1))
+        width = max(len(self.columns), frame.shape[1])  # the file's, whichever columns are read
+        record = "\n" + "".join(f"[^\n]*{re.escape(sep)}" for _ in range(width - 1))
         for column in frame.columns:  # bounded by the columns
             values = frame[column]
             if values.dtype.kind not in "OUT" and not isinstance(values.dtype, pd.StringDtype):
@@ -535,9 +539,63 @@ class Table:
             if broken.any():  # the few values with a line break: do they hold a row?
                 rows = values[broken].str.contains(record, regex=True).fillna(False)
                 broken[broken] = rows.to_numpy(dtype=bool)
+            if broken.any():  # ... rows of this file, not prose with commas?
+                broken[broken] = self._swallowed_rows(values[broken], frame, column, sep)
             if broken.any():
                 seen = self.spanning.setdefault(str(column), [offset + int(broken.argmax()), 0])
                 seen[1] += int(broken.sum())
+
+    def _swallowed_rows(self, values: pd.Series, frame: pd.DataFrame, column, sep: str):
+        """Which of ``values`` (texts of ``frame[column]`` that span several lines) hold rows
+        of the file: at least half of the lines after their first split at ``sep`` into a
+        row whose fields, at the places of the other columns, are values of those columns (a
+        value that column holds, or a number where it holds numbers). A correctly quoted text
+        written by pandas or the csv module (an e-mail body with commas) has lines of prose
+        instead. Columns not read now (predict reads no label) are known from the file's
+        first lines."""
+        columns = list(self.columns)  # the file's: a command may read only some of them
+        place = columns.index(column)
+        lines = values.str.split("\n").explode()
+        lines = lines[lines.groupby(level=0).cumcount() > 0].astype(str)
+        fields = lines.str.split(sep, regex=False)
+        row = fields.str.len().to_numpy() >= len(columns)
+        for k, other in enumerate(columns):  # bounded by the columns
+            known = frame[other] if other in frame.columns else self._first_values(other)
+            if k == place or known is None or not row.any():
+                continue
+            at = k if k < place else k - len(columns)  # after the text: counted from the end
+            field = fields.str[at].astype(str).str.strip().str.strip('"')
+            if known.dtype.kind in "iuf":
+                matches = pd.to_numeric(field, errors="coerce").notna()
+            else:
+                matches = field.isin(set(known.dropna().astype(str).str.strip()))
+            row &= matches.to_numpy(dtype=bool)
+        share = pd.Series(row, index=lines.index).groupby(level=0).mean()
+        return (share.reindex(values.index).fillna(0.0) >= 0.5).to_numpy(dtype=bool)
+
+    def _first_values(self, column: str) -> pd.Series | None:
+        """The values of ``column`` in the file's first lines (numbers where every one reads
+        as a number), or None when those lines do not read."""
+        if not hasattr(self, "_first"):
+            text = self._text_sample()
+            text = text[: text.rfind("\n") + 1]
+            opts = self.options
+            kwargs: dict = dict(sep=self.sep, dtype=str, index_col=False, nrows=FIRST_ROWS)
+            if opts.names:
+                kwargs.update(header=None, names=list(opts.names))
+            elif not opts.header:
+                kwargs.update(header=None, names=self._positional_names())
+            try:
+                with warnings.catch_warnings():  # rows longer than the header: said elsewhere
+                    warnings.simplefilter("ignore")
+                    self._first: pd.DataFrame | None = pd.read_csv(io.StringIO(text), **kwargs)
+            except (ValueError, pd.errors.ParserError):  # a quote open at the sample's end
+                self._first = None
+        if self._first is None or column not in self._first.columns:
+            return None
+        values = self._first[column].dropna()
+        numbers = pd.to_numeric(values, errors="coerce")
+        return numbers if len(values) and numbers.notna().all() else values
 
     def repeated_names_warning(self) -> str | None:
         """The warning for a CSV header that names a column more than once, or None: pandas
@@ -588,7 +646,7 @@ class Table:
         evaluate, which have read the whole table by then)."""
         warning = self.line_break_warning()
         if warning:
-            print(f"nbayes: warning: {warning}", file=sys.stderr)
+            say_warning(warning)
 
     def _frames(self, columns, dtypes, rows: int, progress: bool, desc: str | None = None):
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,9 +20,9 @@ from scipy import sparse
 
 from .._validation import rows_from, spelling_key
 from ..exceptions import DataError
-from ._common import format_table, plural
+from ._common import format_table, plural, say_warning
 from ._labels import describe, label_codes
-from ._models import class_labels, load_plan
+from ._models import class_labels, inner, load_plan
 from ._scoring import predicted_codes
 from ._tables import ReadOptions, open_table, read_dtypes
 from .predict import (
@@ -34,6 +35,17 @@ from .predict import (
 HELP = "score a saved model on a labelled table"
 #: Beyond this many classes the text report shows the most frequent ones (--full: all).
 SHOWN_CLASSES = 20
+#: ``evaluate`` warns when the accuracy is more than this below the majority-class baseline.
+WORSE_BY = 0.01
+#: Rows of DATA kept to find the columns that mislead the model (when it does worse).
+BLAME_ROWS = 2_000
+#: A column is named when, alone with the prior, it raises the log-loss of the kept rows by
+#: more than this (nats per row) over the prior alone: it pushes rows towards wrong classes.
+BLAME_NATS = 0.02
+#: Columns named at most.
+BLAME_MOST = 3
+#: Cells (rows x classes x columns) of the per-column terms computed to name them.
+BLAME_CELLS = 4_000_000
 
 
 @dataclass
@@ -202,10 +214,174 @@ def evaluate(
     classes = np.asarray(est.classes_)
     cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
     scores = Scores(classes, cut)
-    for _, _, y, proba in scored_chunks(the_plan, data, target, read, progress):
+    kept: list = []  # the first rows' inputs and labels, to name misleading columns
+    for _, inputs, y, proba in scored_chunks(the_plan, data, target, read, progress):
         scores.add(y, proba)
+        if sum(len(k[1]) for k in kept) < BLAME_ROWS:
+            kept.append((inputs, y))
     check_scores(scores, data, target)
-    return {"model": str(model), "data": str(data), "target": target, **scores.report(full)}
+    report = {"model": str(model), "data": str(data), "target": target, **scores.report(full)}
+    report.update(baseline(est, scores))
+    report["misleading_columns"] = []
+    if (
+        report["accuracy"] is not None
+        and report["baseline_accuracy"] is not None
+        and report["accuracy"] < report["baseline_accuracy"] - WORSE_BY
+    ):
+        report["misleading_columns"] = misleading_columns(the_plan, kept)
+    return report
+
+
+def baseline(est, scores: Scores) -> dict:
+    """The majority-class baseline: the accuracy on DATA of always predicting the class the
+    model saw most often in training (its largest class count, or prior)."""
+    model = inner(est)
+    counts = getattr(model, "class_count_", None)
+    if counts is None:
+        counts = np.exp(
+            np.asarray(getattr(model, "class_log_prior_", np.zeros(len(scores.classes))))
+        )
+    majority = int(np.argmax(np.asarray(counts, dtype=float)))
+    true_rows = np.asarray(scores.matrix.sum(axis=1)).ravel()
+    return {
+        "baseline_class": scores.classes[majority].item()
+        if hasattr(scores.classes[majority], "item")
+        else scores.classes[majority],
+        "baseline_accuracy": float(true_rows[majority] / scores.rows) if scores.rows else None,
+    }
+
+
+def misleading_columns(the_plan, kept: list) -> list[dict]:
+    """The columns that, each alone with the class prior, score the kept rows of DATA worse
+    than the prior alone (a higher log-loss by over :data:`BLAME_NATS` per row), worst first,
+    at most :data:`BLAME_MOST`; each with why its reading may be to blame and the fix.
+
+    This is the naive model's own evidence split by column (``explain``'s terms): a column
+    read with the wrong family, or one that does not carry over from training to DATA,
+    pushes rows towards wrong classes on its own."""
+    est = the_plan.estimator
+    if the_plan.is_text or not kept or not hasattr(est, "explain"):
+        return []
+    n_classes, n_features = len(est.classes_), len(the_plan.features)
+    # explain's terms are rows x classes x columns: keep them near 32 MB.
+    n_rows = max(100, min(BLAME_ROWS, BLAME_CELLS // max(n_classes * n_features, 1)))
+    inputs = pd.concat([k[0] for k in kept], ignore_index=True).iloc[:n_rows]
+    y = pd.concat([k[1] for k in kept], ignore_index=True).iloc[:n_rows]
+    codes = label_codes(y, np.asarray(est.classes_))
+    known = codes >= 0
+    if not known.any():
+        return []
+    explained = est.explain(inputs.loc[known] if isinstance(inputs, pd.DataFrame) else inputs)
+    codes = codes[known]
+    rows = np.arange(codes.size)
+    floor = np.log(np.finfo(float).eps)
+
+    def loss(log_joint: np.ndarray) -> float:
+        """Mean log-loss of the true classes under (n_rows, n_classes) joint scores."""
+        log_joint = np.nan_to_num(log_joint, nan=floor, neginf=floor)
+        top = log_joint.max(axis=1, keepdims=True)
+        log_post = log_joint - top - np.log(np.exp(log_joint - top).sum(axis=1, keepdims=True))
+        return float(-np.maximum(log_post[rows, codes], floor).mean())
+
+    prior = np.asarray(explained.log_prior, dtype=float)
+    prior_loss = loss(np.broadcast_to(prior, (codes.size, prior.size)))
+    # (n_features, n_rows, n_classes): each column alone with the prior.
+    alone = prior[None, None, :] + np.moveaxis(np.asarray(explained.terms, dtype=float), 2, 0)
+    harm = np.array([loss(a) for a in alone]) - prior_loss  # bounded by the features
+    families = _families(est)
+    out = []
+    for j in np.argsort(-harm, kind="stable")[:BLAME_MOST]:  # a few columns
+        if not harm[j] > BLAME_NATS:
+            break
+        name = str(explained.feature_names[j])
+        values = inputs[name] if isinstance(inputs, pd.DataFrame) else None
+        out.append(
+            {
+                "column": name,
+                "family": families.get(name),
+                "log_loss_increase": float(harm[j]),
+                "advice": _advice(name, families.get(name), values),
+            }
+        )
+    return out
+
+
+def _families(est) -> dict[str, str]:
+    """Column name -> family name of a mixed model (empty for other models)."""
+    groups = getattr(inner(est), "column_groups_", None) or []
+    return {str(c): str(family) for family, columns in groups for c in columns}
+
+
+def _advice(column: str, family: str | None, values) -> str:
+    """Why a misleading column's reading may be to blame, and what to try at training."""
+    quoted = shlex.quote(column)
+    numbers = None
+    if values is not None:
+        numbers = pd.to_numeric(values, errors="coerce").dropna().to_numpy(dtype=float)
+        if (
+            numbers.size >= 20
+            and numbers.size == len(values)
+            and bool(np.all(numbers == np.round(numbers)))
+            and np.unique(numbers).size == numbers.size
+        ):
+            return (
+                "whole numbers distinct in every row, as an identifier's are; if it numbers or "
+                f"names the rows, leave it out with --exclude {quoted}"
+            )
+    if family == "gaussian" and numbers is not None and numbers.size >= 10:
+        q1, q3 = np.percentile(numbers, [25, 75])
+        spread = q3 - q1
+        far = (numbers < q1 - 3 * spread) | (numbers > q3 + 3 * spread)
+        if far.any():
+            common, count = np.unique(numbers[far], return_counts=True)
+            code = common[np.argmax(count)]
+            if count.max() >= max(3, 0.01 * numbers.size) and looks_like_code(code):
+                code_text = f"{code:.15g}"
+                return (
+                    f"the value {code_text} repeats far outside the bulk of its numbers, as a "
+                    f"code for a missing value does; if it is one, train with --na-values "
+                    f"{shlex.quote(code_text)}"
+                )
+            return (
+                "a heavy-tailed number read as a bell curve (gaussian); train with "
+                "--continuous binned or --continuous density"
+            )
+        return "read as a bell curve (gaussian); try --continuous binned or density"
+    read = f"read as {family}, it" if family else "it"
+    return (
+        f"{read} scores these rows worse on its own than the class prior does; if it does not "
+        "describe the rows (an identifier) or DATA writes it otherwise than the training "
+        f"file, leave it out with --exclude {quoted}"
+    )
+
+
+def looks_like_code(value: float) -> bool:
+    """Whether a number is written as codes for a missing value are: 99, 999, 9999, ...
+    (also stored as a float32, 999999.375), -1, -9, -99, ..."""
+    whole = f"{abs(value):.0f}" if abs(value) < 1e15 else ""
+    nines = len(whole) >= 2 and set(whole) == {"9"}
+    return nines or (value < 0 and (whole == "1" or set(whole) == {"9"}))
+
+
+def baseline_warning(report: dict) -> str | None:
+    """The warning for a model that does worse than the majority-class baseline, or None."""
+    accuracy, base = report.get("accuracy"), report.get("baseline_accuracy")
+    if accuracy is None or base is None or not accuracy < base - WORSE_BY:
+        return None
+    named = report.get("misleading_columns") or []
+    if named:
+        blame = "; ".join(f"{c['column']!r}: {c['advice']}" for c in named)
+        blame = f"the columns that mislead it most on these rows: {blame}"
+    else:
+        blame = (
+            "no column misleads it on its own here: the columns may not predict the target, "
+            "or DATA may differ from the training file"
+        )
+    return (
+        f"the accuracy {accuracy:.3f} is below the majority-class baseline {base:.3f} "
+        f"(always predicting {report['baseline_class']!r}, the most frequent class in "
+        f"training); {blame}"
+    )
 
 
 def scored_chunks(the_plan, data: str, target: str, read: ReadOptions, progress: bool = False):
@@ -296,6 +472,7 @@ def format_report(report: dict, full: bool = False) -> str:
         format_table(
             [
                 ["accuracy", _number(report["accuracy"])],
+                ["majority baseline", _number(report.get("baseline_accuracy"))],
                 ["balanced accuracy", _number(report["balanced_accuracy"])],
                 ["log-loss", _number(loss)],
             ],
@@ -381,5 +558,8 @@ def run(args) -> int:
         threshold_scale=args.threshold_scale,
         full=args.full or args.json,
     )
+    warning = baseline_warning(report)
+    if warning:
+        say_warning(warning)
     print(json.dumps(report, indent=2) if args.json else format_report(report, args.full))
     return 0

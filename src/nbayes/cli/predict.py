@@ -295,8 +295,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    import sys
-
+    from .._output import special_target
     from . import read_options, split_list
 
     keep = tuple(c for item in args.keep for c in split_list(item) or ())
@@ -314,6 +313,7 @@ def run(args) -> int:
         threshold=args.threshold,
         threshold_scale=args.threshold_scale,
     )
-    if args.output and not args.quiet:
-        print(f"nbayes: wrote {result.rows:,} predictions to {args.output}", file=sys.stderr)
+    # Standard output is free when OUT is a file (standard error is for warnings and errors).
+    if args.output and not args.quiet and not special_target(args.output):
+        print(f"wrote {result.rows:,} predictions to {args.output}")
     return 0

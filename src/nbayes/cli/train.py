@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,12 +24,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import is_missing_marker, rows_from, spelling_key
+from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
 from . import _cv
-from ._common import UsageError, check_output, plural
+from ._common import UsageError, check_output, plural, say_warning
 from ._labels import is_string_kind
 from ._models import (
     CONTINUOUS,
@@ -282,7 +281,7 @@ def _marker_classes(classes, counts) -> list[str]:
         f"trained as a class of its own. If those rows are unlabeled, pass --unlabeled-value "
         f"{shlex.quote(c)} to learn from them by EM (semi-supervised), or leave them out of DATA"
         for c, n in zip(classes, counts)
-        if is_missing_marker(c)
+        if likely_missing_marker(c, n / total if total else 0.0)
     ]
 
 
@@ -766,7 +765,7 @@ def run(args) -> int:
         em_iterations=args.em_iterations,
     )
     for warning in result.warnings:  # choices that leave out or re-read a column: always said
-        print(f"nbayes: warning: {warning}", file=sys.stderr)
+        say_warning(warning)
     if not args.quiet:
         for note in result.notes:
             print(f"nbayes: {note}")

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 from .._validation import show, user_stacklevel
 from ..distributions.categorical import MISSING_CODE, UNSEEN_CODE
-from ..exceptions import DataError, ModelFormatError
+from ..exceptions import DataError, ModelFormatError, UnseenCategoryWarning
 
 #: dtype kinds of columns that MixedNB can model, by inferred family.
 _CATEGORY_KINDS = "OUSV"
@@ -388,7 +388,7 @@ class Vocabulary:
             f"type {type(example).__name__}; training saw {seen_types} values such as "
             f"{', '.join(show(v) for v in known)}. They are scored as unseen categories: "
             "check that the column holds the same kind of values as at fit.",
-            UserWarning,
+            UnseenCategoryWarning,
             stacklevel=user_stacklevel(),
         )
 

@@ -32,7 +32,7 @@ from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
 from .._rowhash import hash_folds, row_hash
 from .._threads import get_threads, map_chunks
-from .._validation import is_missing_marker, show, user_stacklevel
+from .._validation import likely_missing_marker, show, user_stacklevel
 from ..distributions import SoftLabels
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
@@ -984,7 +984,7 @@ def _warn_of_marker_labels(y) -> None:
         return
     values, counts = np.unique(y.astype(str), return_counts=True)
     for value, n in zip(values.tolist(), counts.tolist()):
-        if is_missing_marker(value):
+        if likely_missing_marker(value, n / y.shape[0]):  # not a frequent word class
             warnings.warn(
                 f"No row of y is unlabeled (-1, None or NaN), but the class {value!r} holds "
                 f"{n:,} of {y.shape[0]:,} rows and often marks a missing label; it is learned "
