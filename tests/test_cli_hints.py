@@ -131,6 +131,25 @@ def test_a_library_warning_is_said_in_lower_case_once_whatever_its_figures(capsy
     assert "--exclude" not in capsys.readouterr().err
 
 
+def test_warnings_python_hides_stay_hidden_inside_a_command(capsys):
+    """A library's deprecation or a file left for the garbage collector speaks to nbayes'
+    developers: a command says nothing of it (ResourceWarnings of earlier tests' temporary
+    files once reached an error's stderr this way)."""
+    with house_warnings():
+        for category in (
+            DeprecationWarning,
+            PendingDeprecationWarning,
+            FutureWarning,
+            ImportWarning,
+            ResourceWarning,
+        ):
+            warnings.warn(f"{category.__name__} for developers", category, stacklevel=1)
+        warnings.warn("Column 'x' (index 0): for the user.", UserWarning, stacklevel=1)
+    assert house_lines(capsys.readouterr().err) == [
+        "nbayes: warning: column 'x' (index 0): for the user."
+    ]
+
+
 # -- the majority-class baseline ------------------------------------------------------------------
 def test_evaluate_prints_the_majority_baseline_and_stays_silent_when_the_model_beats_it(
     capsys, tmp_path

@@ -82,6 +82,16 @@ def house_warnings() -> Iterator[None]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")  # said once by say_warning, not once per code line
+        # What Python hides by default stays hidden: those speak to nbayes' developers (a
+        # library's deprecations, a file left for the garbage collector), not to the user.
+        for hidden in (
+            DeprecationWarning,
+            PendingDeprecationWarning,
+            FutureWarning,
+            ImportWarning,
+            ResourceWarning,
+        ):
+            warnings.simplefilter("ignore", hidden)
         warnings.showwarning = show
         try:
             yield
