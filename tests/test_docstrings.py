@@ -24,6 +24,7 @@ MODULES = [
     "nbayes.model_selection",
     "nbayes.datasets",
     "nbayes.exceptions",
+    "nbayes.testing",
 ]
 
 #: numpydoc checks that every public docstring passes.

@@ -60,12 +60,15 @@ def test_three_classes_that_rule_a_row_out_score_minus_infinity():
     X = np.vstack([X_SEPARATED, [[1, 1], [1, 1]]])
     y = np.concatenate([Y_SEPARATED, ["c", "c"]])
     model = nbayes.BernoulliNB(estimate="mle").fit(X, y)
-    # (0, 0): only b allows it; (1, 0) only a. Scores are joint log-likelihoods.
+    # (0, 0): only b allows it; (1, 0) only a. Joint log-likelihoods, and the log posterior
+    # (decision_function for more than two classes) that puts all the mass on that class.
     rows = np.array([[0, 0], [1, 0]], dtype=float)
+    joint = model.joint_log_scores(rows)
+    np.testing.assert_allclose(joint[0, 1], np.log(3 / 8) + np.log(1 / 3))
+    np.testing.assert_allclose(joint[1, 0], np.log(3 / 8))
+    assert joint[0, 0] == joint[0, 2] == joint[1, 1] == joint[1, 2] == -np.inf
     scores = model.decision_function(rows)
-    np.testing.assert_allclose(scores[0, 1], np.log(3 / 8) + np.log(1 / 3))
-    np.testing.assert_allclose(scores[1, 0], np.log(3 / 8))
-    assert scores[0, 0] == scores[0, 2] == scores[1, 1] == scores[1, 2] == -np.inf
+    np.testing.assert_array_equal(scores, [[-np.inf, 0, -np.inf], [0, -np.inf, -np.inf]])
     np.testing.assert_array_equal(model.predict_proba(rows), [[0, 1, 0], [1, 0, 0]])
 
 

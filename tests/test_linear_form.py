@@ -80,6 +80,9 @@ def test_multiclass_linear_scores_differ_from_decision_function_by_a_row_constan
     d = model.decision_function(X)
     assert d.shape == (X.shape[0], 3)
     np.testing.assert_array_equal(model.classes_[d.argmax(axis=1)], model.predict(X))
+    # The log posterior: each row's probabilities sum to one.
+    np.testing.assert_allclose(d, model.predict_log_proba(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.exp(d).sum(axis=1), 1.0, rtol=1e-12)
     Z = model.linear_features(X)
     assert model.coef_.shape == (3, Z.shape[1]) and model.intercept_.shape == (3,)
     scores = np.asarray(Z @ model.coef_.T) + model.intercept_

@@ -19,6 +19,11 @@ MODULES = [
     ("nbayes.datasets", "nbayes.datasets", "The data sets that ship with nbayes."),
     ("nbayes.io", "nbayes.io", "Safe model files."),
     ("nbayes.distributions", "nbayes.distributions", "Feature families, to extend nbayes."),
+    (
+        "nbayes.testing",
+        "nbayes.testing",
+        "scikit-learn's meta-estimators and displays around an estimator (a test suite).",
+    ),
 ]
 
 

@@ -291,11 +291,14 @@ METHODS = {
         {{examples}}
         """,
     "decision_function": """
-        Log-odds for two classes, per-class scores otherwise.
+        Log-odds for two classes, the log posterior otherwise.
 
         Two classes: log P(classes_[1] | x) - log P(classes_[0] | x); its sign gives
         ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``. More
-        classes: log P(x, y) without class-independent terms; its argmax gives ``predict``.
+        classes: the log posterior log P(y | x), as ``predict_log_proba``; its argmax gives
+        ``predict``. Each row is normalised, so that scikit-learn's tools that read one
+        column at a time (``CalibratedClassifierCV``, one-vs-rest curves) compare rows on
+        one scale.
 
         Parameters
         ----------
@@ -304,7 +307,7 @@ METHODS = {
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The log-odds of ``classes_[1]`` (two classes) or one score per class.
+            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
 
         Examples
         --------

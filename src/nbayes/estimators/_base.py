@@ -1290,17 +1290,21 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     @shared_doc("decision_function", **_PREDICT)
     def decision_function(self, X) -> np.ndarray:
-        """Log-odds for two classes, per-class scores otherwise.
+        """Log-odds for two classes, the log posterior otherwise.
 
         Two classes: log P(classes_[1] | x) - log P(classes_[0] | x), shape (n_samples,); its
         sign gives ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``.
         For a linear model it equals ``linear_features(X) @ coef_[0] + intercept_[0]``.
-        More classes: log P(x, y) without class-independent terms, shape (n_samples,
-        n_classes); its argmax gives ``predict``, and for a linear model it differs from
-        ``linear_features(X) @ coef_.T + intercept_`` by a per-row constant only.
+        More classes: the log posterior log P(y | x) (``predict_log_proba``), shape
+        (n_samples, n_classes); its argmax gives ``predict``, and for a linear model it
+        differs from ``linear_features(X) @ coef_.T + intercept_`` by a per-row constant only.
+        Per-row normalised, so that scikit-learn's tools that read one column at a time
+        (``CalibratedClassifierCV``, one-vs-rest curves) see scores on one scale for every
+        row, not joint log-likelihoods whose level follows the size of the document.
         """
-        jll = self._jll(X, normalised=False)
-        return engine.log_odds(jll) if jll.shape[1] == 2 else jll
+        if len(getattr(self, "classes_", ())) > 2:
+            return self.predict_log_proba(X)
+        return engine.log_odds(self._jll(X, normalised=False))
 
     # -- linear form ----------------------------------------------------------------------------
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray]:

@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .. import _engine as engine
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
 from .._rowhash import hash_folds, row_hash
@@ -907,6 +908,15 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     @shared_doc("predict_proba", **_PREDICT)
     def predict_proba(self, X) -> np.ndarray:
         return np.exp(self.predict_log_proba(X))
+
+    @shared_doc("decision_function", **_PREDICT)
+    def decision_function(self, X) -> np.ndarray:
+        """Log-odds for two classes, the log posterior otherwise (the convention of every
+        nbayes estimator), from the components summed per class."""
+        jll = self.predict_joint_log_proba(X)
+        if jll.shape[1] == 2:
+            return engine.log_odds(jll)
+        return engine.normalise(np.ascontiguousarray(jll, dtype=np.float64), log=True)
 
     @shared_doc("predict", **_PREDICT)
     def predict(self, X) -> np.ndarray:

@@ -377,6 +377,10 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def predict_log_proba(self, X) -> np.ndarray:
         return self.classifier_.predict_log_proba(self.transform(X))
 
+    @shared_doc("decision_function", **_TEXTS)
+    def decision_function(self, X) -> np.ndarray:
+        return self.classifier_.decision_function(self.transform(X))
+
     @shared_doc("predict_joint_log_proba", **_TEXTS)
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability log P(counts, y) of each text's word counts and every class."""
