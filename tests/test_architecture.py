@@ -164,7 +164,7 @@ ESTIMATOR_MODULES = sorted((SRC / "estimators").glob("*.py"))
 #: Modules that use estimators only through the protocol (see estimators/_protocol.py).
 CONSUMERS = [
     *sorted((SRC / "dask").glob("*.py")),
-    SRC / "model_selection.py",
+    *sorted((SRC / "model_selection").glob("*.py")),
     *sorted((SRC / "io").glob("*.py")),
     SRC / "estimators" / "_merge.py",
     SRC / "estimators" / "_explain.py",

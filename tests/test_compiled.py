@@ -434,7 +434,7 @@ def _random_csr(rng, n, d, value_dtype, index_dtype, density=0.2):
 @pytest.mark.parametrize("width", [1, 3, 20])
 def test_sparse_product_is_scipys(value_dtype, index_dtype, width):
     from nbayes._engine import _slice
-    from nbayes.distributions._base import dot
+    from nbayes.distributions._arrays import dot
 
     rng = np.random.default_rng(width)
     X = _random_csr(rng, 60, 40, np.dtype(value_dtype), np.dtype(index_dtype))
@@ -450,7 +450,7 @@ def test_sparse_product_is_scipys(value_dtype, index_dtype, width):
 
 @needs_compiled
 def test_sparse_product_carries_non_finite_values_as_scipy():
-    from nbayes.distributions._base import dot
+    from nbayes.distributions._arrays import dot
 
     X = sp.csr_matrix(np.array([[1.0, 0.0, np.nan], [0.0, np.inf, 1.0], [2.0, 0.0, 0.0]]))
     W = np.array([[1.0, -2.0], [0.5, 0.0], [-1.0, 3.0]])
@@ -461,7 +461,7 @@ def test_sparse_product_carries_non_finite_values_as_scipy():
 @needs_compiled
 @pytest.mark.parametrize("n_classes", [5, 9])
 def test_sparse_class_sums_of_many_classes_are_bincounts(n_classes):
-    from nbayes.distributions._base import _sparse_class_sums
+    from nbayes.distributions._labels import _sparse_class_sums
 
     rng = np.random.default_rng(n_classes)
     for value_dtype, index_dtype in [("float64", "int32"), ("int64", "int64")]:
@@ -581,17 +581,17 @@ def _poisson_stats(counts):
 def test_logarithms_looked_up_are_numpys_bit_for_bit(family_name, module, stats_of):
     """The count families' log tables (made by finalize, or from its factored parameters
     when scoring) look the logarithms of small whole counts up
-    (distributions._base.lookup_log): the same bits as numpy's path."""
+    (distributions._estimates.lookup_log): the same bits as numpy's path."""
 
     def laid_out(family, stats):
         params = family.finalize(stats)
         return {**params, "table": family.feature_log_table(params)}
 
     from nbayes import distributions
-    from nbayes.distributions import _base
+    from nbayes.distributions import _estimates
 
     looked_up = []
-    lookup = _base.lookup_log
+    lookup = _estimates.lookup_log
 
     def spy(*args):
         out = lookup(*args)

@@ -118,7 +118,7 @@ def test_bad_values_found_from_the_results_are_still_named(make, value, missing,
     # at predict, and nothing may warn on the way (inf - inf makes NaN).
     import warnings
 
-    import nbayes.distributions._base as base
+    import nbayes.distributions._arrays as base
 
     monkeypatch.setattr(base, "CHUNK_BYTES", 4096)
     rng = np.random.default_rng(0)

@@ -331,7 +331,7 @@ def test_counts_stay_current_after_a_failed_unlearn_and_a_partial_fit():
 
 
 def test_subtract_snaps_rounding_residue_to_exact_zero_and_refuses_real_negatives():
-    from nbayes.distributions._base import subtract_nonnegative
+    from nbayes.distributions._arrays import subtract_nonnegative
 
     # 0.1 + 0.2 - 0.3 leaves 5.6e-17: rounding residue, exactly zero after subtracting
     a, b = np.array([[0.1 + 0.2, 5.0, 0.0]]), np.array([[0.3, 2.0, 0.0]])

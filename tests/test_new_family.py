@@ -22,7 +22,9 @@ from scipy import stats
 
 import nbayes
 from nbayes.distributions import REGISTRY, Family, Labels, Params, Stats
-from nbayes.distributions._base import class_sums, dot_t, pseudo_count
+from nbayes.distributions._arrays import dot_t
+from nbayes.distributions._estimates import pseudo_count
+from nbayes.distributions._labels import class_sums
 from nbayes.exceptions import DataError, ParameterError
 
 # Dask workers import the family by value: this folder is not on their path.

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from _cases import CASES, make_case
 
 import nbayes
-import nbayes.distributions._base as base
+import nbayes.distributions._arrays as base
 from nbayes import _threads
 from nbayes.exceptions import DataError, ParameterError
 

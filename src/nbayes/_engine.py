@@ -17,7 +17,7 @@ from ._accel import kernels
 from ._threads import map_chunks
 from ._validation import column_label, row_offset, rows_from, show, user_stacklevel
 from .distributions import Family, Labels, accumulate_by_class
-from .distributions._base import compressed_view, row_chunks, subtract_nonnegative
+from .distributions._arrays import compressed_view, row_chunks, subtract_nonnegative
 from .exceptions import DataError, ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}

@@ -3,7 +3,8 @@
 Each family is one module; adding a family means one module plus one entry in ``REGISTRY``.
 """
 
-from ._base import Family, Labels, Params, SoftLabels, Stats, accumulate_by_class
+from ._base import Family, Params, Stats
+from ._labels import Labels, SoftLabels, accumulate_by_class
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .density import Binned, Density, Kernel

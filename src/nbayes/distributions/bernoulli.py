@@ -9,27 +9,26 @@ import scipy.sparse as sp
 
 from .._validation import raise_at
 from ..exceptions import ParameterError
-from ._base import (
-    Family,
-    Labels,
-    Params,
-    Stats,
+from ._arrays import (
     by_class,
-    class_sums,
     dot,
     dot_t,
-    log_normalise,
-    lookup_log,
-    one_pseudo_count,
-    pseudo_count,
     safe_ratio,
     same_columns,
     split_inf,
     subtract_nonnegative,
-    sum_shifted_lgamma,
     transposed,
+)
+from ._base import Family, Params, Stats
+from ._estimates import (
+    log_normalise,
+    lookup_log,
+    one_pseudo_count,
+    pseudo_count,
+    sum_shifted_lgamma,
     weighted_log_sum,
 )
+from ._labels import Labels, class_sums
 
 
 class Bernoulli(Family):

@@ -14,25 +14,18 @@ import scipy.sparse as sp
 from .._accel import kernels
 from .._validation import check_finite, column_label, raise_at, row_offset, show
 from ..exceptions import DataError, ParameterError
-from ._base import (
-    Family,
-    Labels,
-    Params,
-    SoftLabels,
-    Stats,
-    accumulate_by_class,
+from ._arrays import (
     compressed_view,
     dot,
     linear_tables,
-    log_normalise,
     ones,
-    pseudo_count,
     safe_ratio,
     split_inf,
     subtract_nonnegative,
-    sum_shifted_lgamma,
-    weighted_log_sum,
 )
+from ._base import Family, Params, Stats
+from ._estimates import log_normalise, pseudo_count, sum_shifted_lgamma, weighted_log_sum
+from ._labels import Labels, SoftLabels, accumulate_by_class
 
 #: Code of a missing cell (as in pandas' Categorical codes).
 MISSING_CODE = -1

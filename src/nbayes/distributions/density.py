@@ -37,17 +37,10 @@ import scipy.sparse as sp
 from .._accel import kernels
 from .._discretise import equal_frequency_cuts, mdl_cuts
 from ..exceptions import DataError, ParameterError
-from ._base import (
-    ESTIMATES,
-    Family,
-    Labels,
-    Params,
-    Stats,
-    check_alpha,
-    missing_mask,
-    pseudo_count,
-    subtract_nonnegative,
-)
+from ._arrays import missing_mask, subtract_nonnegative
+from ._base import Family, Params, Stats
+from ._estimates import ESTIMATES, check_alpha, pseudo_count
+from ._labels import Labels
 from .gaussian import Gaussian, merge_moments
 
 #: Bits of a value's magnitude that bin indices may use (see the module docstring).
@@ -456,7 +449,7 @@ class Density(Family):
         }
 
     def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
-        from ._base import describe_cell
+        from ._arrays import describe_cell
 
         ra, rb = self._has_range(a), self._has_range(b)
         outside = rb & (~ra | (b["lo"] < a["lo"]) | (b["hi"] > a["hi"]))

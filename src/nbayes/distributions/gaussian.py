@@ -9,20 +9,10 @@ from scipy.special import gammaln
 from .._accel import kernels
 from .._validation import raise_at
 from ..exceptions import DataError, ParameterError
-from ._base import (
-    SUBTRACT_RTOL,
-    Family,
-    Labels,
-    Params,
-    SoftLabels,
-    Stats,
-    accumulate_by_class,
-    class_sums,
-    describe_cell,
-    dot_classes,
-    maximise_log_scalar,
-    subtract_nonnegative,
-)
+from ._arrays import SUBTRACT_RTOL, describe_cell, dot_classes, subtract_nonnegative
+from ._base import Family, Params, Stats
+from ._estimates import maximise_log_scalar
+from ._labels import Labels, SoftLabels, accumulate_by_class, class_sums
 
 LOG_2PI = np.log(2 * np.pi)
 

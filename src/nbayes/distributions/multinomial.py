@@ -8,24 +8,18 @@ from scipy.special import gammaln
 
 from .._accel import kernels
 from .._validation import raise_at
-from ._base import (
-    Family,
-    Labels,
-    Params,
-    Stats,
+from ._arrays import linear_tables, log_linear, missing_mask, safe_ratio
+from ._base import Family, Params, Stats
+from ._estimates import (
     check_alpha,
-    class_sums,
-    linear_tables,
-    log_linear,
     log_normalise,
     lookup_log,
-    missing_mask,
     one_pseudo_count,
     pseudo_count,
-    safe_ratio,
     sum_shifted_lgamma,
     weighted_log_sum,
 )
+from ._labels import Labels, class_sums
 
 
 def plain_counts(X, integer: bool = False) -> bool:

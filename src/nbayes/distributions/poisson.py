@@ -7,24 +7,16 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from ..exceptions import ParameterError
-from ._base import (
-    Family,
-    Labels,
-    Params,
-    Stats,
-    by_class,
-    class_sums,
-    dot_t,
-    linear_tables,
-    log_linear,
+from ._arrays import by_class, dot_t, linear_tables, log_linear, safe_ratio, same_columns
+from ._base import Family, Params, Stats
+from ._estimates import (
     lookup_log,
     one_pseudo_count,
     pseudo_count,
-    safe_ratio,
-    same_columns,
     sum_shifted_lgamma,
     weighted_log_sum,
 )
+from ._labels import Labels, class_sums
 from .multinomial import check_counts, count_data
 
 

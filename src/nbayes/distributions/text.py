@@ -17,7 +17,8 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..exceptions import DataError, ParameterError
-from ._base import Params, Stats, log_normalise, pseudo_count
+from ._base import Params, Stats
+from ._estimates import log_normalise, pseudo_count
 from .multinomial import Multinomial
 
 #: A word: letters and digits with at least one letter ("Lake", "128GB", "B2"). Numbers alone

@@ -22,7 +22,7 @@ from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc, shared_parameters
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
-from ..distributions._base import compressed_view
+from ..distributions._arrays import compressed_view
 from ..exceptions import DataError, NotFittedError, ParameterError, UnknownLabelError
 from . import _conditional, _explain, _linear
 from ._protocol import EstimatorProtocol, Mode, check_mode

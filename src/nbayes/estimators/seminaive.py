@@ -41,13 +41,8 @@ from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
 from .._validation import show
 from ..distributions import Binned
-from ..distributions._base import (
-    Labels,
-    SoftLabels,
-    accumulate_by_class,
-    check_alpha,
-    pseudo_count,
-)
+from ..distributions._estimates import check_alpha, pseudo_count
+from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts, _explain, aode, joint, network
 from ._base import BaseNB, check_sample_weight, fit_classes, label_codes

@@ -32,7 +32,8 @@ import numpy as np
 from .._accel import kernels
 from .._threads import map_chunks
 from .._validation import column_label, row_offset
-from ..distributions._base import Labels, row_chunks, subtract_nonnegative
+from ..distributions._arrays import row_chunks, subtract_nonnegative
+from ..distributions._labels import Labels
 from ..exceptions import DataError, ParameterError
 
 #: Default memory limit of the count tables of one model (and of each scoring table built

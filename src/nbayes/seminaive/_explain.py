@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from ..distributions._base import log_normalise
+from ..distributions._estimates import log_normalise
 from .network import slot_codes
 
 

@@ -25,7 +25,8 @@ from scipy.special import logsumexp
 
 from .._accel import kernels
 from .._threads import map_chunks
-from ..distributions._base import log_normalise, row_chunks
+from ..distributions._arrays import row_chunks
+from ..distributions._estimates import log_normalise
 from . import _counts
 from .network import log_conditional, row_major_strides, scope_counts, score_pieces, slot_codes
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..distributions._base import Labels, log_normalise, subtract_nonnegative
+from ..distributions._arrays import subtract_nonnegative
+from ..distributions._estimates import log_normalise
+from ..distributions._labels import Labels
 from ..exceptions import DataError
 
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from .._accel import kernels
 from .._threads import map_chunks
-from ..distributions._base import log_normalise, row_chunks
+from ..distributions._arrays import row_chunks
+from ..distributions._estimates import log_normalise
 from ..exceptions import DataError
 from . import _counts
 from ._structure import kdb_parents, tan_parents
