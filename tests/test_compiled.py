@@ -520,7 +520,7 @@ def test_grid_search_fold_scores_same_both_ways_and_on_any_number_of_threads(sco
     from nbayes import model_selection
     from nbayes.model_selection import GridSearchCV
 
-    monkeypatch.setattr(model_selection, "PARALLEL_FOLD_VALUES", 1)  # folds on the threads
+    monkeypatch.setattr(model_selection._scores, "PARALLEL_FOLD_VALUES", 1)  # folds on the threads
 
     rng = np.random.default_rng(11)
     y = rng.integers(0, 3, 900)

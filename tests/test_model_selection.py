@@ -274,7 +274,7 @@ def test_a_bad_value_in_a_sparse_fold_is_named_at_its_own_column():
 
 
 def test_candidates_are_scored_in_groups_within_the_memory_budget(monkeypatch):
-    monkeypatch.setattr(nbayes.model_selection, "_GROUP_BUDGET", 1)  # two at a time
+    monkeypatch.setattr(nbayes.model_selection._scores, "_GROUP_BUDGET", 1)  # two at a time
     sizes = []
     scores_with = nbayes.MultinomialNB.joint_log_scores_with
 

@@ -17,10 +17,6 @@ and ``_selection`` (:class:`FeatureSelectionCV`).
 
 from __future__ import annotations
 
-import sys
-import types
-
-from . import _scores
 from ._fold_statistics import FoldStatistics
 from ._grid import GridSearchCV
 from ._scores import QUICK_SCORING as QUICK_SCORING
@@ -31,22 +27,3 @@ from ._selection import SELECTION_SCORING as SELECTION_SCORING
 from ._selection import FeatureSelectionCV
 
 __all__ = ["FeatureSelectionCV", "FoldStatistics", "GridSearchCV"]
-
-
-def _limit(name: str) -> property:
-    """The limit ``name`` of ``_scores`` (documented there), read and set there."""
-    return property(
-        lambda self: getattr(_scores, name), lambda self, value: setattr(_scores, name, value)
-    )
-
-
-class _Package(types.ModuleType):
-    """This package's module type. The grid search's scoring reads its limits in ``_scores``
-    at call time; the package reads and sets them there, so that
-    ``nbayes.model_selection.PARALLEL_FOLD_VALUES = 1`` scores every fold on the threads."""
-
-    PARALLEL_FOLD_VALUES = _limit("PARALLEL_FOLD_VALUES")
-    _GROUP_BUDGET = _limit("_GROUP_BUDGET")
-
-
-sys.modules[__name__].__class__ = _Package
