@@ -531,6 +531,8 @@ class Table:
             values = frame[column]
             if values.dtype.kind not in "OUT" and not isinstance(values.dtype, pd.StringDtype):
                 continue
+            if values.dtype.kind == "O":  # booleans or numbers with gaps: no text to look at
+                values = values.where(values.map(type).eq(str), None).astype(object)
             broken = np.array(values.str.contains("\n", regex=False).fillna(False), dtype=bool)
             if broken.any():  # the few values with a line break: do they hold a row?
                 rows = values[broken].str.contains(record, regex=True).fillna(False)
