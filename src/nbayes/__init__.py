@@ -27,6 +27,7 @@ from .estimators import (
     merge,
 )
 from .exceptions import (
+    ColumnWarning,
     DataError,
     EMWarning,
     ModelFormatError,
@@ -44,6 +45,7 @@ __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
+    "ColumnWarning",
     "DataError",
     "DensityNB",
     "EMWarning",

@@ -133,6 +133,8 @@ DATE_FORMATS = (
 _ZONE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)$")
 #: What a value must look like to be tried as a date (digits and date punctuation only).
 _DATE_LIKE = r"^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}:\d{2}[\d:.,]*\s*(Z|UTC|GMT|[+-][\d:]+|[AaPp][Mm])?)?\s*$"
+#: A number written with a sign, separators or a unit ("1.234,5", "12%", "$3"): never a code.
+_WRITTEN_NUMBER = r"(?!\d+$)[\s+\-$€£¥]*[\d.,' ]*\d[\d.,' ]*[\s%$€£¥]*"
 #: At least this many repeats, and this share of the values, make a far value a missing code.
 CODE_REPEATS, CODE_SHARE = 3, 0.001
 #: How far outside the bulk (in interquartile ranges past the quartile) a code lies.
@@ -435,7 +437,11 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
         return None
     if named:
         return f"named like a row index, values distinct in all {n_rows:,} rows"
-    if n_rows >= ID_ROWS and (strings.str.split().str.len() <= 1).all():
+    if (
+        n_rows >= ID_ROWS
+        and (strings.str.split().str.len() <= 1).all()
+        and not strings.str.fullmatch(_WRITTEN_NUMBER).all()
+    ):
         return f"codes of one word distinct in all {n_rows:,} rows"
     return None
 

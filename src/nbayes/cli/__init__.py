@@ -13,12 +13,13 @@ import os
 import signal
 import sys
 import traceback
+import warnings
 from contextlib import contextmanager
 from importlib import import_module
 
 from .._output import WriteError, stop_signals
 from .._threads import threads
-from ..exceptions import NBayesError, NotFittedError, ParameterError
+from ..exceptions import ColumnWarning, NBayesError, NotFittedError, ParameterError
 from ._common import CLIError, UsageError
 from ._tables import ReadOptions
 
@@ -277,7 +278,14 @@ def _run(args, received: list[int]) -> int:
     """Run the command; ``received`` (shared with the output writer, which commits nothing
     once a signal arrived) collects SIGINT and SIGTERM."""
     try:
-        with _stop_on_signals(received), threads(getattr(args, "threads", None)):
+        with (
+            _stop_on_signals(received),
+            threads(getattr(args, "threads", None)),
+            warnings.catch_warnings(),
+        ):
+            # The commands say what the library's column reading warns of themselves, in
+            # their own words and options (nbayes train's choices and warnings).
+            warnings.simplefilter("ignore", ColumnWarning)
             status = args._run(args)
             _flush_stdout()
     except BrokenPipeError:
