@@ -472,6 +472,7 @@ def plan(
         candidates = [c for c in candidates if c not in empty]
     sample = {c: later.get(c, first[c]) for c in candidates}
     readings = {c: _reading(c, sample[c]) for c in candidates}
+    left: list[ColumnReading] = []  # identifiers left out: in the choices table too
     if features is None:
         ids = [c for c in candidates if readings[c].kind == "identifier"]
         if ids:
@@ -483,6 +484,7 @@ def plan(
                 "to model them"
             )
             candidates = [c for c in candidates if c not in ids]
+            left = [readings[c] for c in ids]
     for c in candidates:  # bounded by the table's width
         if readings[c].kind == "coded number":
             warns.append(_coded_warning(c, readings[c]))
@@ -571,7 +573,8 @@ def plan(
                 notes,
                 warns,
             ),
-            [_chosen(readings[c], "binned" if c in binned else "categorical") for c in candidates],
+            [_chosen(readings[c], "binned" if c in binned else "categorical") for c in candidates]
+            + left,
         )
     auto = model == "auto"
     if auto:
@@ -590,7 +593,7 @@ def plan(
                 notes,
                 warns,
             ),
-            [_chosen(readings[c], model) for c in candidates],
+            [_chosen(readings[c], model) for c in candidates] + left,
         )
     cls = mixed_nb()
     groups: dict[str, list[str]] = {}
@@ -655,7 +658,7 @@ def plan(
     ]
     params["columns"] = spec if spec or model == "categorical" else "auto"
     chosen = {c: family for family, cols in groups.items() for c in cols}
-    choices = [_chosen(readings[c], chosen.get(c, readings[c].family)) for c in candidates]
+    choices = [_chosen(readings[c], chosen.get(c, readings[c].family)) for c in candidates] + left
     return _told(Plan(model, target, candidates, None, schema, cls(**params), notes, warns), choices)
 
 
