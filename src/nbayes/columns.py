@@ -22,10 +22,11 @@ timestamp         dates or times: a datetime dtype, or strings of which at least
                   ``D.M.YYYY``, ``YYYY/MM/DD``, with or without a time; modelled as calendar
                   features (year, month, day of week, and hour where a time is written)
 boolean           true/false values (a bool dtype, or Python booleans with gaps)
-number with       a number column in which a value written with nines (99, 999, ...,
-coded missing     999999.375) or a negative code (-1, -9, -99, ...) repeats and lies far
-values            outside the bulk of the other values: reported, with the fix (read it as
-                  missing), and modelled as the number it is
+coded number      a number column in which a value written with nines (99, 999, ...,
+                  999999.375) or a negative code (-1, -9, -99, ...) repeats (3 times or
+                  more) and lies far outside the other values (farther from their greatest
+                  than twice their range): a number with coded missing values, reported
+                  with the fix (read it as missing) and modelled as the number it is
 number            integers and floats
 category          strings (and pandas categoricals) that are not text
 short text        short multi-word strings, mostly distinct, whose words recur across rows
@@ -137,8 +138,10 @@ _DATE_LIKE = r"^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}:\d{2}[\d:.,]*\s*(
 _WRITTEN_NUMBER = r"(?!\d+$)[\s+\-$€£¥]*[\d.,' ]*\d[\d.,' ]*[\s%$€£¥]*"
 #: At least this many repeats, and this share of the values, make a far value a missing code.
 CODE_REPEATS, CODE_SHARE = 3, 0.001
-#: How far outside the bulk (in interquartile ranges past the quartile) a code lies.
-CODE_FAR = 3.0
+#: How far outside the other values a code lies: its distance from the greatest of them is
+#: more than this many times their range (UCI Adult's capital gains top-coded at 99999, 2.4
+#: times the next greatest, are a real amount, not a code).
+CODE_FAR = 2.0
 
 
 @dataclass(frozen=True)
@@ -459,9 +462,9 @@ def _is_code(value: float) -> bool:
 def coded_missing(series: pd.Series) -> tuple[float, ...]:
     """The values of a number column that most likely code a missing value: a code (see
     :func:`_is_code`) repeated at least :data:`CODE_REPEATS` times that lies far outside the
-    bulk of the other values (beyond :data:`CODE_FAR` interquartile ranges past the
-    quartiles; a negative code in a column otherwise never negative, with at least ten
-    distinct values when the code is -1).
+    other values (farther from their greatest than :data:`CODE_FAR` times their range; a
+    negative code in a column otherwise never negative, with at least ten distinct values
+    when the code is -1).
 
     Examples
     --------
@@ -487,9 +490,8 @@ def coded_missing(series: pd.Series) -> tuple[float, ...]:
         rest = x[(x != v) & ~np.isin(x, codes)]
         if rest.size < CODE_REPEATS:
             continue
-        low, high = np.percentile(rest, [25, 75])
-        spread = max(high - low, float(rest.max() - rest.min()) / 4, 1e-12)
-        if v > 0 and v > high + CODE_FAR * spread and v > rest.max():
+        gap = CODE_FAR * float(rest.max() - rest.min())
+        if v > 0 and v - float(rest.max()) > gap:
             codes.append(v)
         elif v < 0 and rest.min() >= 0 and (v <= -9 or np.unique(rest).size >= 10):
             codes.append(v)
@@ -573,9 +575,9 @@ def read_column(
         return ColumnReading(name, "category", "categorical", "values that are not scalars")
     if n_unique == 1:
         family = "gaussian" if kind == "f" else "categorical"
-        return ColumnReading(
-            name, "constant", family, f"one value ({present.iloc[0]!r}) in every row"
-        )
+        value = present.iloc[0]
+        value = value.item() if isinstance(value, np.generic) else value
+        return ColumnReading(name, "constant", family, f"one value ({value!r}) in every row")
     form = None if kind in "iuf" else date_format(series)
     if form is not None:
         shown = "ISO 8601" if form == "ISO8601" else form

@@ -519,15 +519,18 @@ def plan(
                 f"--model {model} models the text column {text_column!r} only: leaving out "
                 f"column(s) {names(ignored)}; use --model auto to model them too"
             )
-        return Plan(
-            name,
-            target,
-            [text_column],
-            text_column,
-            {text_column: "str"},
-            text_estimator(name, settings),
-            notes,
-            warns,
+        return _told(
+            Plan(
+                name,
+                target,
+                [text_column],
+                text_column,
+                {text_column: "str"},
+                text_estimator(name, settings),
+                notes,
+                warns,
+            ),
+            [_chosen(readings[text_column], "text")] + left,
         )
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
