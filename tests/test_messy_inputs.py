@@ -21,10 +21,10 @@ import pytest
 from nbayes import MixedNB, load
 from nbayes.cli import main
 from nbayes.cli._models import string_profile
-from nbayes.exceptions import DataError
 from nbayes.cli._tables import ReadOptions
 from nbayes.cli.evaluate import evaluate
 from nbayes.cli.train import train
+from nbayes.exceptions import DataError
 
 STREETS = ["Lake", "Oak", "Maple", "Pine", "Cedar", "Elm", "Hill", "Park", "River", "Sunset"]
 STREET_KINDS = ["Dr", "St", "Ave", "Rd", "Ln"]
@@ -398,7 +398,10 @@ def test_parquet_durations_and_lists_are_refused_with_the_fix(tmp_path, values, 
     ("values", "parts"),
     [
         (pd.date_range("2024-01-01", periods=60, freq="h"), ["year", "month", "dayofweek", "hour"]),
-        ([d.date() for d in pd.date_range("2024-01-01", periods=60)], ["year", "month", "dayofweek"]),
+        (
+            [d.date() for d in pd.date_range("2024-01-01", periods=60)],
+            ["year", "month", "dayofweek"],
+        ),
     ],
 )
 def test_parquet_dates_become_calendar_features(tmp_path, values, parts):

@@ -65,8 +65,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "KINDS",
     "CALENDAR_PARTS",
+    "KINDS",
     "ColumnReading",
     "StringProfile",
     "calendar_features",
@@ -133,7 +133,10 @@ DATE_FORMATS = (
 #: features are read in the time written, before the zone.
 _ZONE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)$")
 #: What a value must look like to be tried as a date (digits and date punctuation only).
-_DATE_LIKE = r"^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}([ T]\d{1,2}:\d{2}[\d:.,]*\s*(Z|UTC|GMT|[+-][\d:]+|[AaPp][Mm])?)?\s*$"
+_DATE_LIKE = (
+    r"^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}"
+    r"([ T]\d{1,2}:\d{2}[\d:.,]*\s*(Z|UTC|GMT|[+-][\d:]+|[AaPp][Mm])?)?\s*$"
+)
 #: A number written with a sign, separators or a unit ("1.234,5", "12%", "$3"): never a code.
 _WRITTEN_NUMBER = r"(?!\d+$)[\s+\-$€£¥]*[\d.,' ]*\d[\d.,' ]*[\s%$€£¥]*"
 #: At least this many repeats, and this share of the values, make a far value a missing code.
@@ -482,7 +485,7 @@ def coded_missing(series: pd.Series) -> tuple[float, ...]:
         return ()
     values, counts = np.unique(x, return_counts=True)
     repeated = values[(counts >= max(CODE_REPEATS, CODE_SHARE * x.size))]
-    codes = []
+    codes: list[float] = []
     for v in repeated[np.abs(repeated) >= 1]:  # few: repeated values that could be codes
         v = float(v)
         if not _is_code(v):
@@ -706,7 +709,8 @@ class Calendar:
 
     def state(self) -> list:
         return [
-            [int(p), f, list(parts)] for p, f, parts in zip(self.positions, self.formats, self.parts)
+            [int(p), f, list(parts)]
+            for p, f, parts in zip(self.positions, self.formats, self.parts)
         ]
 
     @classmethod

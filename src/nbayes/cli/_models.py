@@ -16,6 +16,14 @@ import pandas as pd
 
 from .. import estimators
 from .._validation import MISSING_MARKERS
+from ..columns import (
+    ROLE_SAMPLE,
+    ColumnReading,
+    StringProfile,
+    format_choices,
+    read_column,
+    string_profile,
+)
 from ..distributions import Binned
 from ..estimators import (
     AODE,
@@ -30,7 +38,6 @@ from ..estimators import (
     PoissonNB,
     TextNB,
 )
-from ..columns import ROLE_SAMPLE, ColumnReading, format_choices, read_column, string_profile
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._labels import typed_classes
@@ -169,7 +176,9 @@ class Plan:
             "schema": self.schema,
             "rows": rows,
             "source": source,
-            "columns": [[str(r.column), r.kind, r.family or "left out", r.why] for r in self.choices],
+            "columns": [
+                [str(r.column), r.kind, r.family or "left out", r.why] for r in self.choices
+            ],
         }
 
     @classmethod
@@ -530,7 +539,7 @@ def plan(
                 notes,
                 warns,
             ),
-            [_chosen(readings[text_column], "text")] + left,
+            [_chosen(readings[text_column], "text"), *left],
         )
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
@@ -620,11 +629,7 @@ def plan(
                 )
         if settings.continuous not in (None, "gaussian"):
             # The columns MixedNB would model as normal densities get the chosen family.
-            numeric = [
-                c
-                for c in candidates
-                if c not in words and readings[c].family == "gaussian"
-            ]
+            numeric = [c for c in candidates if c not in words and readings[c].family == "gaussian"]
             if numeric:
                 groups[settings.continuous] = numeric
                 notes.append(
@@ -662,7 +667,9 @@ def plan(
     params["columns"] = spec if spec or model == "categorical" else "auto"
     chosen = {c: family for family, cols in groups.items() for c in cols}
     choices = [_chosen(readings[c], chosen.get(c, readings[c].family)) for c in candidates] + left
-    return _told(Plan(model, target, candidates, None, schema, cls(**params), notes, warns), choices)
+    return _told(
+        Plan(model, target, candidates, None, schema, cls(**params), notes, warns), choices
+    )
 
 
 @dataclass(frozen=True)

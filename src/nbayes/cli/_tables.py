@@ -773,9 +773,10 @@ def infer_kind(series: pd.Series, column: str) -> str:
     first = values.iloc[0] if len(values) else None
     if isinstance(first, (bool, np.bool_)) and values.map(type).isin((bool, np.bool_)).all():
         return "bool"  # true/false with gaps: pandas keeps them as Python objects
-    if isinstance(first, (datetime.date, pd.Timestamp)) and values.map(
-        lambda v: isinstance(v, (datetime.date, pd.Timestamp))
-    ).all():
+    if (
+        isinstance(first, (datetime.date, pd.Timestamp))
+        and values.map(lambda v: isinstance(v, (datetime.date, pd.Timestamp))).all()
+    ):
         return "datetime"
     if isinstance(first, (datetime.date, datetime.time, datetime.timedelta, pd.Timestamp)):
         raise _unmodelled(column, f"dates or times (e.g. {first!r})", _DATE_FIX)

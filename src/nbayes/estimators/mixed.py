@@ -18,8 +18,8 @@ from sklearn.base import clone
 
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
-from ..distributions import REGISTRY, Family, make_family
 from ..columns import Calendar, ColumnReading, choices_table, read_column
+from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
 from . import _survey
@@ -156,6 +156,8 @@ class MixedNB(BaseNB):
     _finalize_only = frozenset(
         {"alpha", "estimate", "var_smoothing", "fit_prior", "class_prior", "prior_alpha", "unseen"}
     )
+    #: The fitted table's column labels, then the labels of its calendar features.
+    _columns: list
 
     def __init__(
         self,
@@ -405,7 +407,8 @@ class MixedNB(BaseNB):
                 if name:
                     sourced.append((str(name), auto[names == name]))
         self._calendar = calendar
-        self._columns = self._columns[: self.n_features_in_] + calendar.names(self._columns)
+        raw = self._columns[: self.n_features_in_]
+        self._columns = raw + calendar.names(raw)
         if calendar:
             derived = np.arange(self.n_features_in_, len(self._columns))
             sourced.append(("categorical", derived))
