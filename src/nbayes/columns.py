@@ -189,11 +189,6 @@ class ColumnReading:
     codes: tuple = ()
     kept_family: str | None = None
 
-    @property
-    def modelled(self) -> bool:
-        """Whether the column takes part in the model (identifiers do not)."""
-        return self.family is not None
-
     def feature_names(self) -> list[str]:
         """The names of the features the column gives: its own name, one per calendar part
         (``"when.month"``), or none when it is left out."""
@@ -402,15 +397,13 @@ def looks_like_index_name(name) -> bool:
 
 
 def _whole(values: pd.Series) -> np.ndarray | None:
-    """The values as int64 when they are all whole numbers (an integer dtype, or floats
-    without a fraction), else None."""
-    kind = getattr(values.dtype, "kind", "O")
-    if kind in "iu":
+    """The values (of a number column) as int64 when they are all whole numbers (an integer
+    dtype, or floats without a fraction), else None."""
+    if getattr(values.dtype, "kind", "O") in "iu":
         return values.to_numpy(dtype=np.int64)
-    if kind == "f":
-        x = values.to_numpy(dtype=np.float64)
-        if np.isfinite(x).all() and (x == np.round(x)).all() and np.abs(x).max() < 2**53:
-            return x.astype(np.int64)
+    x = values.to_numpy(dtype=np.float64)
+    if np.isfinite(x).all() and (x == np.round(x)).all() and np.abs(x).max() < 2**53:
+        return x.astype(np.int64)
     return None
 
 
