@@ -65,8 +65,6 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "CALENDAR_PARTS",
-    "KINDS",
     "ColumnReading",
     "StringProfile",
     "calendar_features",
@@ -151,7 +149,7 @@ CODE_FAR = 2.0
 class ColumnReading:
     """How one column is read: its kind, the family that models it, and why.
 
-    Attributes
+    Parameters
     ----------
     column : label
         The column's label.
@@ -190,8 +188,20 @@ class ColumnReading:
     kept_family: str | None = None
 
     def feature_names(self) -> list[str]:
-        """The names of the features the column gives: its own name, one per calendar part
-        (``"when.month"``), or none when it is left out."""
+        """The names of the features the column gives.
+
+        Returns
+        -------
+        list of str
+            Its own name, one per calendar part (``"when.month"``), or none when it is
+            left out.
+
+        Examples
+        --------
+        >>> from nbayes.columns import ColumnReading
+        >>> ColumnReading("t", "timestamp", "calendar", "dates", parts=("year",)).feature_names()
+        ['t.year']
+        """
         if self.family is None:
             return []
         if self.family == "calendar":
@@ -199,8 +209,24 @@ class ColumnReading:
         return [str(self.column)]
 
     def warning(self, keep: str = "name it in a group of 'columns'") -> str | None:
-        """The warning a user should read about this choice, or None. ``keep`` says how to
-        keep an identifier (the command line names its own option)."""
+        """The warning a user should read about this choice.
+
+        Parameters
+        ----------
+        keep : str, default="name it in a group of 'columns'"
+            How to keep an identifier (the command line names its own option).
+
+        Returns
+        -------
+        str or None
+            The warning for an identifier; None for any other kind.
+
+        Examples
+        --------
+        >>> from nbayes.columns import ColumnReading
+        >>> ColumnReading("id", "identifier", None, "distinct").warning("use --features")
+        "leaving out column 'id': an identifier (distinct); use --features"
+        """
         if self.kind == "identifier":
             return f"leaving out column {self.column!r}: an identifier ({self.why}); {keep}"
         return None
@@ -210,8 +236,19 @@ class ColumnReading:
 class StringProfile:
     """How a column of strings reads, from a sample of its values.
 
-    ``role`` is "text" (free text: sentences), "words" (short multi-word values that are
-    mostly distinct but share their words: addresses, names, product titles) or "category".
+    Parameters
+    ----------
+    role : {"text", "words", "category"}
+        Free text (sentences), short multi-word values that are mostly distinct but share
+        their words (addresses, names, product titles), or categories.
+    n_values : int
+        Values the profile was made from.
+    words : float
+        Median number of words per value.
+    distinct : float
+        Share of distinct values.
+    reuse : float
+        Occurrences of each word, on average.
 
     Examples
     --------
@@ -228,6 +265,19 @@ class StringProfile:
     reuse: float
 
     def describe(self) -> str:
+        """The profile in words, for a message.
+
+        Returns
+        -------
+        str
+            Words per value, distinct share and word reuse.
+
+        Examples
+        --------
+        >>> from nbayes.columns import StringProfile
+        >>> StringProfile("category", 10, 1.0, 0.5, 2.0).describe()[:29]
+        '1 word(s) per value, 50% dist'
+        """
         return (
             f"{self.words:g} word(s) per value, {self.distinct:.0%} distinct values, each word "
             f"used {self.reuse:.1f} times on average in the first {self.n_values:,} values"
@@ -249,6 +299,16 @@ def string_profile(series: pd.Series) -> StringProfile:
     Spaces alone do not make text: repeated values ("New York City") are categories, and
     mostly distinct values are words only when their words recur across rows (a street
     name, a brand), which is what a bag of words can learn from and categories cannot.
+
+    Parameters
+    ----------
+    series : Series
+        The column; its first 2,000 values are read.
+
+    Returns
+    -------
+    StringProfile
+        The role and the evidence for it.
 
     Examples
     --------
@@ -347,10 +407,24 @@ def _is_datetimes(series: pd.Series) -> bool:
 
 
 def calendar_features(series: pd.Series, parts, date_format: str | None = None) -> pd.DataFrame:
-    """The calendar features of a timestamp column: one column per part, named
-    ``"<column>.<part>"``, as nullable integers (missing where the value is missing or not
-    a date). ``parts`` come from :data:`CALENDAR_PARTS`; the day of week counts from Monday
-    (0).
+    """The calendar features of a timestamp column.
+
+    Parameters
+    ----------
+    series : Series
+        The column: a datetime dtype, Python dates, or strings.
+    parts : sequence of str
+        Features from :data:`CALENDAR_PARTS` ("year", "month", "dayofweek", "hour"); the
+        day of week counts from Monday (0).
+    date_format : str, optional
+        The written form of strings (one of :data:`DATE_FORMATS`, as
+        :class:`ColumnReading` gives it); None for datetimes and dates.
+
+    Returns
+    -------
+    DataFrame
+        One column per part, named ``"<column>.<part>"``, of nullable integers (missing
+        where the value is missing or not a date).
 
     Examples
     --------
@@ -462,6 +536,16 @@ def coded_missing(series: pd.Series) -> tuple[float, ...]:
     negative code in a column otherwise never negative, with at least ten distinct values
     when the code is -1).
 
+    Parameters
+    ----------
+    series : Series
+        A number column (any other gives no code).
+
+    Returns
+    -------
+    tuple of float
+        The codes, in increasing order of their value; empty when there is none.
+
     Examples
     --------
     >>> import pandas as pd
@@ -543,6 +627,7 @@ def read_column(
     Returns
     -------
     ColumnReading
+        The kind, the family and the evidence.
 
     Examples
     --------
@@ -625,6 +710,18 @@ def _timestamp(name, stamps: pd.Series, form: str | None, evidence: str) -> Colu
 def read_columns(frame: pd.DataFrame, *, max_int_categories="auto") -> list[ColumnReading]:
     """The :class:`ColumnReading` of every column of ``frame``, in its order.
 
+    Parameters
+    ----------
+    frame : DataFrame
+        The table (or its first chunk).
+    max_int_categories : int or "auto", default="auto"
+        As in :func:`read_column`, with the table's number of rows.
+
+    Returns
+    -------
+    list of ColumnReading
+        One per column.
+
     Examples
     --------
     >>> import pandas as pd
@@ -642,8 +739,18 @@ def read_columns(frame: pd.DataFrame, *, max_int_categories="auto") -> list[Colu
 
 
 def choices_table(readings) -> pd.DataFrame:
-    """The readings as a table indexed by column: ``kind``, ``family`` (``"left out"`` for an
-    identifier) and ``why``.
+    """The readings as a table.
+
+    Parameters
+    ----------
+    readings : iterable of ColumnReading
+        The columns' readings.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by column: ``kind``, ``family`` (``"left out"`` for an identifier) and
+        ``why``.
 
     Examples
     --------

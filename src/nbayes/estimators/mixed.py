@@ -55,19 +55,32 @@ class MixedNB(BaseNB):
         is a column name, a position, a list of either, a slice, a boolean mask, or a callable
         that takes the DataFrame and returns column names (e.g. scikit-learn's
         ``make_column_selector``). Columns in no group follow ``remainder``. With ``"auto"``
-        every column's family is inferred from its dtype:
+        every column is read by the typology of :mod:`nbayes.columns` (one kind per column,
+        with its evidence), which gives its family:
 
-        * bool (numpy, pandas ``boolean``, Arrow bool) -> ``"bernoulli"``
-        * category, object, string (any hashable values) -> ``"categorical"``
-        * float -> ``"gaussian"``
-        * integer -> ``"categorical"`` when it has at most ``max_int_categories`` distinct
-          values in the first batch fitted, ``"gaussian"`` otherwise. Integer counts that
-          should be Poisson must be named: ``columns=[("poisson", ["visits"])]``.
+        * identifier (whole numbers or codes distinct in every row, named like a row index
+          or filling their range like row numbers) -> left out, with a
+          :class:`~nbayes.exceptions.ColumnWarning` that names it and how to keep it (name
+          it in a group)
+        * timestamp (a datetime dtype, or dates and times written in the common forms) ->
+          calendar features ``"<column>.year"``, ``.month``, ``.dayofweek`` and ``.hour``
+          where times are written, each categorical; predict reads the raw column. A
+          ``("calendar", [...])`` group names such columns explicitly.
+        * boolean (numpy, pandas ``boolean``, Arrow bool, Python booleans with gaps) ->
+          ``"bernoulli"``
+        * category, short text, free text (object, string, category dtypes) ->
+          ``"categorical"``
+        * number: float -> ``"gaussian"``; integer -> ``"categorical"`` when it has at most
+          ``max_int_categories`` distinct values in the first batch fitted, ``"gaussian"``
+          otherwise. Integer counts that should be Poisson must be named:
+          ``columns=[("poisson", ["visits"])]``. A number column that codes missing values
+          with a number (999999, -99, ...) gets a ColumnWarning with the fix.
 
         The choice is made once, on the first batch (``fit`` or the first ``partial_fit``),
-        and reported by ``column_families_`` and :meth:`summary`.
+        and reported by ``column_families_``, ``column_choices_`` (column, kind, family,
+        why), :meth:`summary` and :meth:`infer_families`.
 
-        Other dtypes (dates, durations, complex) raise a ParameterError asking for a family.
+        Durations and complex numbers raise a ParameterError asking for a family.
     remainder : {"auto", "drop", "error"}, default="auto"
         What happens to columns in no group: infer their family as above, leave them out of
         the model, or raise.
@@ -830,13 +843,15 @@ class MixedNB(BaseNB):
 
     # -- reporting -----------------------------------------------------------------------------
     def summary(self) -> pd.DataFrame:
-        """One row per modelled column (in table order): family, group, number of
+        """One row per modelled column (in table order): kind, family, group, number of
         categories and missing share.
 
         Returns
         -------
         DataFrame
-            Indexed by column label, with columns ``family`` (with the reading chosen per
+            Indexed by column label (a timestamp's calendar features as ``"when.month"``),
+            with columns ``kind`` (see :mod:`nbayes.columns`; ``"named"`` for a column named
+            in a group, empty for a model loaded from a file), ``family`` (with the reading chosen per
             column by a ``"density"`` group, e.g. ``"density (kde)"``), ``group``,
             ``n_categories`` (categorical columns; excludes the reserved missing code) and
             ``missing`` (share of the training weight where the value was missing; NaN for
@@ -848,9 +863,9 @@ class MixedNB(BaseNB):
         >>> from nbayes import MixedNB
         >>> df = pd.DataFrame({"city": ["Oslo", None, "Rome", "Rome"], "t": [1., 2., 9., 8.]})
         >>> MixedNB().fit(df, [0, 0, 1, 1]).summary()
-                   family  group  n_categories  missing
-        city  categorical      0           2.0     0.25
-        t        gaussian      1           NaN     0.00
+                  kind       family  group  n_categories  missing
+        city  category  categorical      0           2.0     0.25
+        t       number     gaussian      1           NaN     0.00
         """
         if not hasattr(self, "stats_"):
             raise NotFittedError("This MixedNB instance is not fitted yet; call 'fit' first.")
