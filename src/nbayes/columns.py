@@ -836,3 +836,45 @@ class Calendar:
             out.formats.append(item[1])
             out.parts.append(tuple(item[2]))
         return out
+
+
+def warn_of(readings, estimator: str, leaves_out: bool = True) -> None:
+    """Warn (:class:`~nbayes.exceptions.ColumnWarning`) of the identifiers among
+    ``readings``, in one warning, and of each number column that codes missing values.
+
+    ``leaves_out``: the estimator leaves identifiers out (MixedNB) and the warning says how
+    to keep them; otherwise (a model that reads every column it is given) it says how to
+    drop them.
+    """
+    from ._validation import user_stacklevel
+    from .exceptions import ColumnWarning
+
+    ids = [r for r in readings if r.kind == "identifier"]
+    if ids:
+        labels = [r.column for r in ids]
+        evidence = "; ".join(f"{r.column!r}: {r.why}" for r in ids)
+        if leaves_out:
+            said = (
+                f"{estimator} leaves out column(s) {labels!r}: identifiers ({evidence}), which "
+                "would let the model learn which rows belong to which class. To model one, "
+                f"name it in a group: columns=[({ids[0].kept_family!r}, [{labels[0]!r}])] "
+                "(the other columns stay 'auto')."
+            )
+        else:
+            said = (
+                f"{estimator} models column(s) {labels!r} that are identifiers ({evidence}): "
+                "they let the model learn which rows belong to which class and say nothing of "
+                f"new rows. Drop them before fitting: X.drop(columns={labels!r})."
+            )
+        warnings.warn(said, ColumnWarning, stacklevel=user_stacklevel())
+    for r in readings:  # bounded by the table's width
+        if r.kind == "coded number":
+            codes = ", ".join(f"{c:g}" for c in r.codes)
+            warnings.warn(
+                f"Column {r.column!r} holds {codes} repeated far outside its other values, "
+                "most likely a code for a missing value, modelled as a number; replace it "
+                f"with NaN before fitting: df[{r.column!r}] = df[{r.column!r}].replace("
+                f"[{codes}], np.nan).",
+                ColumnWarning,
+                stacklevel=user_stacklevel(),
+            )

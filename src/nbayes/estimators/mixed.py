@@ -18,7 +18,7 @@ from sklearn.base import clone
 
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
-from ..columns import Calendar, ColumnReading, choices_table, read_column
+from ..columns import Calendar, ColumnReading, choices_table, read_column, warn_of
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
@@ -412,7 +412,7 @@ class MixedNB(BaseNB):
                     calendar.formats.append(reading.date_format)
                     calendar.parts.append(reading.parts)
                 families.append(reading.family if reading.family != "calendar" else None)
-            self._warn_readings(readings)
+            warn_of(readings, "MixedNB")
             names = np.asarray([f or "" for f in families], dtype=object)
             # One group per inferred family, in order of the family's first column.
             _, first = np.unique(names.astype(str), return_index=True)
@@ -439,33 +439,6 @@ class MixedNB(BaseNB):
         self._layout = self._new_layout(
             [pos for _, pos in groups], [fam.name == "categorical" for fam, _ in groups]
         )
-
-    @staticmethod
-    def _warn_readings(readings: list[ColumnReading]) -> None:
-        """One ColumnWarning for the identifiers left out, one per column of coded numbers."""
-        ids = [r for r in readings if r.kind == "identifier"]
-        if ids:
-            labels = [r.column for r in ids]
-            warnings.warn(
-                f"MixedNB leaves out column(s) {labels!r}: identifiers ("
-                + "; ".join(f"{r.column!r}: {r.why}" for r in ids)
-                + "), which would let the model learn which rows belong to which class. To "
-                f"model one, name it in a group: columns=[({ids[0].kept_family!r}, "
-                f"[{labels[0]!r}])] (the other columns stay 'auto').",
-                ColumnWarning,
-                stacklevel=user_stacklevel(),
-            )
-        for r in readings:  # bounded by the table's width
-            if r.kind == "coded number":
-                codes = ", ".join(f"{c:g}" for c in r.codes)
-                warnings.warn(
-                    f"Column {r.column!r} holds {codes} repeated far outside its other values, "
-                    "most likely a code for a missing value, modelled as a number; replace it "
-                    f"with NaN before fitting: df[{r.column!r}] = df[{r.column!r}].replace("
-                    f"[{codes}], np.nan).",
-                    ColumnWarning,
-                    stacklevel=user_stacklevel(),
-                )
 
     # -- BaseNB hooks ---------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
@@ -850,9 +823,10 @@ class MixedNB(BaseNB):
         -------
         DataFrame
             Indexed by column label (a timestamp's calendar features as ``"when.month"``),
-            with columns ``kind`` (see :mod:`nbayes.columns`; ``"named"`` for a column named
-            in a group, empty for a model loaded from a file), ``family`` (with the reading chosen per
-            column by a ``"density"`` group, e.g. ``"density (kde)"``), ``group``,
+            with columns ``kind`` (see :mod:`nbayes.columns`; ``"named"`` for a column
+            named in a group, empty for a model loaded from a file), ``family`` (with the
+            reading chosen per column by a ``"density"`` group, e.g. ``"density (kde)"``),
+            ``group``,
             ``n_categories`` (categorical columns; excludes the reserved missing code) and
             ``missing`` (share of the training weight where the value was missing; NaN for
             families that do not track it).

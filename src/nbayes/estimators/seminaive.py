@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _engine as engine
 from .._docstrings import shared_parameters
 from .._validation import show
+from ..columns import read_column, warn_of
 from ..distributions import Binned
 from ..distributions._base import (
     Labels,
@@ -423,6 +424,18 @@ class _SemiNaiveNB(BaseNB):
                         f"is required by {type(self).__name__}."
                     )
             self._set_columns(df, from_table)
+            # The typology's warnings (identifiers, coded missing values) for the columns
+            # read as they come; the columns named categorical are the user's choice.
+            declared = set(self.categorical or ())
+            warn_of(
+                [
+                    read_column(df.iloc[:, p], label)
+                    for p, label in enumerate(self._columns)  # bounded by the table's width
+                    if label not in declared
+                ],
+                type(self).__name__,
+                leaves_out=False,
+            )
             return df
         if not hasattr(self, "_columns"):
             raise NotFittedError(
