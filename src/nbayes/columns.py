@@ -322,11 +322,16 @@ def string_profile(series: pd.Series) -> StringProfile:
         return StringProfile("category", int(series.notna().sum()), 0.0, 0.0, 0.0)
     from .distributions.text import WORD
 
-    words = values.str.lower().str.findall(WORD)  # the words a text group would learn
-    per_value = float(words.str.len().median())
-    tokens = words.explode().dropna()
-    reuse = len(tokens) / max(tokens.nunique(), 1)
-    distinct = values.nunique() / len(values)
+    # Each distinct value is split once (a column of categories has few), weighted by its
+    # count: the same figures as splitting every value.
+    counts = values.value_counts(sort=False)
+    unique = pd.Series(counts.index, dtype=object)
+    words = unique.str.lower().str.findall(WORD)  # the words a text group would learn
+    lengths = words.str.len().to_numpy()
+    per_value = float(np.median(np.repeat(lengths, counts.to_numpy())))
+    n_tokens = int((lengths * counts.to_numpy()).sum())
+    reuse = n_tokens / max(words.explode().dropna().nunique(), 1)
+    distinct = len(unique) / len(values)
     if per_value >= TEXT_WORDS:
         role = "text"
     elif per_value >= 2 and distinct >= WORDS_DISTINCT and reuse >= WORDS_REUSE:
@@ -362,7 +367,11 @@ def date_format(series: pd.Series) -> str | None:
     :data:`DATE_SHARE` of a string column's sample parses, the form parsing most values
     winning (``M/D`` before ``D/M`` on a tie); None when the values are not dates."""
     values = _strings(series)
-    if values is None or not values.str.match(_DATE_LIKE).mean() >= DATE_SHARE:
+    if (
+        values is None
+        or not re.match(_DATE_LIKE, values.iloc[0])  # most columns stop here
+        or not values.str.match(_DATE_LIKE).mean() >= DATE_SHARE
+    ):
         return None
     best, best_share = None, 0.0
     for form in DATE_FORMATS:  # a handful of written forms
@@ -401,8 +410,11 @@ def _is_datetimes(series: pd.Series) -> bool:
     if dtype.kind != "O":
         return False
     values = series.dropna().iloc[:ROLE_SAMPLE]
-    return bool(len(values)) and bool(
-        values.map(lambda v: isinstance(v, (datetime.date, pd.Timestamp))).all()
+    dated = (datetime.date, pd.Timestamp)
+    return (
+        bool(len(values))
+        and isinstance(values.iloc[0], dated)
+        and bool(values.map(lambda v: isinstance(v, dated)).all())
     )
 
 
@@ -600,7 +612,12 @@ def _bool_values(series: pd.Series) -> bool:
     """Python or numpy booleans with gaps in an object column (as pandas reads a true/false
     column with an empty cell)."""
     values = series.dropna()
-    return bool(len(values)) and bool(values.map(type).isin((bool, np.bool_)).all())
+    if series.dtype.kind != "O" or not len(values):
+        return False
+    booleans = (bool, np.bool_)
+    if not values.iloc[:ROLE_SAMPLE].map(type).isin(booleans).all():  # most columns stop here
+        return False
+    return bool(values.map(type).isin(booleans).all())
 
 
 def read_column(
@@ -659,13 +676,14 @@ def read_column(
         value = present.iloc[0]
         value = value.item() if isinstance(value, np.generic) else value
         return ColumnReading(name, "constant", family, f"one value ({value!r}) in every row")
-    form = None if kind in "iuf" else date_format(series)
+    sample = present.iloc[:ROLE_SAMPLE]  # what the rules on strings read
+    form = None if kind in "iuf" else date_format(sample)
     if form is not None:
         shown = "ISO 8601" if form == "ISO8601" else form
         return _timestamp(
             name, _parse(series, form), form, f"dates written as {shown} (e.g. {present.iloc[0]!r})"
         )
-    why = _identifier(name, series, n_rows)
+    why = _identifier(name, series, n_rows) if n_unique == n_rows else None
     if why is not None:
         kept = "categorical" if kind not in "iuf" else _number_family(series, kind, 0)[0]
         return ColumnReading(name, "identifier", None, why, kept_family=kept)
@@ -683,7 +701,7 @@ def read_column(
                 codes=codes,
             )
         return ColumnReading(name, "number", family, evidence)
-    profile = string_profile(series)
+    profile = string_profile(sample)
     if profile.role == "text":
         return ColumnReading(name, "free text", "categorical", profile.describe())
     if profile.role == "words":
