@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import warnings
 import zipfile
 
@@ -368,6 +369,16 @@ def test_cli_and_api_agree_on_the_shared_tables(shared_data, tmp_path):
     spam.columns = [f"c{j}" for j in range(spam.shape[1])]
     spam.sample(frac=0.7, random_state=0).to_csv(tmp_path / "spambase.csv")
     _cli_equals_api(tmp_path / "spambase.csv", "c57", tmp_path)
+    sms = pd.read_csv(
+        shared_data / "sms_spam_collection" / "SMSSpamCollection",
+        sep="\t",
+        header=None,
+        names=["label", "text"],
+        quoting=3,
+    )
+    sms.sample(frac=0.3, random_state=0).to_csv(tmp_path / "sms.csv")  # free text as categories
+    cli, api = _cli_equals_api(tmp_path / "sms.csv", "label", tmp_path)
+    assert api.column_choices_.loc["text", "kind"] == "free text"
 
 
 def messy_frame(n=300, seed=0) -> pd.DataFrame:
@@ -518,3 +529,21 @@ def test_the_seminaive_models_warn_of_identifiers_they_are_given():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ColumnWarning)
         AODE(categorical=["id"]).fit(frame, y)  # named: the user's choice
+
+
+def test_categorical_option_overrides_the_reading_by_name(tmp_path, capsys):
+    path = tmp_path / "messy.csv"
+    messy_frame().to_csv(path, index=False)
+    out = tmp_path / "c.nbayes"
+    argv = ["train", str(path), "-t", "label", "-o", str(out), "--categorical", "rownames,when"]
+    assert main(argv) == 0
+    families = load(str(out)).column_families_
+    assert families["rownames"] == families["when"] == "categorical"
+    assert "when.month" not in families
+    said = capsys.readouterr()
+    assert "['rownames', 'code']" not in said.err and "['code']" in said.err
+    assert re.search(r"when\s+category\s+categorical", said.out) is None  # the kind stays
+    assert re.search(r"when\s+timestamp\s+categorical", said.out), said.out
+    assert main([*argv[:6], "--categorical", "rownames", "--model", "gaussian"]) == 2
+    assert main([*argv[:6], "--categorical", "nope"]) == 1
+    assert main([*argv[:6], "--categorical", "city", "--model", "aode"]) == 0

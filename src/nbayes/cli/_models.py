@@ -438,13 +438,16 @@ def plan(
     settings: Settings | None = None,
     later: dict[str, pd.Series] | None = None,
     read=None,
+    categorical: tuple[str, ...] = (),
 ) -> Plan:
     """Choose the estimator and its input columns from the first chunk of DATA.
 
     ``later`` holds, for columns empty throughout ``first``, a chunk of their values found
     further down (or an empty Series: empty everywhere); their kinds come from there, never
     from the empty first rows. ``read`` (the ReadOptions) says which options were given, so
-    that advice names only options not already in use.
+    that advice names only options not already in use. ``categorical`` names columns read
+    as categories whatever their kind (``--categorical``: an identifier kept, dates as
+    their written values, integers as categories).
     """
     settings = settings or Settings()
     later = later or {}
@@ -455,7 +458,8 @@ def plan(
             f"DATA has no target column {target!r}; its columns are "
             f"{names(columns)}. Pass the label column with --target."
         )
-    for name, cols in (("--exclude", exclude), ("--features", features or [])):
+    named = (("--exclude", exclude), ("--features", features or []), ("--categorical", categorical))
+    for name, cols in named:
         absent = [c for c in cols if c not in columns]
         if absent:
             raise DataError(
@@ -483,7 +487,7 @@ def plan(
     readings = {c: _reading(c, sample[c]) for c in candidates}
     left: list[ColumnReading] = []  # identifiers left out: in the choices table too
     if features is None:
-        ids = [c for c in candidates if readings[c].kind == "identifier"]
+        ids = [c for c in candidates if readings[c].kind == "identifier" and c not in categorical]
         if ids:
             warns.append(
                 f"leaving out column(s) {names(ids)}, identifiers ("
@@ -498,11 +502,15 @@ def plan(
         if readings[c].kind == "coded number":
             warns.append(_coded_warning(c, readings[c]))
     sample = {c: sample[c] for c in candidates}
-    dates = [c for c in candidates if readings[c].kind == "timestamp"]
+    dates = [c for c in candidates if readings[c].kind == "timestamp" and c not in categorical]
     profiles = {
         c: string_profile(sample[c]) for c in candidates if infer_kind(sample[c], c) == "str"
     }
-    texts = [c for c, p in profiles.items() if p.role != "category" and c not in dates]
+    texts = [
+        c
+        for c, p in profiles.items()
+        if p.role != "category" and c not in dates and c not in categorical
+    ]
     if text_column is None and model in TEXT_MODELS and features is None:
         # A count model over one column of text; other columns cannot join it.
         if len(texts) == 1 and len(candidates) == 1:
@@ -544,6 +552,17 @@ def plan(
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
     schema = {c: infer_kind(sample[c], c) for c in candidates}
+    for c in categorical:  # read as categories: their values as written
+        if c in schema and schema[c] == "datetime":
+            raise UsageError(
+                f"--categorical names column {c!r}, which holds dates or times as values; "
+                "name a column of dates written as text, or leave it to the calendar features."
+            )
+    if categorical and model not in ("auto", "mixed", "categorical", *SEMINAIVE):
+        raise UsageError(
+            f"--categorical applies to --model auto, mixed, categorical and the semi-naive "
+            f"models; --model {model} reads every column one way."
+        )
     stamped = [c for c in candidates if schema[c] == "datetime"]
     if stamped and model not in ("auto", "mixed", "categorical"):
         raise _unmodelled(
@@ -568,7 +587,7 @@ def plan(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
                     f"it as categories; leave it out with --exclude {c}, or use --model auto"
                 )
-        binned = [c for c in candidates if schema[c] in ("int", "float")]
+        binned = [c for c in candidates if schema[c] in ("int", "float") and c not in categorical]
         if binned:
             notes.append(
                 f"cutting numeric column(s) {names(binned)} into bins "
@@ -581,7 +600,7 @@ def plan(
                 candidates,
                 None,
                 schema,
-                seminaive_estimator(model, settings),
+                seminaive_estimator(model, settings, categorical),
                 notes,
                 warns,
             ),
@@ -614,6 +633,8 @@ def plan(
     if model == "categorical":
         groups["categorical"] = [c for c in candidates if c not in dates]
     else:
+        if categorical:
+            groups["categorical"] = [c for c in candidates if c in categorical]
         words = [c for c in texts if auto]
         if text_column is not None and text_column not in words:
             words.append(text_column)
@@ -629,7 +650,11 @@ def plan(
                 )
         if settings.continuous not in (None, "gaussian"):
             # The columns MixedNB would model as normal densities get the chosen family.
-            numeric = [c for c in candidates if c not in words and readings[c].family == "gaussian"]
+            numeric = [
+                c
+                for c in candidates
+                if c not in words and c not in categorical and readings[c].family == "gaussian"
+            ]
             if numeric:
                 groups[settings.continuous] = numeric
                 notes.append(
@@ -637,7 +662,12 @@ def plan(
                     f"{settings.continuous!r} family (--continuous)"
                 )
         for c in candidates:
-            if c in later and c not in words and c not in groups.get(settings.continuous or "", []):
+            if (
+                c in later
+                and c not in words
+                and c not in categorical
+                and c not in groups.get(settings.continuous or "", [])
+            ):
                 # Empty in the first chunk: its family comes from the rows that have values
                 # (MixedNB would infer it from the empty first batch).
                 family = readings[c].family or readings[c].kept_family or "categorical"
@@ -650,10 +680,10 @@ def plan(
         groups["calendar"] = dates
     taken = {c for cols in groups.values() for c in cols}
     for c in candidates:  # identifiers named in --features: kept, with their family
-        if readings[c].kind == "identifier" and c not in taken:
+        if readings[c].kind == "identifier" and c not in taken and c not in categorical:
             groups.setdefault(readings[c].kept_family or "categorical", []).append(c)
     for c, p in profiles.items():
-        if c not in groups.get("text", []) and c not in dates:
+        if c not in groups.get("text", []) and c not in dates and c not in categorical:
             warns.extend(_string_warnings(c, sample[c], p, read))
             notes.extend(filter(None, [marker_note(c, sample[c], read)]))
     params: dict = {}
@@ -778,9 +808,12 @@ def _binning_words(settings: Settings) -> str:
     return "supervised MDL cuts"
 
 
-def seminaive_estimator(name: str, settings: Settings):
-    """AODE / TAN / KDB / JointBayes with the command line's options."""
+def seminaive_estimator(name: str, settings: Settings, categorical=()):
+    """AODE / TAN / KDB / JointBayes with the command line's options (``categorical``: the
+    columns of --categorical)."""
     params: dict = {}
+    if categorical:
+        params["categorical"] = list(categorical)
     for key in ("alpha", "estimate", "binning", "n_bins"):
         if getattr(settings, key) is not None:
             params[key] = getattr(settings, key)
