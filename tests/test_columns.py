@@ -547,3 +547,19 @@ def test_categorical_option_overrides_the_reading_by_name(tmp_path, capsys):
     assert main([*argv[:6], "--categorical", "rownames", "--model", "gaussian"]) == 2
     assert main([*argv[:6], "--categorical", "nope"]) == 1
     assert main([*argv[:6], "--categorical", "city", "--model", "aode"]) == 0
+
+
+def test_a_date_column_empty_in_the_first_chunk_is_read_as_written(tmp_path):
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "x": RNG.normal(size=n),
+            "when": [None] * 300 + list(pd.date_range("2024-01-01", periods=100).astype(str)),
+            "y": ["a", "b"] * (n // 2),
+        }
+    )
+    path = tmp_path / "late.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(path), "-t", "y", "-o", str(out), "-q", "--chunk-rows", "100"]) == 0
+    assert load(str(out)).column_families_["when"] == "categorical"

@@ -502,7 +502,13 @@ def plan(
         if readings[c].kind == "coded number":
             warns.append(_coded_warning(c, readings[c]))
     sample = {c: sample[c] for c in candidates}
-    dates = [c for c in candidates if readings[c].kind == "timestamp" and c not in categorical]
+    # (A date column empty in the first chunk is read as written: MixedNB learns the written
+    # form of dates from the first batch, which has none of them.)
+    dates = [
+        c
+        for c in candidates
+        if readings[c].kind == "timestamp" and c not in categorical and c not in later
+    ]
     profiles = {
         c: string_profile(sample[c]) for c in candidates if infer_kind(sample[c], c) == "str"
     }
@@ -671,6 +677,7 @@ def plan(
                 # Empty in the first chunk: its family comes from the rows that have values
                 # (MixedNB would infer it from the empty first batch).
                 family = readings[c].family or readings[c].kept_family or "categorical"
+                family = "categorical" if family == "calendar" else family
                 groups.setdefault(family, []).append(c)
                 notes.append(
                     f"column {c!r} is empty in the first {len(first):,} rows; typed "
