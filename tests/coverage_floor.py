@@ -26,6 +26,7 @@ UNTRUSTED_INPUT = (
     "io/_plain.py",
     "_output.py",
     "_validation.py",
+    "columns.py",
     "estimators/_columns.py",
     "estimators/_encoding.py",
     "cli/_common.py",

@@ -21,6 +21,7 @@ MODULES = [
     "nbayes.dask",
     "nbayes.plot",
     "nbayes.io",
+    "nbayes.columns",
     "nbayes.model_selection",
     "nbayes.datasets",
     "nbayes.exceptions",

@@ -12,6 +12,8 @@ name the fix without advising an option already in use.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,6 +24,7 @@ from nbayes.cli._models import string_profile
 from nbayes.cli._tables import ReadOptions
 from nbayes.cli.evaluate import evaluate
 from nbayes.cli.train import train
+from nbayes.exceptions import DataError
 
 STREETS = ["Lake", "Oak", "Maple", "Pine", "Cedar", "Elm", "Hill", "Park", "River", "Sunset"]
 STREET_KINDS = ["Dr", "St", "Ave", "Rd", "Ln"]
@@ -110,14 +113,16 @@ def _accuracy(train_path, test_path, model, folder, **kwargs) -> tuple[float, ob
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_auto_is_never_clearly_worse_than_mixed(kind, tmp_path):
-    """On every kind of messy column, ``--model auto`` models every column and scores at
-    least as well as ``--model mixed`` on held-out rows (up to noise)."""
+    """On every kind of messy column, ``--model auto`` models every column but identifiers
+    (issue 30: left out) and scores at least as well as ``--model mixed`` on held-out rows
+    (up to noise)."""
     df = messy_table(kind)
     train_path, test_path = _split(df, tmp_path)
     auto, result = _accuracy(train_path, test_path, "auto", tmp_path)
     mixed, _ = _accuracy(train_path, test_path, "mixed", tmp_path)
     assert result.estimator == "MixedNB"
-    assert sorted(result.features) == sorted(c for c in df.columns if c != "label")
+    left_out = {"id"} if kind == "identifiers" else set()
+    assert sorted(result.features) == sorted(c for c in df.columns if c not in {"label", *left_out})
     assert auto >= mixed - 0.015, (kind, auto, mixed)
 
 
@@ -185,12 +190,16 @@ def test_text_column_joins_the_other_columns_under_auto(tmp_path):
     assert len(result.features) == 4
 
 
-def test_near_unique_identifiers_are_warned_about(capsys, tmp_path):
+def test_near_unique_identifiers_are_left_out_with_a_warning(capsys, tmp_path):
+    """Issue 30: a code distinct in every row is an identifier, left out (it was a warning
+    to --exclude it), with one warning that says how to keep it."""
     train_path, _ = _split(messy_table("identifiers", n=300), tmp_path)
     status = main(["train", train_path, "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"])
     _, err = capsys.readouterr()
     assert status == 0
-    assert "column 'id' has near-unique values" in err and "--exclude id" in err
+    assert err.count("leaving out column(s) ['id'], identifiers") == 1
+    assert "name them in --features" in err
+    assert "id" not in load(str(tmp_path / "m.nbayes")).feature_names_in_
 
 
 # -- JSON lines whose records have different keys ------------------------------------------------
@@ -346,27 +355,35 @@ def test_decimal_options_are_for_csv(tmp_path, capsys):
     assert "--decimal and --thousands apply to CSV/TSV" in capsys.readouterr().err
 
 
-def test_dates_written_as_text_are_warned_about(tmp_path, capsys):
+def test_dates_written_as_text_become_calendar_features(tmp_path, capsys):
+    """Issue 30: dates written as text were near-unique categories with a warning; they are
+    read as calendar features now, which the choices table says."""
     path = tmp_path / "d.csv"
     when = pd.date_range("2024-01-01", periods=200, freq="h").astype(str)
     pd.DataFrame({"when": when, "x": range(200), "label": ["a", "b"] * 100}).to_csv(path)
-    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes"), "-q"]) == 0
-    err = capsys.readouterr().err
-    assert "column 'when' holds dates or times written as text" in err
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    out, err = capsys.readouterr()
+    assert "written as text" not in err
+    assert re.search(r"when\s+timestamp\s+calendar\s+dates written as ISO 8601", out), out
+    families = load(str(tmp_path / "m.nbayes")).column_families_
+    assert [c for c in families if c.startswith("when.")] == [
+        "when.year",
+        "when.month",
+        "when.dayofweek",
+        "when.hour",
+    ]
 
 
 # -- Parquet dates, lists and decimals ---------------------------------------------------------
 @pytest.mark.parametrize(
     ("values", "message"),
     [
-        (pd.date_range("2024-01-01", periods=60, freq="h"), r"'when' holds dates or times"),
-        ([d.date() for d in pd.date_range("2024-01-01", periods=60)], r"'when' holds dates"),
-        (pd.to_timedelta(np.arange(60), unit="s"), r"'when' holds dates or times"),
+        (pd.to_timedelta(np.arange(60), unit="s"), r"'when' holds durations"),
         ([["a", "b"]] * 60, r"'when' holds lists or records \(e.g. \['a', 'b'\]\)"),
         ([{"k": 1}] * 60, r"'when' holds lists or records"),
     ],
 )
-def test_parquet_dates_and_lists_are_refused_with_the_fix(tmp_path, values, message):
+def test_parquet_durations_and_lists_are_refused_with_the_fix(tmp_path, values, message):
     from nbayes.exceptions import DataError
 
     path = tmp_path / "p.parquet"
@@ -375,6 +392,31 @@ def test_parquet_dates_and_lists_are_refused_with_the_fix(tmp_path, values, mess
         train(str(path), "label", str(tmp_path / "m.nbayes"))
     # Left out, the rest trains.
     train(str(path), "label", str(tmp_path / "m.nbayes"), exclude=("when",))
+
+
+@pytest.mark.parametrize(
+    ("values", "parts"),
+    [
+        (pd.date_range("2024-01-01", periods=60, freq="h"), ["year", "month", "dayofweek", "hour"]),
+        (
+            [d.date() for d in pd.date_range("2024-01-01", periods=60)],
+            ["year", "month", "dayofweek"],
+        ),
+    ],
+)
+def test_parquet_dates_become_calendar_features(tmp_path, values, parts):
+    """Issue 30: Parquet timestamps and dates were refused; they give calendar features,
+    and predict reads the same raw column."""
+    path = tmp_path / "p.parquet"
+    pd.DataFrame({"when": values, "x": np.arange(60.0), "label": ["a", "b"] * 30}).to_parquet(path)
+    out = tmp_path / "m.nbayes"
+    train(str(path), "label", str(out))
+    assert [c for c in load(str(out)).column_families_ if c.startswith("when.")] == [
+        f"when.{p}" for p in parts
+    ]
+    assert main(["predict", str(out), str(path), "-o", str(tmp_path / "p.csv")]) == 0
+    with pytest.raises(DataError, match=r"--model gaussian models numbers or categories"):
+        train(str(path), "label", str(out), model="gaussian")
 
 
 def test_parquet_decimals_are_numbers(tmp_path):
@@ -421,14 +463,15 @@ def test_a_row_index_written_with_the_table_is_left_out_unless_asked_for(capsys,
     out = tmp_path / "m.nbayes"
     assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "leaving out column(s) ['Unnamed: 0']: no name in the header and the row numbers" in err
+    assert "leaving out column(s) ['Unnamed: 0'], identifiers ('Unnamed: 0': named like a" in err
     assert list(load(out).feature_names_in_) == ["x"]
     assert main(["train", str(data), "-t", "y", "-o", str(out), "--features", "Unnamed: 0,x"]) == 0
     assert list(load(out).feature_names_in_) == ["Unnamed: 0", "x"]
-    # A named column of row numbers is the user's to judge: it stays.
-    frame.rename_axis("id").to_csv(data)
+    # Issue 30: a named row index is an identifier too, even shuffled (it was kept).
+    frame.rename_axis("id").sample(frac=1, random_state=0).to_csv(data)
     assert main(["train", str(data), "-t", "y", "-o", str(out), "-q"]) == 0
-    assert list(load(out).feature_names_in_) == ["id", "x"]
+    assert "leaving out column(s) ['id'], identifiers" in capsys.readouterr().err
+    assert list(load(out).feature_names_in_) == ["x"]
 
 
 def test_labels_that_differ_only_in_spaces_or_case_are_said(capsys, tmp_path):
@@ -482,26 +525,25 @@ def test_labels_that_differ_only_in_spaces_or_case_are_said(capsys, tmp_path):
     assert "does not know" not in capsys.readouterr().out
 
 
-def test_a_named_column_that_counts_the_rows_is_warned_of(capsys, tmp_path):
-    """A sequential identifier (1000, 1001, ...) is modelled as a number like any other; as
-    a feature it is each row's place in the file, which a file sorted by label turns into
-    the label. It stays (it is named: the user's to judge) but is said, with the fix."""
+def test_whole_numbers_that_are_row_numbers_are_left_out_even_shuffled(capsys, tmp_path):
+    """Issue 30: a sequential identifier (1000, 1001, ...) was only warned of while in file
+    order; a shuffled split hid it and the model learned which id ranges belong to which
+    class. Distinct whole numbers that fill most of their range are row numbers, whatever
+    their order or name; a short file, or numbers spread thin, are numbers."""
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(
-        {"id": np.arange(1000, 1200), "x": rng.normal(size=200), "y": np.repeat(["a", "b"], 100)}
+        {"key": np.arange(1000, 1200), "x": rng.normal(size=200), "y": np.repeat(["a", "b"], 100)}
     )
     data = tmp_path / "ids.csv"
-    frame.to_csv(data, index=False)
     out = tmp_path / "m.nbayes"
+    frame.sample(frac=0.7, random_state=0).to_csv(data, index=False)
     assert main(["train", str(data), "-t", "y", "-o", str(out), "-q"]) == 0
     err = " ".join(capsys.readouterr().err.split())
-    assert "column(s) ['id'] count the rows (each value one more than the last" in err, err
-    assert "leave it out with --exclude id if it is an identifier" in err
-    assert list(load(out).feature_names_in_) == ["id", "x"]
-    # Left out, or not counting (shuffled ids, a short file), nothing is said.
-    assert main(["train", str(data), "-t", "y", "-o", str(out), "--exclude", "id"]) == 0
-    frame.sample(frac=1, random_state=0).to_csv(data, index=False)
-    assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
+    assert "leaving out column(s) ['key'], identifiers ('key': whole numbers distinct in all" in err
+    assert list(load(out).feature_names_in_) == ["x"]
     frame.head(40).to_csv(data, index=False)
     assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
-    assert "count the rows" not in capsys.readouterr().err
+    frame.assign(key=frame["key"] ** 2).to_csv(data, index=False)
+    assert main(["train", str(data), "-t", "y", "-o", str(out)]) == 0
+    assert "identifiers" not in capsys.readouterr().err
+    assert list(load(out).feature_names_in_) == ["key", "x"]

@@ -18,6 +18,11 @@ MODULES = [
     ("nbayes.dask", "nbayes.dask", "Distributed fit and prediction with Dask."),
     ("nbayes.datasets", "nbayes.datasets", "The data sets that ship with nbayes."),
     ("nbayes.io", "nbayes.io", "Safe model files."),
+    (
+        "nbayes.columns",
+        "nbayes.columns",
+        "Column reading: the typology of kinds, shared by the library and the command line.",
+    ),
     ("nbayes.distributions", "nbayes.distributions", "Feature families, to extend nbayes."),
     (
         "nbayes.testing",

@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # the same names, for type checkers and readers
         merge,
     )
     from .exceptions import (
+        ColumnWarning,
         DataError,
         EMWarning,
         ModelFormatError,
@@ -73,6 +74,7 @@ _LAZY: dict[str, str] = {
     ),
     **dict.fromkeys(
         (
+            "ColumnWarning",
             "DataError",
             "EMWarning",
             "ModelFormatError",
@@ -96,6 +98,7 @@ _LAZY: dict[str, str] = {
 _SUBMODULES = frozenset(
     (
         "model_selection",
+        "columns",
         "estimators",
         "distributions",
         "io",
@@ -132,6 +135,7 @@ __all__ = [
     "TAN",
     "BernoulliNB",
     "CategoricalNB",
+    "ColumnWarning",
     "ComplementNB",
     "DataError",
     "DensityNB",

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from sklearn.exceptions import NotFittedError
 
 __all__ = [
+    "ColumnWarning",
     "DataError",
     "EMWarning",
     "ModelFormatError",
@@ -91,6 +92,25 @@ class ModelFormatError(NBayesError, ValueError):
     ... except nbayes.ModelFormatError:
     ...     print("refused")
     refused
+    """
+
+
+class ColumnWarning(UserWarning):
+    """A column read "auto" that the model leaves out or that likely codes missing values.
+
+    :class:`nbayes.MixedNB` under ``columns="auto"`` leaves identifiers out (values distinct
+    in every row, or a row index) and reports numbers that use a value such as 999999 for
+    "missing" (see :mod:`nbayes.columns`); the message names the column and the fix.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from nbayes import ColumnWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("MixedNB leaves out column(s) ['id']", ColumnWarning)
+    >>> caught[0].category.__name__
+    'ColumnWarning'
     """
 
 

@@ -13,13 +13,14 @@ import os
 import signal
 import sys
 import traceback
+import warnings
 from contextlib import contextmanager
 from importlib import import_module
 from typing import TYPE_CHECKING
 
 from .._output import WriteError, stop_signals
 from .._threads import threads
-from ..exceptions import NBayesError, ParameterError
+from ..exceptions import ColumnWarning, NBayesError, ParameterError
 from ._common import CLIError, UsageError, house_warnings
 
 if TYPE_CHECKING:
@@ -344,6 +345,9 @@ def _run(args, received: list[int]) -> int:
     once a signal arrived) collects SIGINT and SIGTERM."""
     try:
         with threads(getattr(args, "threads", None)), house_warnings():
+            # The commands say what the library's column reading warns of themselves, in
+            # their own words and options (nbayes train's choices and warnings).
+            warnings.simplefilter("ignore", ColumnWarning)
             status = args._run(args)
             _flush_stdout()
     except BrokenPipeError:

@@ -21,6 +21,14 @@ from .._validation import (
     is_missing_marker,
     likely_missing_marker,
 )
+from ..columns import (
+    ROLE_SAMPLE,
+    ColumnReading,
+    StringProfile,
+    format_choices,
+    read_column,
+    string_profile,
+)
 from ..distributions import Binned
 from ..estimators import (
     AODE,
@@ -38,7 +46,7 @@ from ..estimators import (
 from ..exceptions import DataError
 from ._common import CLIError, UsageError, names
 from ._labels import typed_classes
-from ._tables import conform, infer_kind, na_values_option
+from ._tables import _BOOLS, _unmodelled, conform, infer_kind, na_values_option
 
 MODELS = (
     "auto",
@@ -147,6 +155,9 @@ class Plan:
     #: Log-odds decision threshold kept by ``train --threshold`` (for a model without the
     #: parameter); None: the model decides alone.
     threshold: float | None = None
+    #: How each input column is read (:class:`nbayes.columns.ColumnReading`, with the family
+    #: this model gives it), for the choices table of ``train`` and ``inspect``.
+    choices: list = field(default_factory=list)
 
     @property
     def is_text(self) -> bool:
@@ -170,6 +181,9 @@ class Plan:
             "schema": self.schema,
             "rows": rows,
             "source": source,
+            "columns": [
+                [str(r.column), r.kind, r.family or "left out", r.why] for r in self.choices
+            ],
         }
 
     @classmethod
@@ -248,64 +262,8 @@ def load_plan(path: str, text_column: str | None = None) -> Plan:
     return Plan.from_model(model, read_manifest(path), text_column)
 
 
-#: Values a column's role is judged on (splitting long e-mails into words is not free).
-ROLE_SAMPLE = 2000
-#: Median words per value from which a string column is free text (sentences).
-TEXT_WORDS = 8
-#: A column of short multi-word values is read as words (a text group) when at least this
-#: share of its values is distinct and each of its words occurs this often on average.
-WORDS_DISTINCT, WORDS_REUSE = 0.3, 2.0
 #: Share of distinct values from which categories are near-unique (a warning with the fix).
 NEAR_UNIQUE = 0.5
-
-
-@dataclass(frozen=True)
-class StringProfile:
-    """How a column of strings reads, from a sample of its values.
-
-    ``role`` is "text" (free text: sentences), "words" (short multi-word values that are
-    mostly distinct but share their words: addresses, names, product titles) or "category".
-    """
-
-    role: str
-    n_values: int
-    words: float
-    distinct: float
-    reuse: float
-
-    def describe(self) -> str:
-        if not self.words:  # codes such as '01.12' or 'A-17': no words to count
-            return f"{self.distinct:.0%} distinct values in the first {self.n_values:,}"
-        return (
-            f"{self.words:g} word(s) per value, {self.distinct:.0%} distinct values, each word "
-            f"used {self.reuse:.1f} times on average in the first {self.n_values:,} values"
-        )
-
-
-def string_profile(series: pd.Series) -> StringProfile:
-    """The :class:`StringProfile` of a column (non-strings make it a category column).
-
-    Spaces alone do not make text: repeated values ("New York City") are categories, and
-    mostly distinct values are words only when their words recur across rows (a street
-    name, a brand), which is what a bag of words can learn from and categories cannot.
-    """
-    values = series.dropna().iloc[:ROLE_SAMPLE]
-    if values.empty or values.map(type).ne(str).any():
-        return StringProfile("category", len(values), 0.0, 0.0, 0.0)
-    from ..distributions.text import WORD
-
-    words = values.str.lower().str.findall(WORD)  # the words a text group would learn
-    per_value = float(words.str.len().median())
-    tokens = words.explode().dropna()
-    reuse = len(tokens) / max(tokens.nunique(), 1)
-    distinct = values.nunique() / len(values)
-    if per_value >= TEXT_WORDS:
-        role = "text"
-    elif per_value >= 2 and distinct >= WORDS_DISTINCT and reuse >= WORDS_REUSE:
-        role = "words"
-    else:
-        role = "category"
-    return StringProfile(role, len(values), per_value, distinct, reuse)
 
 
 def looks_like_text(series: pd.Series) -> bool:
@@ -451,28 +409,39 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
     return []
 
 
-def _is_written_index(name: str, values: pd.Series) -> bool:
-    """Whether a column is a row index written out with the table: a header cell left empty
-    (pandas names it "Unnamed: N") over the row numbers 0, 1, 2, ... (or 1, 2, 3, ...). As a
-    feature it would carry only the rows' order, which often follows the label."""
-    if not name.startswith("Unnamed: ") or len(values) < 2 or values.dtype.kind not in "iu":
-        return False
-    start = int(values.iloc[0])
-    rows = np.arange(len(values)) + start
-    return start in (0, 1) and bool(np.array_equal(values.to_numpy(), rows))
+def _chosen(reading: ColumnReading, family: str | None) -> ColumnReading:
+    """``reading`` with the family the command's model gives the column."""
+    from dataclasses import replace
+
+    return replace(reading, family=family)
 
 
-#: Rows a column must count through before it is said to count the rows.
-COUNTER_ROWS = 50
+def _told(the_plan: Plan, choices: list[ColumnReading]) -> Plan:
+    """``the_plan`` with its choices, which its notes show as a table."""
+    the_plan.choices = choices
+    if choices:
+        lines = format_choices(choices)
+        the_plan.notes.insert(0, "how each column is read:\n  " + "\n  ".join(lines))
+    return the_plan
 
 
-def _counts_rows(values: pd.Series) -> bool:
-    """Whether a named column of whole numbers goes up by one from each row to the next, as
-    a row counter or a sequential identifier does (a row index without a name is left out
-    instead, see :func:`_is_written_index`)."""
-    if len(values) < COUNTER_ROWS or values.dtype.kind not in "iu":
-        return False
-    return bool((np.diff(values.to_numpy()) == 1).all())
+def _reading(column: str, values: pd.Series) -> ColumnReading:
+    """The library's reading of a column (:mod:`nbayes.columns`), as MixedNB makes it on
+    the same chunk: a column of true/false values with gaps is read as booleans, as
+    :func:`conform` converts it."""
+    if infer_kind(values, column) == "bool" and values.dtype.kind == "O":
+        values = values.map(_BOOLS.get, na_action="ignore").astype("boolean")
+    return read_column(values, column)
+
+
+def _coded_warning(column: str, reading: ColumnReading) -> str:
+    """The warning for a number column that codes missing values with a number."""
+    codes = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in reading.codes]
+    return (
+        f"column {column!r} holds {' and '.join(codes)} repeated far outside its other values "
+        f"({reading.why.split('; ')[0]}), most likely a code for a missing value, which is "
+        f"modelled as a number; to read it as missing, pass {na_values_option(codes)}"
+    )
 
 
 def plan(
@@ -486,13 +455,16 @@ def plan(
     settings: Settings | None = None,
     later: dict[str, pd.Series] | None = None,
     read=None,
+    categorical: tuple[str, ...] = (),
 ) -> Plan:
     """Choose the estimator and its input columns from the first chunk of DATA.
 
     ``later`` holds, for columns empty throughout ``first``, a chunk of their values found
     further down (or an empty Series: empty everywhere); their kinds come from there, never
     from the empty first rows. ``read`` (the ReadOptions) says which options were given, so
-    that advice names only options not already in use.
+    that advice names only options not already in use. ``categorical`` names columns read
+    as categories whatever their kind (``--categorical``: an identifier kept, dates as
+    their written values, integers as categories).
     """
     settings = settings or Settings()
     later = later or {}
@@ -503,7 +475,8 @@ def plan(
             f"DATA has no target column {target!r}; its columns are "
             f"{names(columns)}. Pass the label column with --target."
         )
-    for name, cols in (("--exclude", exclude), ("--features", features or [])):
+    named = (("--exclude", exclude), ("--features", features or []), ("--categorical", categorical))
+    for name, cols in named:
         absent = [c for c in cols if c not in columns]
         if absent:
             raise DataError(
@@ -520,23 +493,6 @@ def plan(
         if text_column == target:
             raise UsageError("--text-column and --target must be different columns.")
     candidates = [c for c in (features or columns) if c != target and c not in exclude]
-    if features is None:
-        index = [c for c in candidates if _is_written_index(c, first[c])]
-        if index:
-            warns.append(
-                f"leaving out column(s) {names(index)}: no name in the header and the row "
-                "numbers 0, 1, 2, ... as values, i.e. a row index written with the table (as "
-                "pandas' to_csv does); name it in --features to model it"
-            )
-            candidates = [c for c in candidates if c not in index]
-        counters = [c for c in candidates if _counts_rows(first[c])]
-        if counters:
-            warns.append(
-                f"column(s) {names(counters)} count the rows (each value one more than the "
-                "last, as an identifier does): as a feature that is each row's place in the "
-                "file, which often follows the label; leave it out with --exclude "
-                f"{','.join(counters)} if it is an identifier"
-            )
     empty = [c for c in candidates if c in later and later[c].isna().all()]
     if empty:
         warns.append(
@@ -545,10 +501,39 @@ def plan(
         )
         candidates = [c for c in candidates if c not in empty]
     sample = {c: later.get(c, first[c]) for c in candidates}
+    readings = {c: _reading(c, sample[c]) for c in candidates}
+    left: list[ColumnReading] = []  # identifiers left out: in the choices table too
+    if features is None:
+        ids = [c for c in candidates if readings[c].kind == "identifier" and c not in categorical]
+        if ids:
+            warns.append(
+                f"leaving out column(s) {names(ids)}, identifiers ("
+                + "; ".join(f"{c!r}: {readings[c].why}" for c in ids)
+                + "): as features they would let the model learn which rows belong to which "
+                "class, and new rows would not have their values; name them in --features "
+                "to model them"
+            )
+            candidates = [c for c in candidates if c not in ids]
+            left = [readings[c] for c in ids]
+    for c in candidates:  # bounded by the table's width
+        if readings[c].kind == "coded number":
+            warns.append(_coded_warning(c, readings[c]))
+    sample = {c: sample[c] for c in candidates}
+    # (A date column empty in the first chunk is read as written: MixedNB learns the written
+    # form of dates from the first batch, which has none of them.)
+    dates = [
+        c
+        for c in candidates
+        if readings[c].kind == "timestamp" and c not in categorical and c not in later
+    ]
     profiles = {
         c: string_profile(sample[c]) for c in candidates if infer_kind(sample[c], c) == "str"
     }
-    texts = [c for c, p in profiles.items() if p.role != "category"]
+    texts = [
+        c
+        for c, p in profiles.items()
+        if p.role != "category" and c not in dates and c not in categorical
+    ]
     if text_column is None and model in TEXT_MODELS and features is None:
         # A count model over one column of text; other columns cannot join it.
         if len(texts) == 1 and len(candidates) == 1:
@@ -574,19 +559,42 @@ def plan(
                 f"--model {model} models the text column {text_column!r} only: leaving out "
                 f"column(s) {names(ignored)}; use --model auto to model them too"
             )
-        return Plan(
-            name,
-            target,
-            [text_column],
-            text_column,
-            {text_column: "str"},
-            text_estimator(name, settings),
-            notes,
-            warns,
+        return _told(
+            Plan(
+                name,
+                target,
+                [text_column],
+                text_column,
+                {text_column: "str"},
+                text_estimator(name, settings),
+                notes,
+                warns,
+            ),
+            [_chosen(readings[text_column], "text"), *left],
         )
     if not candidates:
         raise DataError(f"DATA has no feature columns besides the target {target!r}.")
     schema = {c: infer_kind(sample[c], c) for c in candidates}
+    for c in categorical:  # read as categories: their values as written
+        if c in schema and schema[c] == "datetime":
+            raise UsageError(
+                f"--categorical names column {c!r}, which holds dates or times as values; "
+                "name a column of dates written as text, or leave it to the calendar features."
+            )
+    if categorical and model not in ("auto", "mixed", "categorical", *SEMINAIVE):
+        raise UsageError(
+            f"--categorical applies to --model auto, mixed, categorical and the semi-naive "
+            f"models; --model {model} reads every column one way."
+        )
+    stamped = [c for c in candidates if schema[c] == "datetime"]
+    if stamped and model not in ("auto", "mixed", "categorical"):
+        raise _unmodelled(
+            stamped[0],
+            f"dates or times ({sample[stamped[0]].dtype})",
+            f"--model {model} models numbers or categories; --model auto reads them as "
+            "calendar features, or convert them to numbers or categories such as the day of "
+            "week",
+        )
     _check_seminaive_options(model, settings)
     if model in SEMINAIVE:
         if text_column is not None:
@@ -602,21 +610,25 @@ def plan(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
                     f"it as categories; leave it out with --exclude {c}, or use --model auto"
                 )
-        binned = [c for c in candidates if schema[c] in ("int", "float")]
+        binned = [c for c in candidates if schema[c] in ("int", "float") and c not in categorical]
         if binned:
             notes.append(
                 f"cutting numeric column(s) {names(binned)} into bins "
                 f"({_binning_words(settings)}), edges from every row of DATA"
             )
-        return Plan(
-            model,
-            target,
-            candidates,
-            None,
-            schema,
-            seminaive_estimator(model, settings),
-            notes,
-            warns,
+        return _told(
+            Plan(
+                model,
+                target,
+                candidates,
+                None,
+                schema,
+                seminaive_estimator(model, settings, categorical),
+                notes,
+                warns,
+            ),
+            [_chosen(readings[c], "binned" if c in binned else "categorical") for c in candidates]
+            + left,
         )
     auto = model == "auto"
     if auto:
@@ -624,23 +636,28 @@ def plan(
     if model in PRESETS:
         if settings.alpha is not None and model == "gaussian":
             raise UsageError("--alpha does not apply to --model gaussian; use --var-smoothing.")
-        return Plan(
-            model,
-            target,
-            candidates,
-            None,
-            schema,
-            preset_estimator(model, settings),
-            notes,
-            warns,
+        return _told(
+            Plan(
+                model,
+                target,
+                candidates,
+                None,
+                schema,
+                preset_estimator(model, settings),
+                notes,
+                warns,
+            ),
+            [_chosen(readings[c], model) for c in candidates] + left,
         )
     cls = mixed_nb()
     groups: dict[str, list[str]] = {}
     if model == "categorical" and settings.continuous is not None:
         raise UsageError("--continuous does not apply to --model categorical (no numeric columns).")
     if model == "categorical":
-        groups["categorical"] = list(candidates)
+        groups["categorical"] = [c for c in candidates if c not in dates]
     else:
+        if categorical:
+            groups["categorical"] = [c for c in candidates if c in categorical]
         words = [c for c in texts if auto]
         if text_column is not None and text_column not in words:
             words.append(text_column)
@@ -659,7 +676,7 @@ def plan(
             numeric = [
                 c
                 for c in candidates
-                if c not in words and _family_of(schema[c], sample[c]) == "gaussian"
+                if c not in words and c not in categorical and readings[c].family == "gaussian"
             ]
             if numeric:
                 groups[settings.continuous] = numeric
@@ -668,16 +685,29 @@ def plan(
                     f"{settings.continuous!r} family (--continuous)"
                 )
         for c in candidates:
-            if c in later and c not in words and c not in groups.get(settings.continuous or "", []):
+            if (
+                c in later
+                and c not in words
+                and c not in categorical
+                and c not in groups.get(settings.continuous or "", [])
+            ):
                 # Empty in the first chunk: its family comes from the rows that have values
                 # (MixedNB would infer it from the empty first batch).
-                groups.setdefault(_family_of(schema[c], later[c]), []).append(c)
+                family = readings[c].family or readings[c].kept_family or "categorical"
+                family = "categorical" if family == "calendar" else family
+                groups.setdefault(family, []).append(c)
                 notes.append(
                     f"column {c!r} is empty in the first {len(first):,} rows; typed "
                     f"{schema[c]} from the rows further down that hold values"
                 )
+    if dates:  # the same reading as MixedNB's, named (--model categorical reads them too)
+        groups["calendar"] = dates
+    taken = {c for cols in groups.values() for c in cols}
+    for c in candidates:  # identifiers named in --features: kept, with their family
+        if readings[c].kind == "identifier" and c not in taken and c not in categorical:
+            groups.setdefault(readings[c].kept_family or "categorical", []).append(c)
     for c, p in profiles.items():
-        if c not in groups.get("text", []):
+        if c not in groups.get("text", []) and c not in dates and c not in categorical:
             warns.extend(_string_warnings(c, sample[c], p, read))
             notes.extend(filter(None, [marker_note(c, sample[c], read)]))
     params: dict = {}
@@ -689,7 +719,11 @@ def plan(
         for family, cols in groups.items()
     ]
     params["columns"] = spec if spec or model == "categorical" else "auto"
-    return Plan(model, target, candidates, None, schema, cls(**params), notes, warns)
+    chosen = {c: family for family, cols in groups.items() for c in cols}
+    choices = [_chosen(readings[c], chosen.get(c, readings[c].family)) for c in candidates] + left
+    return _told(
+        Plan(model, target, candidates, None, schema, cls(**params), notes, warns), choices
+    )
 
 
 @dataclass(frozen=True)
@@ -710,19 +744,6 @@ class _Given:
         if getattr(read, "na_values", ()):
             given.add("--na-values")
         return cls(frozenset(given))
-
-
-def _family_of(kind: str, values: pd.Series) -> str:
-    """MixedNB's family for a column of ``kind`` typed from ``values`` (its rows that hold
-    values), by the rule of ``columns="auto"``."""
-    if kind == "bool":
-        return "bernoulli"
-    if kind == "float":
-        return "gaussian"
-    if kind == "int":
-        limit = max(20, int(np.sqrt(len(values))))
-        return "categorical" if values.nunique() <= limit else "gaussian"
-    return "categorical"
 
 
 def text_family(settings: Settings):
@@ -811,9 +832,12 @@ def _binning_words(settings: Settings) -> str:
     return "supervised MDL cuts"
 
 
-def seminaive_estimator(name: str, settings: Settings):
-    """AODE / TAN / KDB / JointBayes with the command line's options."""
+def seminaive_estimator(name: str, settings: Settings, categorical=()):
+    """AODE / TAN / KDB / JointBayes with the command line's options (``categorical``: the
+    columns of --categorical)."""
     params: dict = {}
+    if categorical:
+        params["categorical"] = list(categorical)
     for key in ("alpha", "estimate", "binning", "n_bins"):
         if getattr(settings, key) is not None:
             params[key] = getattr(settings, key)

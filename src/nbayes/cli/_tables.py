@@ -535,6 +535,8 @@ class Table:
             values = frame[column]
             if values.dtype.kind not in "OUT" and not isinstance(values.dtype, pd.StringDtype):
                 continue
+            if values.dtype.kind == "O":  # booleans or numbers with gaps: no text to look at
+                values = values.where(values.map(type).eq(str), None).astype(object)
             broken = np.array(values.str.contains("\n", regex=False).fillna(False), dtype=bool)
             if broken.any():  # the few values with a line break: do they hold a row?
                 rows = values[broken].str.contains(record, regex=True).fillna(False)
@@ -806,10 +808,11 @@ def infer_schema(frame: pd.DataFrame) -> dict[str, str]:
 
 
 def infer_kind(series: pd.Series, column: str) -> str:
-    """Kind of one column as read: ``int``, ``float``, ``bool`` or ``str``.
+    """Kind of one column as read: ``int``, ``float``, ``bool``, ``datetime`` or ``str``.
 
-    Dates, times and lists (from Parquet or JSON) are not modelled: they raise a DataError
-    with the fix, as MixedNB does in Python, rather than becoming near-unique categories.
+    Dates and timestamps (a datetime dtype, or dates from Parquet or JSON) are ``datetime``:
+    the mixed model reads them as calendar features (:mod:`nbayes.columns`). Durations,
+    times of day alone and lists are not modelled: they raise a DataError with the fix.
     Decimal numbers (Parquet ``decimal128``) are floats.
     """
     dtype = series.dtype
@@ -820,10 +823,19 @@ def infer_kind(series: pd.Series, column: str) -> str:
         return "int"
     if kind == "f":
         return "float"
-    if kind in "mM":
-        raise _unmodelled(column, f"dates or times ({dtype})", _DATE_FIX)
+    if kind == "M" or isinstance(dtype, pd.DatetimeTZDtype):
+        return "datetime"
+    if kind == "m":
+        raise _unmodelled(column, f"durations ({dtype})", _DATE_FIX)
     values = series.dropna()
     first = values.iloc[0] if len(values) else None
+    if isinstance(first, (bool, np.bool_)) and values.map(type).isin((bool, np.bool_)).all():
+        return "bool"  # true/false with gaps: pandas keeps them as Python objects
+    if (
+        isinstance(first, (datetime.date, pd.Timestamp))
+        and values.map(lambda v: isinstance(v, (datetime.date, pd.Timestamp))).all()
+    ):
+        return "datetime"
     if isinstance(first, (datetime.date, datetime.time, datetime.timedelta, pd.Timestamp)):
         raise _unmodelled(column, f"dates or times (e.g. {first!r})", _DATE_FIX)
     if isinstance(first, (list, tuple, dict, set, np.ndarray)):
@@ -947,7 +959,8 @@ def conform(
         elif kind == "str":
             s = s.astype(object).where(s.notna(), None)
             s = s.map(str, na_action="ignore")
-        # kind "any" (a model saved from Python): the column is passed on as read
+        # kind "any" (a model saved from Python) or "datetime" (calendar features of the
+        # mixed model): the column is passed on as read
         out[col] = s
     return pd.DataFrame(out, index=frame.index)
 

@@ -112,12 +112,26 @@ def inspect_model(path: str) -> dict:
         "class_count": [float(c) for c in est.class_count_],
         "prior": [float(p) for p in np.exp(est.class_log_prior_)],
         "columns": columns,
+        "choices": _choices(info),
         "decision_threshold": _threshold(model, info),
         "params": {
             k: v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
             for k, v in params.items()
         },
     }
+
+
+def _choices(info: dict) -> list[dict]:
+    """How ``nbayes train`` read each column (kind, family, why), as its metadata keeps it;
+    empty for a model saved from Python or by an older nbayes."""
+    rows = info.get("columns")
+    if not isinstance(rows, list):
+        return []
+    return [
+        dict(zip(("column", "kind", "family", "why"), map(str, row)))
+        for row in rows
+        if isinstance(row, list) and len(row) == 4
+    ]
 
 
 def _threshold(model, info: dict) -> float | None:
@@ -167,6 +181,15 @@ def format_inspection(info: dict) -> str:
     ]
     headers = ["column", "family", *(["features"] if with_features else [])]
     lines += ["", format_table(table, headers, "l" * len(headers))]
+    if info.get("choices"):
+        lines += ["", "how nbayes train read each column:"]
+        lines += [
+            format_table(
+                [[c["column"], c["kind"], c["family"], c["why"]] for c in info["choices"]],
+                ["column", "kind", "family", "why"],
+                "llll",
+            )
+        ]
     lines += [
         "",
         "parameters: "

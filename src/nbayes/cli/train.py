@@ -76,6 +76,7 @@ def train(
     text_column: str | None = None,
     features: list[str] | None = None,
     exclude: tuple[str, ...] = (),
+    categorical: tuple[str, ...] = (),
     settings: Settings | None = None,
     read: ReadOptions | None = None,
     progress: bool = False,
@@ -99,7 +100,7 @@ def train(
     model : str
         One of ``MODELS``; "auto" picks a text model for a free-text column and MixedNB (one
         family per column) otherwise.
-    text_column, features, exclude, settings, read, progress
+    text_column, features, exclude, categorical, settings, read, progress
         See ``nbayes train --help``.
     dask : str, optional
         ``local``, ``local:N`` or ``tcp://HOST:PORT``: read DATA with dask.dataframe and train
@@ -183,6 +184,7 @@ def train(
         text_column=text_column,
         features=features,
         exclude=tuple(exclude),
+        categorical=tuple(categorical),
         settings=settings,
         later=later,
         read=read,
@@ -604,6 +606,14 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "--exclude", metavar="COLS", default="", help="comma-separated columns to leave out"
     )
     p.add_argument(
+        "--categorical",
+        metavar="COLS",
+        default="",
+        help="comma-separated columns read as categories whatever their kind (an identifier "
+        "kept, dates as written, integers as categories); for --model auto / mixed / "
+        "categorical and the semi-naive models",
+    )
+    p.add_argument(
         "--alpha",
         type=_number_auto_or_cv,
         help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
@@ -754,6 +764,7 @@ def run(args) -> int:
         text_column=args.text_column,
         features=split_list(args.features),
         exclude=tuple(split_list(args.exclude) or ()),
+        categorical=tuple(split_list(args.categorical) or ()),
         settings=settings,
         read=read_options(args),
         progress=not args.quiet,

@@ -18,9 +18,10 @@ from sklearn.base import clone
 
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
+from ..columns import Calendar, ColumnReading, choices_table, read_column, warn_of
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
-from ..exceptions import DataError, NotFittedError, ParameterError
+from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
 from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
@@ -54,19 +55,32 @@ class MixedNB(BaseNB):
         is a column name, a position, a list of either, a slice, a boolean mask, or a callable
         that takes the DataFrame and returns column names (e.g. scikit-learn's
         ``make_column_selector``). Columns in no group follow ``remainder``. With ``"auto"``
-        every column's family is inferred from its dtype:
+        every column is read by the typology of :mod:`nbayes.columns` (one kind per column,
+        with its evidence), which gives its family:
 
-        * bool (numpy, pandas ``boolean``, Arrow bool) -> ``"bernoulli"``
-        * category, object, string (any hashable values) -> ``"categorical"``
-        * float -> ``"gaussian"``
-        * integer -> ``"categorical"`` when it has at most ``max_int_categories`` distinct
-          values in the first batch fitted, ``"gaussian"`` otherwise. Integer counts that
-          should be Poisson must be named: ``columns=[("poisson", ["visits"])]``.
+        * identifier (whole numbers or codes distinct in every row, named like a row index
+          or filling their range like row numbers) -> left out, with a
+          :class:`~nbayes.exceptions.ColumnWarning` that names it and how to keep it (name
+          it in a group)
+        * timestamp (a datetime dtype, or dates and times written in the common forms) ->
+          calendar features ``"<column>.year"``, ``.month``, ``.dayofweek`` and ``.hour``
+          where times are written, each categorical; predict reads the raw column. A
+          ``("calendar", [...])`` group names such columns explicitly.
+        * boolean (numpy, pandas ``boolean``, Arrow bool, Python booleans with gaps) ->
+          ``"bernoulli"``
+        * category, short text, free text (object, string, category dtypes) ->
+          ``"categorical"``
+        * number: float -> ``"gaussian"``; integer -> ``"categorical"`` when it has at most
+          ``max_int_categories`` distinct values in the first batch fitted, ``"gaussian"``
+          otherwise. Integer counts that should be Poisson must be named:
+          ``columns=[("poisson", ["visits"])]``. A number column that codes missing values
+          with a number (999999, -99, ...) gets a ColumnWarning with the fix.
 
         The choice is made once, on the first batch (``fit`` or the first ``partial_fit``),
-        and reported by ``column_families_`` and :meth:`summary`.
+        and reported by ``column_families_``, ``column_choices_`` (column, kind, family,
+        why), :meth:`summary` and :meth:`infer_families`.
 
-        Other dtypes (dates, durations, complex) raise a ParameterError asking for a family.
+        Durations and complex numbers raise a ParameterError asking for a family.
     remainder : {"auto", "drop", "error"}, default="auto"
         What happens to columns in no group: infer their family as above, leave them out of
         the model, or raise.
@@ -155,6 +169,8 @@ class MixedNB(BaseNB):
     _finalize_only = frozenset(
         {"alpha", "estimate", "var_smoothing", "fit_prior", "class_prior", "prior_alpha", "unseen"}
     )
+    #: The fitted table's column labels, then the labels of its calendar features.
+    _columns: list
 
     def __init__(
         self,
@@ -259,50 +275,55 @@ class MixedNB(BaseNB):
                 )
         return pos
 
-    def _infer(self, df: pd.DataFrame, positions: np.ndarray, survey=None) -> list[str]:
-        """Family name of each column by dtype (the rule is in the class docstring).
-
-        ``survey`` = (number of rows, {position: number of distinct values}) replaces
-        counting on ``df`` when the data is not at hand (see :meth:`_start_from_survey`).
-        """
-        dtypes = df.dtypes.iloc[positions]
-        kinds = [getattr(t, "kind", "O") for t in dtypes]
-        ints = (
-            positions[
-                [
-                    k in "iu" and not isinstance(t, pd.CategoricalDtype)
-                    for k, t in zip(kinds, dtypes)
-                ]
-            ]
-            if len(positions)
-            else positions
-        )
-        if survey is None:
-            n_rows = df.shape[0]
-            n_unique = df.iloc[:, ints].nunique(dropna=True) if len(ints) else pd.Series(dtype=int)
-            unique_of = dict(zip(ints.tolist(), n_unique.tolist()))
-        else:
-            n_rows, counts = survey
-            unique_of = {p: counts[p] for p in ints.tolist()}
+    def _int_limit(self, n_rows: int) -> int:
         limit = self.max_int_categories
         if isinstance(limit, str) and limit == "auto":
-            limit = max(20, int(np.sqrt(n_rows)))
-        elif not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0:
+            return max(20, int(np.sqrt(n_rows)))
+        if not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0:
             raise ParameterError(
                 "Parameter 'max_int_categories' must be 'auto' or a non-negative integer; got "
                 f"{self.max_int_categories!r}."
             )
-        names = []
-        for p, dtype in zip(positions.tolist(), dtypes):  # dtype metadata only, no data
-            name = infer_family(dtype, unique_of.get(p), limit)
+        return int(limit)
+
+    def _infer(self, df: pd.DataFrame, positions: np.ndarray, survey=None) -> list[ColumnReading]:
+        """The reading of each column by the typology of :mod:`nbayes.columns` (the rule is
+        in the class docstring).
+
+        ``survey`` = (number of rows, {position: number of distinct values}) replaces
+        reading ``df`` when the data is not at hand (see :meth:`_start_from_survey`): then
+        only the dtype and the number of distinct values of integer columns decide, and no
+        column is an identifier or a timestamp.
+        """
+        for p in positions.tolist():  # dtype metadata only
+            dtype = df.dtypes.iloc[p]
+            if getattr(dtype, "kind", "O") in "mc":  # durations, complex numbers
+                raise ParameterError(
+                    f"Cannot infer a family for column {df.columns[p]!r} (index {p}) of dtype "
+                    f"{dtype}. Convert it (e.g. durations to seconds) or name its family: "
+                    f"columns=[('gaussian', [{df.columns[p]!r}])]."
+                )
+        if survey is None:
+            limit = self._int_limit(df.shape[0])
+            return [
+                read_column(df.iloc[:, p], df.columns[p], max_int_categories=limit)
+                for p in positions.tolist()  # bounded by the table's width
+            ]
+        n_rows, counts = survey
+        limit = self._int_limit(n_rows)
+        readings = []
+        for p in positions.tolist():  # dtype metadata only, no data
+            dtype = df.dtypes.iloc[p]
+            n_unique = None if isinstance(dtype, pd.CategoricalDtype) else counts.get(p)
+            name = infer_family(dtype, n_unique, limit)
             if name is None:
                 raise ParameterError(
                     f"Cannot infer a family for column {df.columns[p]!r} (index {p}) of dtype "
-                    f"{dtype}. Convert it (e.g. dates to numbers) or name its family: "
-                    f"columns=[('gaussian', [{df.columns[p]!r}])]."
+                    f"{dtype} from a survey. Convert it (e.g. dates to numbers) or name its "
+                    f"family: columns=[('gaussian', [{df.columns[p]!r}])]."
                 )
-            names.append(name)
-        return names
+            readings.append(ColumnReading(df.columns[p], "number", name, f"dtype {dtype}"))
+        return readings
 
     def _text_columns(self, df: pd.DataFrame) -> list:
         """Labels of the columns that ``columns`` puts in text groups (for a survey pass)."""
@@ -314,11 +335,19 @@ class MixedNB(BaseNB):
         return found
 
     def _resolve_groups(self, df: pd.DataFrame, survey=None) -> None:
-        """Turn ``columns`` / ``remainder`` into families and column positions."""
+        """Turn ``columns`` / ``remainder`` into families and column positions.
+
+        Columns read "auto" follow their :class:`~nbayes.columns.ColumnReading`: an
+        identifier is left out (with a :class:`~nbayes.exceptions.ColumnWarning`), a
+        timestamp gives calendar features, appended after the table's columns and modelled
+        as categories. A ``"calendar"`` group names timestamp columns explicitly.
+        """
         spec = [] if isinstance(self.columns, str) else list(self.columns)
         owner = np.full(df.shape[1], -1)
         sourced: list[tuple[Family | str, np.ndarray]] = []
         auto_positions = []
+        named_calendar: list[int] = []
+        choices: dict[int, ColumnReading] = {}
         for g, item in enumerate(spec):  # bounded by the number of groups the user wrote
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise ParameterError(
@@ -334,8 +363,15 @@ class MixedNB(BaseNB):
                     f"by group {g}); each column belongs to at most one group."
                 )
             owner[pos] = g
+            name = family.name if isinstance(family, Family) else family
+            for p in pos.tolist():  # bounded by the group's width
+                choices[p] = ColumnReading(
+                    df.columns[p], "named", str(name), f"named in group {g} of 'columns'"
+                )
             if isinstance(family, str) and family == "auto":
                 auto_positions.append(pos)
+            elif isinstance(family, str) and family == "calendar":
+                named_calendar.extend(pos.tolist())
             elif _is_text(family):  # one group per text column: each its own multinomial
                 sourced.extend((family, pos[j : j + 1]) for j in range(len(pos)))
             elif len(pos):
@@ -348,16 +384,52 @@ class MixedNB(BaseNB):
             )
         if self.remainder == "auto":
             auto_positions.append(rest)
+        else:
+            for p in rest.tolist():  # bounded by the table's width
+                choices[p] = ColumnReading(df.columns[p], "unread", None, "remainder='drop'")
         auto = np.sort(np.concatenate(auto_positions)) if auto_positions else rest[:0]
+        calendar = Calendar()
+        for p in named_calendar:  # bounded by the columns named "calendar"
+            reading = read_column(df.iloc[:, p], df.columns[p]) if survey is None else None
+            if reading is None or reading.kind != "timestamp":
+                raise ParameterError(
+                    f"Column {df.columns[p]!r} is named in a 'calendar' group but does not hold "
+                    "dates or times that nbayes reads (a datetime dtype, or strings such as "
+                    "2024-03-01, 2024-03-01T10:00:00Z, 3/1/24, 1.3.2024); convert it with "
+                    "pd.to_datetime first."
+                )
+            calendar.positions.append(p)
+            calendar.formats.append(reading.date_format)
+            calendar.parts.append(reading.parts)
+            choices[p] = reading
         if len(auto):
-            names = np.asarray(self._infer(df, auto, survey))
+            readings = self._infer(df, auto, survey)
+            families = []
+            for p, reading in zip(auto.tolist(), readings):  # bounded by the table's width
+                choices[p] = reading
+                if reading.family == "calendar":
+                    calendar.positions.append(p)
+                    calendar.formats.append(reading.date_format)
+                    calendar.parts.append(reading.parts)
+                families.append(reading.family if reading.family != "calendar" else None)
+            warn_of(readings, "MixedNB")
+            names = np.asarray([f or "" for f in families], dtype=object)
             # One group per inferred family, in order of the family's first column.
-            _, first = np.unique(names, return_index=True)
+            _, first = np.unique(names.astype(str), return_index=True)
             for name in names[np.sort(first)]:  # bounded by the number of families
-                sourced.append((str(name), auto[names == name]))
+                if name:
+                    sourced.append((str(name), auto[names == name]))
+        self._calendar = calendar
+        raw = self._columns[: self.n_features_in_]
+        self._columns = raw + calendar.names(raw)
+        if calendar:
+            derived = np.arange(self.n_features_in_, len(self._columns))
+            sourced.append(("categorical", derived))
+        self._choices = [choices[p] for p in sorted(choices)]
         if not sourced:
             raise ParameterError(
-                "No column is modelled: 'columns' selects nothing and remainder='drop'."
+                "No column is modelled: 'columns' selects nothing and remainder='drop', or "
+                "every column is an identifier (name one in a group to model it)."
             )
         # What each group's family was made from (a name takes this model's shared
         # parameters, an instance its own): finalize_with makes them again from new values.
@@ -380,7 +452,11 @@ class MixedNB(BaseNB):
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
-        return self._align(df, from_table)
+        return self._calendar_of().expand(self._align(df, from_table))
+
+    def _calendar_of(self) -> Calendar:
+        calendar = self.__dict__.get("_calendar")
+        return Calendar() if calendar is None else calendar
 
     def _start(self, df: pd.DataFrame, from_table: bool) -> pd.DataFrame:
         for axis, what in ((0, "sample(s)"), (1, "feature(s)")):  # the two axes
@@ -391,7 +467,7 @@ class MixedNB(BaseNB):
                 )
         self._set_columns(df.columns, from_table)
         self._resolve_groups(df)
-        return df
+        return self._calendar.expand(df)
 
     def _set_columns(self, columns, from_table: bool) -> None:
         """Remember the fitted columns; string names of a table become feature_names_in_."""
@@ -489,7 +565,8 @@ class MixedNB(BaseNB):
         if from_table and self._from_table:
             # Two columns of one name: which one is meant cannot be told (selecting by name
             # would pass both on).
-            have, want = _unique_names(df.columns), pd.Index(self._columns)
+            have = _unique_names(df.columns)
+            want = pd.Index(self._columns[: self.n_features_in_])
             absent = want[~want.isin(have)]
             if len(absent):
                 raise DataError(
@@ -610,7 +687,7 @@ class MixedNB(BaseNB):
         }
         return {self._columns[p]: family_of[p] for p in sorted(family_of)}
 
-    def infer_families(self, X) -> dict:
+    def infer_families(self, X, explain: bool = False):
         """The family of each column that ``fit(X, y)`` would choose, without fitting.
 
         Under ``columns="auto"`` (or ``remainder="auto"``) an integer column's family depends
@@ -623,11 +700,17 @@ class MixedNB(BaseNB):
         X : DataFrame or array-like of shape (n_samples, n_features)
             The table as ``fit`` would take it; only the dtypes and the number of distinct
             values of integer columns are read.
+        explain : bool, default=False
+            Return the choices table instead: one row per column of X with its ``kind``
+            (see :mod:`nbayes.columns`), ``family`` ("left out" for an identifier) and
+            ``why``, as ``column_choices_`` after ``fit(X, y)``.
 
         Returns
         -------
-        dict
-            Column label -> family name, as ``column_families_`` after ``fit(X, y)``.
+        dict or DataFrame
+            Column label -> family name, as ``column_families_`` after ``fit(X, y)`` (a
+            timestamp column gives one entry per calendar feature, ``"when.month"``; an
+            identifier none); with ``explain=True`` the choices table.
 
         Examples
         --------
@@ -640,8 +723,33 @@ class MixedNB(BaseNB):
         {'age': 'categorical', 'city': 'categorical'}
         """
         probe = clone(self)
-        probe._validate_X(X, reset=True)
-        return probe._families_by_column()
+        with warnings.catch_warnings():  # the choices are the answer here
+            warnings.simplefilter("ignore", ColumnWarning)
+            probe._validate_X(X, reset=True)
+        return probe.column_choices_ if explain else probe._families_by_column()
+
+    @property
+    def column_choices_(self) -> pd.DataFrame:
+        """How each column of the table was read (see :mod:`nbayes.columns`): indexed by
+        column, with ``kind``, ``family`` ("left out" for an identifier, "calendar" for a
+        timestamp, whose features are categorical) and ``why``. Known after fit, not kept in
+        model files."""
+        choices = self.__dict__.get("_choices")
+        if choices is None:
+            raise NotFittedError(
+                "The column choices are made by fit (and are not kept in model files); "
+                "call fit, or infer_families(X, explain=True)."
+            )
+        return choices_table(choices)
+
+    def _kind_of(self) -> dict:
+        """Modelled column label -> the kind it was read as (empty when unknown)."""
+        kinds: dict = {}
+        for reading in self.__dict__.get("_choices") or []:
+            kinds[reading.column] = reading.kind
+            for name in reading.feature_names():
+                kinds[name] = reading.kind
+        return kinds
 
     # The column layout, described: read from the layout on each read (no finalize needed,
     # so a model installed with finalize=False describes its columns too).
@@ -708,14 +816,17 @@ class MixedNB(BaseNB):
 
     # -- reporting -----------------------------------------------------------------------------
     def summary(self) -> pd.DataFrame:
-        """One row per modelled column (in table order): family, group, number of
+        """One row per modelled column (in table order): kind, family, group, number of
         categories and missing share.
 
         Returns
         -------
         DataFrame
-            Indexed by column label, with columns ``family`` (with the reading chosen per
-            column by a ``"density"`` group, e.g. ``"density (kde)"``), ``group``,
+            Indexed by column label (a timestamp's calendar features as ``"when.month"``),
+            with columns ``kind`` (see :mod:`nbayes.columns`; ``"named"`` for a column
+            named in a group, empty for a model loaded from a file), ``family`` (with the
+            reading chosen per column by a ``"density"`` group, e.g. ``"density (kde)"``),
+            ``group``,
             ``n_categories`` (categorical columns; excludes the reserved missing code) and
             ``missing`` (share of the training weight where the value was missing; NaN for
             families that do not track it).
@@ -726,9 +837,9 @@ class MixedNB(BaseNB):
         >>> from nbayes import MixedNB
         >>> df = pd.DataFrame({"city": ["Oslo", None, "Rome", "Rome"], "t": [1., 2., 9., 8.]})
         >>> MixedNB().fit(df, [0, 0, 1, 1]).summary()
-                   family  group  n_categories  missing
-        city  categorical      0           2.0     0.25
-        t        gaussian      1           NaN     0.00
+                  kind       family  group  n_categories  missing
+        city  category  categorical      0           2.0     0.25
+        t       number     gaussian      1           NaN     0.00
         """
         if not hasattr(self, "stats_"):
             raise NotFittedError("This MixedNB instance is not fitted yet; call 'fit' first.")
@@ -755,9 +866,11 @@ class MixedNB(BaseNB):
                     observed = observed - stats["n_counts"][:, offsets(stats)].sum(axis=0)
             with np.errstate(invalid="ignore", divide="ignore"):
                 missing = 1.0 - observed / total if total > 0 else np.full(len(pos), np.nan)
+            kinds = self._kind_of()
             frames.append(
                 pd.DataFrame(
                     {
+                        "kind": [kinds.get(self._columns[p], "") for p in pos],
                         "family": family,
                         "group": g,
                         "n_categories": n_cat,
@@ -795,15 +908,24 @@ class MixedNB(BaseNB):
             "from_table": bool(self._from_table),
             "positions": [np.asarray(p, dtype=np.int64) for p in self._layout.positions],
             "vocabularies": self._layout.vocabulary_state(),
+            "calendar": self._calendar_of().state(),
         }
 
     def _set_layout(self, layout, n_features: int) -> None:
         columns, positions = layout["columns"], layout["positions"]
         vocab_specs = layout["vocabularies"]
-        if len(vocab_specs) != len(positions) or len(columns) != n_features:
+        calendar = Calendar.from_state(layout.get("calendar", []))
+        derived = calendar.names(columns)
+        if (
+            len(vocab_specs) != len(positions)
+            or len(columns) != n_features + len(derived)
+            or any(p >= n_features for p in calendar.positions)
+            or [str(c) for c in columns[n_features:]] != derived
+        ):
             raise ValueError(
                 f"the column layout names {len(columns)} columns and {len(positions)} groups "
-                f"with {len(vocab_specs)} vocabularies, for {n_features} features."
+                f"with {len(vocab_specs)} vocabularies, for {n_features} features and "
+                f"{len(derived)} calendar features."
             )
         positions = [np.asarray(p, dtype=np.intp) for p in positions]
         flat = np.concatenate(positions) if positions else np.empty(0, dtype=np.intp)
@@ -812,8 +934,10 @@ class MixedNB(BaseNB):
         ):
             raise ValueError("MixedNB column groups overlap or name columns outside the table.")
         self._columns = list(columns)
+        self._calendar = calendar
         self._from_table = bool(layout["from_table"])
         self.__dict__.pop("_family_sources", None)
+        self.__dict__.pop("_choices", None)
         self._layout = self._new_layout(positions, [spec is not None for spec in vocab_specs])
         self._layout.set_vocabulary_state(vocab_specs)
 

@@ -40,6 +40,7 @@ from .._discretise import mdl_edges as mdl_edges  # public here, where it is doc
 from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
 from .._validation import show
+from ..columns import read_column, warn_of
 from ..distributions import Binned
 from ..distributions._estimates import check_alpha, pseudo_count
 from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
@@ -323,6 +324,18 @@ class _SemiNaiveNB(BaseNB):
                         f"is required by {type(self).__name__}."
                     )
             self._set_columns(df, from_table)
+            # The typology's warnings (identifiers, coded missing values) for the columns
+            # read as they come; the columns named categorical are the user's choice.
+            declared = set(self.categorical or ())
+            warn_of(
+                [
+                    read_column(df.iloc[:, p], label)
+                    for p, label in enumerate(self._columns)  # bounded by the table's width
+                    if label not in declared
+                ],
+                type(self).__name__,
+                leaves_out=False,
+            )
             return df
         if not hasattr(self, "_columns"):
             raise NotFittedError(

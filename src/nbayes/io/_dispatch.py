@@ -17,11 +17,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..columns import Calendar
 from ..exceptions import ModelFormatError
 from . import _plain as plain
 
-#: Version of MixedNB's column layout inside the format-1 ``state`` (``meta["mixed"]``).
+#: Version of MixedNB's column layout inside the format-1 ``state`` (``meta["mixed"]``):
+#: 2 adds the calendar features of timestamp columns (``"calendar"``), written only by a
+#: model that has some, so that a model without them stays readable by older nbayes.
 MIXED_LAYOUT_VERSION = 1
+MIXED_LAYOUT_VERSIONS = (1, 2)
 _VOCABULARY_PARTS = {"values", "kinds", "column", "code"}
 
 
@@ -183,12 +187,15 @@ def dump_mixed(state: dict) -> tuple[dict, dict]:
         "positions": [[int(p) for p in pos] for pos in layout["positions"]],
         "vocabularies": specs,
     }
+    if layout.get("calendar"):
+        meta["mixed"]["version"] = 2
+        meta["mixed"]["calendar"] = layout["calendar"]
     return meta, arrays
 
 
 def load_mixed(meta: dict, arrays: dict) -> dict:
     layout = meta.get("mixed") if isinstance(meta, dict) else None
-    if not isinstance(layout, dict) or layout.get("version") != MIXED_LAYOUT_VERSION:
+    if not isinstance(layout, dict) or layout.get("version") not in MIXED_LAYOUT_VERSIONS:
         version = layout.get("version") if isinstance(layout, dict) else None
         raise ModelFormatError(
             "Model file: MixedNB state lacks its column layout, or has a layout version "
@@ -209,6 +216,11 @@ def load_mixed(meta: dict, arrays: dict) -> dict:
         )
     ):
         raise ModelFormatError("Model file: MixedNB column layout is malformed.")
+    calendar = layout.get("calendar", []) if layout.get("version") == 2 else []
+    try:
+        derived = Calendar.from_state(calendar).names(columns)
+    except (ValueError, TypeError, IndexError):
+        raise ModelFormatError("Model file: MixedNB calendar features are malformed.") from None
     flat = [i for p in positions for i in p]
     if flat and (min(flat) < 0 or max(flat) >= len(columns) or len(set(flat)) != len(flat)):
         raise ModelFormatError(
@@ -225,15 +237,17 @@ def load_mixed(meta: dict, arrays: dict) -> dict:
         {k: v for k, v in arrays.items() if not k.startswith("vocabulary/")},
         widths=[len(p) for p in positions],
     )
-    if state["n_features_in"] != len(columns):
+    if state["n_features_in"] + len(derived) != len(columns):
         raise ModelFormatError(
-            f"Model file: {len(columns)} column labels for {state['n_features_in']} features."
+            f"Model file: {len(columns)} column labels for {state['n_features_in']} features "
+            f"and {len(derived)} calendar features."
         )
     state["layout"] = {
         "columns": columns,
         "from_table": bool(layout.get("from_table")),
         "positions": [np.asarray(p, dtype=np.intp) for p in positions],
         "vocabularies": vocabularies,
+        "calendar": calendar,
     }
     return state
 
