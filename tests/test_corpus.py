@@ -39,10 +39,8 @@ SAMPLE = {
 }
 #: Tables written as Parquet rather than CSV.
 PARQUET = {"Ecdat/Caschool", "MASS/painters", "shared/adult"}
-#: Criteria that pass once the column typology (identifiers left out, dates as calendar
-#: features) lands.
+#: Criteria of the column typology (identifiers left out, dates as calendar features).
 TYPOLOGY = ("identifier_kept_silently", "dates_as_words")
-NEEDS_TYPOLOGY = "needs the column typology (branch h30types)"
 
 
 def _require(module: str) -> None:
@@ -100,7 +98,6 @@ def test_the_sample_covers_the_cases_the_criteria_judge(outcomes):
         ("KMsurv/baboon", "dates_as_words"),
     ],
 )
-@pytest.mark.xfail(strict=True, reason=NEEDS_TYPOLOGY)
 def test_identifiers_and_dates_are_read_for_what_they_are(outcomes, name, criterion):
     assert criterion not in outcomes[name].failed, outcomes[name].failed[criterion]
 
