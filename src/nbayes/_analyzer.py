@@ -133,6 +133,14 @@ def _csr(parts: list, n_columns: int, dtype) -> sp.csr_matrix:
     )
 
 
+def _sorted(indptr, indices, data) -> tuple:
+    """CSR parts with each row's terms in column order, as scikit-learn gives them (sums
+    over a row then add in the same order: equal probabilities, to the last bit)."""
+    part = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, int(indices.max(initial=0)) + 1))
+    part.sort_indices()
+    return part.indptr, part.indices, part.data
+
+
 def fit_transform(vec, texts) -> sp.csr_matrix:
     """``vec.fit_transform(texts)`` for a CountVectorizer that :func:`unsupported` accepts:
     sets ``vec.vocabulary_`` and ``vec.fixed_vocabulary_`` and returns the counts, equal to
@@ -159,9 +167,8 @@ def fit_transform(vec, texts) -> sp.csr_matrix:
     order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64)
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    # Rows keep their terms in order of first sight (scikit-learn sorts them): the same
-    # matrix, without a sort that nothing downstream needs.
-    counts = _csr([(p[0], rank[p[1]], p[2]) for p in parts], order.size, np.int64)
+    counts = _csr(list(map_chunks(lambda p: _sorted(p[0], rank[p[1]], p[2]), parts)),
+                  order.size, np.int64)
     if vec.binary:
         counts.data.fill(1)
     kept = _limit(vec, counts)
@@ -229,7 +236,7 @@ def transform(vec, texts) -> sp.csr_matrix:
     table = _table(vec)
 
     def count(piece):
-        return table.count(loops.Texts(piece, lowercase), mode, False)
+        return _sorted(*table.count(loops.Texts(piece, lowercase), mode, False))
 
     parts = list(map_chunks(count, _pieces(_as_list(texts), 4)))
     counts = _csr(parts, len(vec.vocabulary_), np.int64)
@@ -288,4 +295,10 @@ def vectorize(vec, texts, *, fit: bool = False) -> sp.csr_matrix:
             norm=vec.norm,
             dtype=vec.dtype,
         )
-    return fit_transform(vec, texts) if fit else transform(vec, texts)
+    if fit:
+        return fit_transform(vec, texts)
+    if not hasattr(vec, "vocabulary_"):
+        if vec.vocabulary is None:  # not fitted: scikit-learn's error
+            return vec.transform(texts)
+        vec.fit([])  # a fixed vocabulary: scikit-learn checks it and sets vocabulary_
+    return transform(vec, texts)

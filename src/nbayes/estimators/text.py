@@ -1,7 +1,10 @@
 """Naive Bayes over raw text: a scikit-learn vectoriser feeding an nbayes count model.
 
-Tokenising is scikit-learn's job (``CountVectorizer`` / ``HashingVectorizer``); this wrapper
-keeps the vectoriser and the model together so that the same settings are applied at predict
+The vectoriser is scikit-learn's (``CountVectorizer`` / ``HashingVectorizer``), and so are its
+settings and fitted vocabulary; the tokens and counts come from nbayes' compiled analyzer
+(:mod:`nbayes._analyzer`) wherever it covers those settings, which gives the same matrix
+several times faster, and from scikit-learn otherwise (``summary()`` says which and why).
+This wrapper keeps the vectoriser and the model together so that the same settings are applied at predict
 time, supports out-of-core training (a vocabulary pass, or a stateless hashing vectoriser) and
 is stored in safe model files with its vocabulary.
 """
@@ -18,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _analyzer
 from .._docstrings import INPUTS, shared_doc, shared_parameters
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
@@ -192,7 +196,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         clf, vec = self._new_classifier(), self._new_vectorizer()
         texts = read_texts(X, vec)
         try:
-            counts = vec.fit_transform(texts)
+            counts = _analyzer.vectorize(vec, texts, fit=True)
         except ValueError as exc:  # scikit-learn's "empty vocabulary" / "no terms remain"
             raise DataError(
                 f"No words to learn from: {exc}. Check the text column, or relax "
@@ -254,7 +258,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         texts = read_texts(texts, vec)
         one = clone(vec).set_params(min_df=1, max_df=1.0, max_features=None)
         try:
-            counts = one.fit_transform(texts).tocsc()
+            counts = _analyzer.vectorize(one, texts, fit=True).tocsc()
         except ValueError:  # a chunk without any word (empty vocabulary)
             empty = pd.Series(dtype=np.float64)
             return len(texts), empty, empty.copy()
@@ -339,7 +343,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 )
             self.vectorizer_ = vec
         clf = getattr(self, "classifier_", None) or self._new_classifier()
-        counts = self.vectorizer_.transform(read_texts(X, self.vectorizer_))
+        counts = _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_))
         clf.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
         self.classifier_, self.classes_ = clf, clf.classes_
         return self
@@ -363,7 +367,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         {{examples}}
         """
         check_is_fitted(self, "classifier_")
-        return self.vectorizer_.transform(read_texts(X, self.vectorizer_))
+        return _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_))
 
     @shared_doc("predict", **_TEXTS)
     def predict(self, X) -> np.ndarray:
@@ -508,6 +512,44 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             self.transform(X), feature_names=self.get_feature_names_out()
         )
 
+    def summary(self) -> pd.DataFrame:
+        """What reads the texts and what models them: one row per part.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by ``analyzer``, ``vectorizer`` and ``classifier``, with columns ``what``
+            (which analyzer tokenises: nbayes' compiled one, or scikit-learn's where the
+            vectoriser's settings ask for something it does not cover; the vectoriser; the
+            classifier) and ``detail`` (why scikit-learn's analyzer is used, the number of
+            features, the classes).
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> model = TextNB().fit(["win cash now", "see you at lunch"], ["spam", "ham"])
+        >>> model.summary().loc["vectorizer"].tolist()
+        ['CountVectorizer', '7 words']
+        """
+        check_is_fitted(self, "classifier_")
+        vec = self.vectorizer_
+        reason = _analyzer.unsupported(vec)
+        if reason is None:
+            analyzer = ("nbayes (compiled)", "the same tokens and counts as scikit-learn's")
+        else:
+            analyzer = ("scikit-learn", f"nbayes' analyzer does not cover {reason}")
+        features = (
+            f"{vec.n_features} hash buckets" if self._hashing else f"{len(vec.vocabulary_)} words"
+        )
+        classes = ", ".join(map(str, self.classes_.tolist()))
+        return pd.DataFrame(
+            {
+                "what": [analyzer[0], type(vec).__name__, type(self.classifier_).__name__],
+                "detail": [analyzer[1], features, f"classes: {classes}"],
+            },
+            index=pd.Index(["analyzer", "vectorizer", "classifier"]),
+        )
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
@@ -550,7 +592,9 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Word counts of texts ``X`` accumulated by the classifier."""
         return self.classifier_.accumulate(
-            self.vectorizer_.transform(read_texts(X, self.vectorizer_)), labels, mode=mode
+            _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_)),
+            labels,
+            mode=mode,
         )
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
