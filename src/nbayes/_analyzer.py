@@ -133,6 +133,47 @@ def _csr(parts: list, n_columns: int, dtype) -> sp.csr_matrix:
     )
 
 
+class VocabularyCounts:
+    """Document and term frequencies of every word over chunks of texts, as a
+    CountVectorizer without limits would count them; memory bounded by the vocabulary (the
+    words' characters are copied into a compiled table, the texts are not kept)."""
+
+    def __init__(self, vec):
+        self.loops, self.mode = _loops(), _MODES[vec.token_pattern]
+        self.lowercase, self.binary = bool(vec.lowercase), bool(vec.binary)
+        self.table = self.loops.Terms()
+        self.doc_freq = np.zeros(0, dtype=np.int64)
+        self.term_freq = np.zeros(0, dtype=np.int64)
+        self.n_docs = 0
+
+    def add(self, texts) -> None:
+        """Count the words of one chunk of texts."""
+        loops, mode, lowercase = self.loops, self.mode, self.lowercase
+
+        def learn(piece):
+            table = loops.Terms()
+            return table, table.count(loops.Texts(piece, lowercase), mode, True)
+
+        texts = _as_list(texts)
+        self.n_docs += len(texts)
+        for local, (_, indices, data) in map_chunks(learn, _pieces(texts, 1)):
+            columns = self.table.absorb(local)[indices]
+            n = len(self.table)
+            weights = None if self.binary else data
+            self.doc_freq = _grown(self.doc_freq, n) + np.bincount(columns, minlength=n)
+            self.term_freq = _grown(self.term_freq, n) + np.bincount(
+                columns, weights=weights, minlength=n
+            ).astype(np.int64)
+
+    def words(self) -> list[str]:
+        """The words counted, in the order of :attr:`doc_freq` and :attr:`term_freq`."""
+        return self.table.words_of()
+
+
+def _grown(counts: np.ndarray, n: int) -> np.ndarray:
+    return np.concatenate([counts, np.zeros(n - counts.size, dtype=counts.dtype)])
+
+
 def _sorted(indptr, indices, data) -> tuple:
     """CSR parts with each row's terms in column order, as scikit-learn gives them (sums
     over a row then add in the same order: equal probabilities, to the last bit)."""

@@ -31,8 +31,9 @@ cdef extern from "_text_loops.h" nogil:
         int ascii_lower
     ctypedef struct nbt_key:
         uint64_t hash
-        const nbt_text *text
-        Py_ssize_t start, len
+        const void *data
+        Py_ssize_t len
+        int kind
     ctypedef struct nbt_table:
         int64_t *slots
         Py_ssize_t mask
@@ -48,6 +49,7 @@ cdef extern from "_text_loops.h" nogil:
     void nbt_table_free(nbt_table *tb)
     Py_ssize_t nbt_insert(nbt_table *tb, uint64_t h, const nbt_text *t, Py_ssize_t start,
                           Py_ssize_t len)
+    Py_ssize_t nbt_insert_key(nbt_table *tb, const nbt_key *o)
     uint64_t nbt_hash(const nbt_text *t, Py_ssize_t start, Py_ssize_t len)
     int nbt_out_init(nbt_out *o, Py_ssize_t n_texts, Py_ssize_t cap)
     void nbt_out_free(nbt_out *o)
@@ -83,7 +85,7 @@ cdef class Texts:
         self.source = texts
         for i in range(n):
             text = texts[i]
-            if type(text) is not str:
+            if not isinstance(text, str):
                 raise TypeError(f"text {i} is a {type(text).__name__}, not a str")
             PyUnicode_READY(text)
             if lowercase and not PyUnicode_IS_ASCII(text):
@@ -116,21 +118,18 @@ cdef object _csr_parts(nbt_out *out, Py_ssize_t n_texts):
 
 
 cdef class Terms:
-    """A table of terms: learned from texts (:meth:`learn`), or given (:meth:`of_words`)."""
+    """A table of terms (their characters copied into it): learned from texts
+    (:meth:`count` with learn), or given (:meth:`of_words`)."""
     cdef nbt_table table
-    cdef list keep          # the Texts (or words) the keys point into
-    cdef nbt_text *words    # for of_words: one nbt_text a word
-    cdef int64_t[::1] codes  # for of_words: the column of each key
+    cdef object codes  # for of_words: the column of each key, or None
 
     def __cinit__(self):
         if nbt_table_init(&self.table, 0) < 0:
             raise MemoryError()
-        self.keep = []
-        self.words = NULL
+        self.codes = None
 
     def __dealloc__(self):
         nbt_table_free(&self.table)
-        free(self.words)
 
     def __len__(self):
         return self.table.n
@@ -140,25 +139,22 @@ cdef class Terms:
         """A lookup table of ``words`` (str), ``codes[i]`` the column of ``words[i]``.
         A repeated word keeps its first code."""
         cdef Terms self = Terms()
-        cdef Py_ssize_t i, n = len(words)
-        self.words = <nbt_text *>malloc((n if n else 1) * sizeof(nbt_text))
-        if self.words == NULL:
-            raise MemoryError()
+        cdef Py_ssize_t i, j, n = len(words)
+        cdef nbt_text word_text
         kept = list(words)
-        self.keep.append(kept)
         found = np.full(n, -1, dtype=np.int64)
         cdef int64_t[::1] where = found
         for i in range(n):
             word = kept[i]
-            if type(word) is not str:
+            if not isinstance(word, str):
                 raise TypeError(f"word {i} is a {type(word).__name__}, not a str")
             PyUnicode_READY(word)
-            self.words[i].data = PyUnicode_DATA(word)
-            self.words[i].len = PyUnicode_GET_LENGTH(word)
-            self.words[i].kind = PyUnicode_KIND(word)
-            self.words[i].ascii_lower = 0
-            j = nbt_insert(&self.table, nbt_hash(&self.words[i], 0, self.words[i].len),
-                           &self.words[i], 0, self.words[i].len)
+            word_text.data = PyUnicode_DATA(word)
+            word_text.len = PyUnicode_GET_LENGTH(word)
+            word_text.kind = PyUnicode_KIND(word)
+            word_text.ascii_lower = 0
+            j = nbt_insert(&self.table, nbt_hash(&word_text, 0, word_text.len), &word_text, 0,
+                           word_text.len)
             if j < 0:
                 raise MemoryError()
             if where[j] < 0:
@@ -181,13 +177,11 @@ cdef class Terms:
                 status = nbt_count(texts.texts, texts.n, mode, &self.table, learn, &out)
             if status < 0:
                 raise MemoryError()
-            if learn:
-                self.keep.append(texts)
             indptr, indices, data = _csr_parts(&out, texts.n)
         finally:
             nbt_out_free(&out)
-        if self.words != NULL:
-            indices = np.asarray(self.codes)[indices]
+        if self.codes is not None:
+            indices = self.codes[indices]
         return indptr, indices, data
 
     def absorb(self, Terms other):
@@ -200,13 +194,12 @@ cdef class Terms:
         with nogil:
             for i in range(n):
                 k = &other.table.keys[i]
-                j = nbt_insert(&self.table, k.hash, k.text, k.start, k.len)
+                j = nbt_insert_key(&self.table, k)
                 if j < 0:
                     break
                 out[i] = j
         if n and j < 0:
             raise MemoryError()
-        self.keep.extend(other.keep)
         return codes
 
     def words_of(self):
@@ -222,10 +215,7 @@ cdef class Terms:
 
 
 cdef object _word(nbt_key *k):
-    cdef const nbt_text *t = k.text
-    raw = PyUnicode_FromKindAndData(
-        t.kind, <const char *>t.data + k.start * t.kind, k.len)
-    return raw.lower() if t.ascii_lower else raw
+    return PyUnicode_FromKindAndData(k.kind, k.data, k.len)
 
 
 def hash_counts(Texts texts, int mode, int64_t n_features, bint alternate_sign):

@@ -26,12 +26,22 @@ typedef struct {
     int ascii_lower; /* an ASCII text still to lowercase (A-Z -> a-z) as it is read */
 } nbt_text;
 
-/* A token: its text and where it lies there, with its hash. */
+/* A term of a table: its characters (lowercased where the texts were), one byte each where
+ * every character is below 256, four bytes each otherwise -- one spelling per term, so that
+ * two keys are the same term exactly when their bytes are equal. */
 typedef struct {
     uint64_t hash;
-    const nbt_text *text;
-    Py_ssize_t start, len;
+    const void *data; /* in the table's arena */
+    Py_ssize_t len;
+    int kind;         /* 1 or 4 */
 } nbt_key;
+
+/* Blocks the terms' characters are copied into; never moved, freed with the table. */
+typedef struct nbt_block {
+    struct nbt_block *next;
+    size_t used, cap;
+    char data[];
+} nbt_block;
 
 /* Open addressing over keys; slots hold key index + 1 (0: empty). */
 typedef struct {
@@ -39,6 +49,7 @@ typedef struct {
     Py_ssize_t mask;
     nbt_key *keys;
     Py_ssize_t n, cap;
+    nbt_block *arena;
 } nbt_table;
 
 /* A document-term matrix in CSR parts, grown as tokens come. */
@@ -171,22 +182,61 @@ static inline uint64_t nbt_hash(const nbt_text *t, Py_ssize_t start, Py_ssize_t 
     return NBT_FINISH(h);
 }
 
+static inline Py_UCS4 nbt_key_at(const nbt_key *k, Py_ssize_t i) {
+    return k->kind == 1 ? ((const Py_UCS1 *)k->data)[i] : ((const Py_UCS4 *)k->data)[i];
+}
+
 static inline int nbt_same(const nbt_key *k, const nbt_text *t, Py_ssize_t start,
                            Py_ssize_t len) {
     if (k->len != len) return 0;
-    if (k->text->kind == 1 && t->kind == 1) {
-        const Py_UCS1 *a = (const Py_UCS1 *)k->text->data + k->start;
+    if (k->kind == 1 && t->kind == 1) {
+        const Py_UCS1 *a = (const Py_UCS1 *)k->data;
         const Py_UCS1 *b = (const Py_UCS1 *)t->data + start;
-        if (k->text->ascii_lower == t->ascii_lower) {
-            if (!t->ascii_lower) return memcmp(a, b, (size_t)len) == 0;
-            for (Py_ssize_t i = 0; i < len; i++)
-                if (nbt_lower[a[i]] != nbt_lower[b[i]]) return 0;
-            return 1;
-        }
+        if (!t->ascii_lower) return memcmp(a, b, (size_t)len) == 0;
+        for (Py_ssize_t i = 0; i < len; i++)
+            if (a[i] != nbt_lower[b[i]]) return 0;
+        return 1;
     }
     for (Py_ssize_t i = 0; i < len; i++)
-        if (nbt_at(k->text, k->start + i) != nbt_at(t, start + i)) return 0;
+        if (nbt_key_at(k, i) != nbt_at(t, start + i)) return 0;
     return 1;
+}
+
+/* Room for size bytes in the table's arena (aligned for four-byte characters). */
+static void *nbt_alloc(nbt_table *tb, size_t size) {
+    size = (size + 7) & ~(size_t)7;
+    nbt_block *b = tb->arena;
+    if (!b || b->used + size > b->cap) {
+        size_t cap = size > 65536 ? size : 65536;
+        nbt_block *nb = (nbt_block *)malloc(sizeof(nbt_block) + cap);
+        if (!nb) return NULL;
+        nb->next = b; nb->used = 0; nb->cap = cap;
+        tb->arena = b = nb;
+    }
+    void *p = b->data + b->used;
+    b->used += size;
+    return p;
+}
+
+/* Copy token [start, start + len) of t into the arena as k's characters; -1: no memory. */
+static int nbt_store(nbt_table *tb, nbt_key *k, const nbt_text *t, Py_ssize_t start,
+                     Py_ssize_t len) {
+    Py_UCS4 top = 0;
+    if (t->kind != 1)
+        for (Py_ssize_t i = 0; i < len; i++) {
+            Py_UCS4 c = nbt_at(t, start + i);
+            if (c > top) top = c;
+        }
+    k->kind = top < 256 ? 1 : 4;
+    void *p = nbt_alloc(tb, (size_t)(len ? len : 1) * (size_t)k->kind);
+    if (!p) return -1;
+    if (k->kind == 1)
+        for (Py_ssize_t i = 0; i < len; i++) ((Py_UCS1 *)p)[i] = (Py_UCS1)nbt_at(t, start + i);
+    else
+        for (Py_ssize_t i = 0; i < len; i++) ((Py_UCS4 *)p)[i] = nbt_at(t, start + i);
+    k->data = p;
+    k->len = len;
+    return 0;
 }
 
 static int nbt_table_init(nbt_table *tb, Py_ssize_t expected) {
@@ -197,6 +247,7 @@ static int nbt_table_init(nbt_table *tb, Py_ssize_t expected) {
     tb->keys = (nbt_key *)malloc((size_t)tb->cap * sizeof(nbt_key));
     tb->mask = size - 1;
     tb->n = 0;
+    tb->arena = NULL;
     if (!tb->slots || !tb->keys) {
         free(tb->slots); free(tb->keys);
         tb->slots = NULL; tb->keys = NULL;
@@ -206,6 +257,11 @@ static int nbt_table_init(nbt_table *tb, Py_ssize_t expected) {
 }
 
 static void nbt_table_free(nbt_table *tb) {
+    while (tb->arena) {
+        nbt_block *next = tb->arena->next;
+        free(tb->arena);
+        tb->arena = next;
+    }
     free(tb->slots); free(tb->keys);
     tb->slots = NULL; tb->keys = NULL; tb->n = 0;
 }
@@ -262,9 +318,17 @@ static inline Py_ssize_t nbt_insert(nbt_table *tb, uint64_t h, const nbt_text *t
         while (tb->slots[s]) s = (s + 1) & tb->mask;
     }
     nbt_key *k = &tb->keys[tb->n];
-    k->hash = h; k->text = t; k->start = start; k->len = len;
+    k->hash = h;
+    if (nbt_store(tb, k, t, start, len) < 0) return -1;
     tb->slots[s] = ++tb->n;
     return tb->n - 1;
+}
+
+/* Index in tb of another table's key, added (its characters copied) where it is new. */
+static Py_ssize_t nbt_insert_key(nbt_table *tb, const nbt_key *o) {
+    nbt_text t;
+    t.data = o->data; t.len = o->len; t.kind = o->kind; t.ascii_lower = 0;
+    return nbt_insert(tb, o->hash, &t, 0, o->len);
 }
 
 static int nbt_out_init(nbt_out *o, Py_ssize_t n_texts, Py_ssize_t cap) {

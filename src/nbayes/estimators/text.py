@@ -238,6 +238,17 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
         if vec.vocabulary is not None:
             raise ParameterError("The CountVectorizer already has a fixed vocabulary.")
+        if _analyzer.unsupported(vec) is None:  # compiled: one table of the words
+            counts = _analyzer.VocabularyCounts(vec)
+            for chunk in chunks:
+                counts.add(read_texts(chunk, vec))
+            words = counts.words()
+            return self._set_vocabulary(
+                vec,
+                pd.Series(counts.doc_freq, index=words, dtype=np.float64),
+                pd.Series(counts.term_freq, index=words, dtype=np.float64),
+                counts.n_docs,
+            )
         doc_freq = pd.Series(dtype=np.float64)
         term_freq = pd.Series(dtype=np.float64)
         total_docs = 0
