@@ -34,6 +34,7 @@ cdef extern from "_text_loops.h" nogil:
         const void *data
         Py_ssize_t len
         int kind
+        unsigned char head[16]
     ctypedef struct nbt_table:
         int64_t *slots
         Py_ssize_t mask

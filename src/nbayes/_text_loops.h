@@ -29,11 +29,13 @@ typedef struct {
 /* A term of a table: its characters (lowercased where the texts were), one byte each where
  * every character is below 256, four bytes each otherwise -- one spelling per term, so that
  * two keys are the same term exactly when their bytes are equal. */
+#define NBT_HEAD 16
 typedef struct {
     uint64_t hash;
     const void *data; /* in the table's arena */
     Py_ssize_t len;
     int kind;         /* 1 or 4 */
+    unsigned char head[NBT_HEAD]; /* a copy of a short one-byte term: compared in place */
 } nbt_key;
 
 /* Blocks the terms' characters are copied into; never moved, freed with the table. */
@@ -43,7 +45,9 @@ typedef struct nbt_block {
     char data[];
 } nbt_block;
 
-/* Open addressing over keys; slots hold key index + 1 (0: empty). */
+/* Open addressing over keys; a slot holds key index + 1 (0: empty) in its low 32 bits and
+ * the high 32 bits of the key's hash in its high ones, so that a probe reads a key only
+ * where the hashes agree. */
 typedef struct {
     int64_t *slots;
     Py_ssize_t mask;
@@ -190,7 +194,7 @@ static inline int nbt_same(const nbt_key *k, const nbt_text *t, Py_ssize_t start
                            Py_ssize_t len) {
     if (k->len != len) return 0;
     if (k->kind == 1 && t->kind == 1) {
-        const Py_UCS1 *a = (const Py_UCS1 *)k->data;
+        const Py_UCS1 *a = len <= NBT_HEAD ? k->head : (const Py_UCS1 *)k->data;
         const Py_UCS1 *b = (const Py_UCS1 *)t->data + start;
         if (!t->ascii_lower) return memcmp(a, b, (size_t)len) == 0;
         for (Py_ssize_t i = 0; i < len; i++)
@@ -236,6 +240,7 @@ static int nbt_store(nbt_table *tb, nbt_key *k, const nbt_text *t, Py_ssize_t st
         for (Py_ssize_t i = 0; i < len; i++) ((Py_UCS4 *)p)[i] = nbt_at(t, start + i);
     k->data = p;
     k->len = len;
+    if (k->kind == 1 && len <= NBT_HEAD) memcpy(k->head, p, (size_t)len);
     return 0;
 }
 
@@ -281,7 +286,7 @@ static int nbt_table_grow(nbt_table *tb) {
     for (Py_ssize_t j = 0; j < tb->n; j++) {
         Py_ssize_t s = (Py_ssize_t)(keys[j].hash & (uint64_t)tb->mask);
         while (slots[s]) s = (s + 1) & tb->mask;
-        slots[s] = j + 1;
+        slots[s] = (int64_t)((keys[j].hash >> 32) << 32 | (uint64_t)(j + 1));
     }
     free(tb->slots);
     tb->slots = slots;
@@ -292,11 +297,15 @@ static int nbt_table_grow(nbt_table *tb) {
 static inline Py_ssize_t nbt_find(const nbt_table *tb, uint64_t h, const nbt_text *t,
                                   Py_ssize_t start, Py_ssize_t len) {
     Py_ssize_t s = (Py_ssize_t)(h & (uint64_t)tb->mask);
+    const uint64_t tag = h >> 32;
     for (;;) {
-        int64_t j = tb->slots[s];
-        if (!j) return -1;
-        const nbt_key *k = &tb->keys[j - 1];
-        if (k->hash == h && nbt_same(k, t, start, len)) return (Py_ssize_t)(j - 1);
+        uint64_t v = (uint64_t)tb->slots[s];
+        if (!v) return -1;
+        if ((v >> 32) == tag) {
+            Py_ssize_t j = (Py_ssize_t)(v & 0xffffffffu) - 1;
+            const nbt_key *k = &tb->keys[j];
+            if (k->hash == h && nbt_same(k, t, start, len)) return j;
+        }
         s = (s + 1) & tb->mask;
     }
 }
@@ -305,22 +314,27 @@ static inline Py_ssize_t nbt_find(const nbt_table *tb, uint64_t h, const nbt_tex
 static inline Py_ssize_t nbt_insert(nbt_table *tb, uint64_t h, const nbt_text *t,
                                     Py_ssize_t start, Py_ssize_t len) {
     Py_ssize_t s = (Py_ssize_t)(h & (uint64_t)tb->mask);
+    const uint64_t tag = h >> 32;
     for (;;) {
-        int64_t j = tb->slots[s];
-        if (!j) break;
-        const nbt_key *k = &tb->keys[j - 1];
-        if (k->hash == h && nbt_same(k, t, start, len)) return (Py_ssize_t)(j - 1);
+        uint64_t v = (uint64_t)tb->slots[s];
+        if (!v) break;
+        if ((v >> 32) == tag) {
+            Py_ssize_t j = (Py_ssize_t)(v & 0xffffffffu) - 1;
+            const nbt_key *k = &tb->keys[j];
+            if (k->hash == h && nbt_same(k, t, start, len)) return j;
+        }
         s = (s + 1) & tb->mask;
     }
     if (tb->n >= tb->cap) {
-        if (nbt_table_grow(tb) < 0) return -1;
+        if (tb->n >= 0x7fffffff || nbt_table_grow(tb) < 0) return -1;
         s = (Py_ssize_t)(h & (uint64_t)tb->mask);
         while (tb->slots[s]) s = (s + 1) & tb->mask;
     }
     nbt_key *k = &tb->keys[tb->n];
     k->hash = h;
     if (nbt_store(tb, k, t, start, len) < 0) return -1;
-    tb->slots[s] = ++tb->n;
+    tb->n++;
+    tb->slots[s] = (int64_t)(tag << 32 | (uint64_t)tb->n);
     return tb->n - 1;
 }
 
@@ -368,11 +382,12 @@ static inline int nbt_out_push(nbt_out *o, int64_t index, double value) {
  * first sight in the text. Returns 0, or -1 when out of memory. */
 static int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, nbt_table *tb,
                      int learn, nbt_out *out) {
+    /* Per term: the last text it was seen in, and where its count is in out. */
+    typedef struct { int64_t last, where; } seen_t;
     Py_ssize_t seen_cap = tb->n + 1024;
-    int64_t *last = (int64_t *)malloc((size_t)seen_cap * sizeof(int64_t));
-    int64_t *where = (int64_t *)malloc((size_t)seen_cap * sizeof(int64_t));
-    if (!last || !where) { free(last); free(where); return -1; }
-    for (Py_ssize_t j = 0; j < seen_cap; j++) last[j] = -1;
+    seen_t *seen = (seen_t *)malloc((size_t)seen_cap * sizeof(seen_t));
+    if (!seen) return -1;
+    for (Py_ssize_t j = 0; j < seen_cap; j++) seen[j].last = -1;
     for (Py_ssize_t d = 0; d < n_texts; d++) {
         const nbt_text *t = &texts[d];
         Py_ssize_t pos = 0, start, len;
@@ -386,29 +401,26 @@ static int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, nbt_ta
             if (j >= seen_cap) {
                 Py_ssize_t cap = seen_cap * 2;
                 while (cap <= j) cap *= 2;
-                int64_t *l2 = (int64_t *)realloc(last, (size_t)cap * sizeof(int64_t));
-                if (!l2) goto fail;
-                last = l2;
-                int64_t *w2 = (int64_t *)realloc(where, (size_t)cap * sizeof(int64_t));
-                if (!w2) goto fail;
-                where = w2;
-                for (Py_ssize_t q = seen_cap; q < cap; q++) last[q] = -1;
+                seen_t *grown = (seen_t *)realloc(seen, (size_t)cap * sizeof(seen_t));
+                if (!grown) goto fail;
+                seen = grown;
+                for (Py_ssize_t q = seen_cap; q < cap; q++) seen[q].last = -1;
                 seen_cap = cap;
             }
-            if (last[j] == d) {
-                out->data[where[j]] += 1.0;
+            if (seen[j].last == d) {
+                out->data[seen[j].where] += 1.0;
             } else {
-                last[j] = d;
-                where[j] = out->nnz;
+                seen[j].last = d;
+                seen[j].where = out->nnz;
                 if (nbt_out_push(out, j, 1.0) < 0) goto fail;
             }
         }
         out->indptr[d + 1] = out->nnz;
     }
-    free(last); free(where);
+    free(seen);
     return 0;
 fail:
-    free(last); free(where);
+    free(seen);
     return -1;
 }
 
