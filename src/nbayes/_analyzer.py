@@ -90,17 +90,15 @@ def unsupported(vec) -> str | None:
         return f"dtype={vec.dtype!r}"
     if kind == "HashingVectorizer":
         n = vec.n_features
-        if not isinstance(n, numbers.Integral) or isinstance(n, bool) or not 1 <= n < 2**31:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or not 1 <= n < 2**31:
             return f"n_features={n!r}"
         if vec.norm not in (None, "l1", "l2") or not isinstance(vec.alternate_sign, bool):
             return f"norm={vec.norm!r}, alternate_sign={vec.alternate_sign!r}"
         return None
     for key in ("min_df", "max_df"):
         value = getattr(vec, key)
-        whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-        if not (whole and value >= 0) and not (
-            isinstance(value, float) and 0.0 <= value <= 1.0
-        ):
+        whole = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        if not (whole and value >= 0) and not (isinstance(value, float) and 0.0 <= value <= 1.0):
             return f"{key}={value!r}"
     limit = vec.max_features
     if limit is not None and (
@@ -177,7 +175,9 @@ def _grown(counts: np.ndarray, n: int) -> np.ndarray:
 def _sorted(indptr, indices, data) -> tuple:
     """CSR parts with each row's terms in column order, as scikit-learn gives them (sums
     over a row then add in the same order: equal probabilities, to the last bit)."""
-    part = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, int(indices.max(initial=0)) + 1))
+    part = sp.csr_matrix(
+        (data, indices, indptr), shape=(indptr.size - 1, int(indices.max(initial=0)) + 1)
+    )
     part.sort_indices()
     return part.indptr, part.indices, part.data
 
@@ -208,8 +208,9 @@ def fit_transform(vec, texts) -> sp.csr_matrix:
     order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.int64)
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    counts = _csr(list(map_chunks(lambda p: _sorted(p[0], rank[p[1]], p[2]), parts)),
-                  order.size, np.int64)
+    counts = _csr(
+        list(map_chunks(lambda p: _sorted(p[0], rank[p[1]], p[2]), parts)), order.size, np.int64
+    )
     if vec.binary:
         counts.data.fill(1)
     kept = _limit(vec, counts)
@@ -233,8 +234,8 @@ def _limit(vec, counts: sp.csr_matrix) -> np.ndarray:
     ties at a max_features cut fall the same way)."""
     n_doc, n_terms = counts.shape
     max_df, min_df = vec.max_df, vec.min_df
-    high = max_df if isinstance(max_df, numbers.Integral) else max_df * n_doc
-    low = min_df if isinstance(min_df, numbers.Integral) else min_df * n_doc
+    high = max_df if isinstance(max_df, (int, np.integer)) else max_df * n_doc
+    low = min_df if isinstance(min_df, (int, np.integer)) else min_df * n_doc
     if high < low:
         raise ValueError("max_df corresponds to < documents than min_df")
     doc_freq = np.bincount(counts.indices, minlength=n_terms)
@@ -305,8 +306,9 @@ def hashing_transform(
     mode = _MODES[token_pattern]
 
     def count(piece):
-        return loops.hash_counts(loops.Texts(piece, bool(lowercase)), mode, n_features,
-                                 bool(alternate_sign))
+        return loops.hash_counts(
+            loops.Texts(piece, bool(lowercase)), mode, n_features, bool(alternate_sign)
+        )
 
     parts = list(map_chunks(count, _pieces(_as_list(texts), 4)))
     counts = _csr(parts, n_features, dtype)

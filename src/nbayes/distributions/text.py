@@ -124,7 +124,9 @@ class Text(Multinomial):
                 f"The text family encodes one column at a time; got {texts.shape[1]} columns."
             )
         values = column.astype(object).where(column.notna(), "").map(str)
-        settings = dict(
+        from .. import _analyzer
+
+        vectorizer = HashingVectorizer(
             n_features=self.n_buckets,
             alternate_sign=False,
             norm=None,
@@ -132,11 +134,7 @@ class Text(Multinomial):
             token_pattern=WORD,
             dtype=np.float64,
         )
-        from .. import _analyzer
-
-        if _analyzer.unsupported(HashingVectorizer(**settings)) is None:  # compiled: same
-            return _analyzer.hashing_transform(values, **settings)
-        return HashingVectorizer(**settings).transform(values).tocsr()
+        return _analyzer.vectorize(vectorizer, values).tocsr()
 
     def block_width(self, n_columns: int) -> int:
         return n_columns * self.n_buckets

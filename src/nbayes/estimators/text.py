@@ -4,9 +4,9 @@ The vectoriser is scikit-learn's (``CountVectorizer`` / ``HashingVectorizer``), 
 settings and fitted vocabulary; the tokens and counts come from nbayes' compiled analyzer
 (:mod:`nbayes._analyzer`) wherever it covers those settings, which gives the same matrix
 several times faster, and from scikit-learn otherwise (``summary()`` says which and why).
-This wrapper keeps the vectoriser and the model together so that the same settings are applied at predict
-time, supports out-of-core training (a vocabulary pass, or a stateless hashing vectoriser) and
-is stored in safe model files with its vocabulary.
+This wrapper keeps the vectoriser and the model together so that the same settings are
+applied at predict time, supports out-of-core training (a vocabulary pass, or a stateless
+hashing vectoriser) and is stored in safe model files with its vocabulary.
 """
 
 from __future__ import annotations
