@@ -106,6 +106,8 @@ def enron_texts(shared_data):
         {"min_df": 0.001, "max_df": 40},
         {"max_features": 1000},
         {"max_features": 50, "min_df": 2, "binary": True},
+        {"ngram_range": (1, 2), "min_df": 2},
+        {"ngram_range": (2, 3), "max_features": 3000},
     ],
 )
 def test_sms_counts_equal_count_vectorizer(sms_texts, settings):
@@ -117,6 +119,7 @@ def test_enron_counts_and_hashes_equal_scikit_learn(enron_texts):
     assert_like_count_vectorizer(enron_texts[:3000], enron_texts[3000:])
     assert_like_hashing_vectorizer(enron_texts)
     assert_like_hashing_vectorizer(enron_texts, n_features=2**10, alternate_sign=False, norm=None)
+    assert_like_hashing_vectorizer(enron_texts[:1000], ngram_range=(1, 2))
 
 
 @needs_loops
@@ -162,9 +165,14 @@ texts_strategy = st.lists(
     limits=st.sampled_from(
         [{}, {"min_df": 2}, {"max_df": 0.6}, {"max_features": 3}, {"min_df": 0.3, "max_df": 3}]
     ),
+    ngram_range=st.sampled_from([(1, 1), (1, 2), (2, 2), (1, 3), (3, 4)]),
 )
-def test_generated_text_counts_equal_count_vectorizer(texts, other, lowercase, binary, limits):
-    assert_like_count_vectorizer(texts, other, lowercase=lowercase, binary=binary, **limits)
+def test_generated_text_counts_equal_count_vectorizer(
+    texts, other, lowercase, binary, limits, ngram_range
+):
+    assert_like_count_vectorizer(
+        texts, other, lowercase=lowercase, binary=binary, ngram_range=ngram_range, **limits
+    )
     assert_like_count_vectorizer(
         texts, other, lowercase=lowercase, token_pattern=_analyzer.LETTER_PATTERN
     )
@@ -179,9 +187,10 @@ def test_generated_text_counts_equal_count_vectorizer(texts, other, lowercase, b
     norm=st.sampled_from([None, "l1", "l2"]),
     lowercase=st.booleans(),
     binary=st.booleans(),
+    ngram_range=st.sampled_from([(1, 1), (1, 2), (2, 3)]),
 )
 def test_generated_text_hashes_equal_hashing_vectorizer(
-    texts, n_features, alternate_sign, norm, lowercase, binary
+    texts, n_features, alternate_sign, norm, lowercase, binary, ngram_range
 ):
     assert_like_hashing_vectorizer(
         texts,
@@ -190,6 +199,7 @@ def test_generated_text_hashes_equal_hashing_vectorizer(
         norm=norm,
         lowercase=lowercase,
         binary=binary,
+        ngram_range=ngram_range,
     )
 
 
@@ -232,7 +242,10 @@ def test_edge_cases_match():
     ("settings", "reason"),
     [
         ({"token_pattern": r"\b\w+\b"}, "token_pattern"),
-        ({"ngram_range": (1, 2)}, "ngram_range=(1, 2)"),
+        ({"ngram_range": (2, 1)}, "ngram_range=(2, 1)"),
+        ({"ngram_range": (1, 20)}, "ngram_range=(1, 20)"),
+        ({"ngram_range": (1.0, 2)}, "ngram_range=(1.0, 2)"),
+        ({"ngram_range": 2}, "ngram_range=2"),
         ({"analyzer": "char"}, "analyzer='char'"),
         ({"stop_words": "english"}, "stop_words='english'"),
         ({"strip_accents": "unicode"}, "strip_accents"),
@@ -280,13 +293,17 @@ def test_textnb_predicts_as_the_scikit_learn_pipeline(sms_split):
 
 def test_textnb_falls_back_to_scikit_learn_and_says_why(sms_split):
     X, y, X_test, _ = sms_split
-    vec = CountVectorizer(ngram_range=(1, 2), min_df=2)
+    vec = CountVectorizer(stop_words="english", min_df=2)
     model = TextNB(vectorizer=vec).fit(X, y)
-    pipe = make_pipeline(CountVectorizer(ngram_range=(1, 2), min_df=2), SkMultinomialNB()).fit(X, y)
+    pipe = make_pipeline(CountVectorizer(stop_words="english", min_df=2), SkMultinomialNB())
+    pipe.fit(X, y)
     np.testing.assert_array_equal(model.predict(X_test), pipe.predict(X_test))
     row = model.summary().loc["analyzer"]
     assert row["what"] == "scikit-learn"
-    assert "ngram_range=(1, 2)" in row["detail"] or "not built" in row["detail"]
+    assert "stop_words='english'" in row["detail"] or "not built" in row["detail"]
+    bigrams = TextNB(vectorizer=CountVectorizer(ngram_range=(1, 2))).fit(X, y)
+    pipe = make_pipeline(CountVectorizer(ngram_range=(1, 2)), SkMultinomialNB()).fit(X, y)
+    np.testing.assert_array_equal(bigrams.predict(X_test), pipe.predict(X_test))
     hashing = TextNB(vectorizer=HashingVectorizer(alternate_sign=False, norm=None)).fit(X, y)
     assert hashing.summary().loc["vectorizer", "detail"] == "1048576 hash buckets"
 

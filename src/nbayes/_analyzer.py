@@ -10,11 +10,12 @@ goes through ``str.lower()`` first, so that the special cases, such as the final
 Python dict. The vectoriser objects stay scikit-learn's: a fitted CountVectorizer gets its
 ``vocabulary_`` from here, so that it still transforms, pickles and saves as before.
 
-The analyzer covers the vectorisers' defaults and ``lowercase``, ``binary``, ``dtype``,
-``min_df``, ``max_df``, ``max_features``, a fixed ``vocabulary`` and, for hashing,
-``n_features``, ``alternate_sign`` and ``norm``. Other settings (a custom ``token_pattern``,
-``analyzer``, ``tokenizer``, ``preprocessor``, ``stop_words``, ``strip_accents``, n-grams)
-make :func:`unsupported` say why, and the caller uses scikit-learn's vectoriser.
+The analyzer covers the vectorisers' defaults and ``lowercase``, ``binary``, ``dtype``, word
+n-grams (``ngram_range``), ``min_df``, ``max_df``, ``max_features``, a fixed ``vocabulary``
+and, for hashing, ``n_features``, ``alternate_sign`` and ``norm``. Other settings (a custom
+``token_pattern``, ``analyzer``, ``tokenizer``, ``preprocessor``, ``stop_words``,
+``strip_accents``) make :func:`unsupported` say why, and the caller uses scikit-learn's
+vectoriser.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ DEFAULT_PATTERN = r"(?u)\b\w\w+\b"
 LETTER_PATTERN = r"(?u)\b\w*[^\W\d_]\w*\b"
 
 _MODES = {DEFAULT_PATTERN: 0, LETTER_PATTERN: 1}
+
+# Longest word n-grams the analyzer builds (scikit-learn's beyond).
+_MAX_N = 16
 
 # Texts per piece of work below which splitting over threads costs more than it gains.
 _MIN_PIECE = 512
@@ -77,8 +81,15 @@ def unsupported(vec) -> str | None:
             return f"{key}={getattr(vec, key)!r}"
     if vec.token_pattern not in _MODES:
         return f"token_pattern={vec.token_pattern!r}"
-    if tuple(vec.ngram_range) != (1, 1):
-        return f"ngram_range={tuple(vec.ngram_range)!r}"
+    try:
+        low, high = vec.ngram_range
+        words = all(
+            isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in (low, high)
+        )
+    except (TypeError, ValueError):
+        words = False
+    if not words or not 1 <= low <= high <= _MAX_N:
+        return f"ngram_range={vec.ngram_range!r}"
     if not isinstance(vec.lowercase, (bool, np.bool_)) or not isinstance(
         vec.binary, (bool, np.bool_)
     ):
@@ -138,6 +149,7 @@ class VocabularyCounts:
 
     def __init__(self, vec):
         self.loops, self.mode = _loops(), _MODES[vec.token_pattern]
+        self.ngrams = tuple(int(n) for n in vec.ngram_range)
         self.lowercase, self.binary = bool(vec.lowercase), bool(vec.binary)
         self.table = self.loops.Terms()
         self.doc_freq = np.zeros(0, dtype=np.int64)
@@ -146,11 +158,11 @@ class VocabularyCounts:
 
     def add(self, texts) -> None:
         """Count the words of one chunk of texts."""
-        loops, mode, lowercase = self.loops, self.mode, self.lowercase
+        loops, mode, lowercase, (low, high) = self.loops, self.mode, self.lowercase, self.ngrams
 
         def learn(piece):
             table = loops.Terms()
-            return table, table.count(loops.Texts(piece, lowercase), mode, True)
+            return table, table.count(loops.Texts(piece, lowercase), mode, True, low, high)
 
         texts = _as_list(texts)
         self.n_docs += len(texts)
@@ -190,12 +202,12 @@ def fit_transform(vec, texts) -> sp.csr_matrix:
         vec.fit([])
         return transform(vec, texts)
     loops = _loops()
-    mode = _MODES[vec.token_pattern]
+    mode, (low, high) = _MODES[vec.token_pattern], vec.ngram_range
     lowercase = bool(vec.lowercase)
 
     def learn(piece):
         table = loops.Terms()
-        return table, table.count(loops.Texts(piece, lowercase), mode, True)
+        return table, table.count(loops.Texts(piece, lowercase), mode, True, low, high)
 
     learned = list(map_chunks(learn, _pieces(_as_list(texts), 1)))
     table, first = learned[0]
@@ -273,12 +285,12 @@ def transform(vec, texts) -> sp.csr_matrix:
     """``vec.transform(texts)`` for a fitted CountVectorizer that :func:`unsupported`
     accepts: the counts of its vocabulary's words, other words left out."""
     loops = _loops()
-    mode = _MODES[vec.token_pattern]
+    mode, (low, high) = _MODES[vec.token_pattern], vec.ngram_range
     lowercase = bool(vec.lowercase)
     table = _table(vec)
 
     def count(piece):
-        return _sorted(*table.count(loops.Texts(piece, lowercase), mode, False))
+        return _sorted(*table.count(loops.Texts(piece, lowercase), mode, False, low, high))
 
     parts = list(map_chunks(count, _pieces(_as_list(texts), 4)))
     counts = _csr(parts, len(vec.vocabulary_), np.int64)
@@ -293,6 +305,7 @@ def hashing_transform(
     *,
     lowercase: bool = True,
     token_pattern: str = DEFAULT_PATTERN,
+    ngram_range: tuple[int, int] = (1, 1),
     alternate_sign: bool = True,
     binary: bool = False,
     norm: str | None = "l2",
@@ -303,12 +316,11 @@ def hashing_transform(
     its sign that of ``h`` under ``alternate_sign``; duplicates summed, then ``binary`` and
     ``norm`` applied as scikit-learn applies them."""
     loops = _loops()
-    mode = _MODES[token_pattern]
+    mode, (low, high) = _MODES[token_pattern], ngram_range
 
     def count(piece):
-        return loops.hash_counts(
-            loops.Texts(piece, bool(lowercase)), mode, n_features, bool(alternate_sign)
-        )
+        texts = loops.Texts(piece, bool(lowercase))
+        return loops.hash_counts(texts, mode, n_features, bool(alternate_sign), low, high)
 
     parts = list(map_chunks(count, _pieces(_as_list(texts), 4)))
     counts = _csr(parts, n_features, dtype)
@@ -333,6 +345,7 @@ def vectorize(vec, texts, *, fit: bool = False) -> sp.csr_matrix:
             int(vec.n_features),
             lowercase=vec.lowercase,
             token_pattern=vec.token_pattern,
+            ngram_range=tuple(vec.ngram_range),
             alternate_sign=vec.alternate_sign,
             binary=vec.binary,
             norm=vec.norm,

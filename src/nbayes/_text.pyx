@@ -54,10 +54,10 @@ cdef extern from "_text_loops.h" nogil:
     uint64_t nbt_hash(const nbt_text *t, Py_ssize_t start, Py_ssize_t len)
     int nbt_out_init(nbt_out *o, Py_ssize_t n_texts, Py_ssize_t cap)
     void nbt_out_free(nbt_out *o)
-    int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, nbt_table *tb,
-                  int learn, nbt_out *out)
-    int nbt_hash_count(const nbt_text *texts, Py_ssize_t n_texts, int mode,
-                       int64_t n_features, int alternate_sign, nbt_out *out)
+    int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, int min_n, int max_n,
+                  nbt_table *tb, int learn, nbt_out *out)
+    int nbt_hash_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, int min_n,
+                       int max_n, int64_t n_features, int alternate_sign, nbt_out *out)
     unsigned int nbt_murmur3(const unsigned char *p, Py_ssize_t len, unsigned int seed)
 
 from libc.stdlib cimport malloc, free
@@ -164,10 +164,11 @@ cdef class Terms:
         self.codes = given[found[: self.table.n]].copy()
         return self
 
-    def count(self, Texts texts, int mode, bint learn):
-        """CSR parts (indptr, indices, data) of the term counts of ``texts``: columns are
-        key codes in this table (learn: new terms join it) or, for :meth:`of_words`, the
-        given codes (terms outside it left out)."""
+    def count(self, Texts texts, int mode, bint learn, int min_n=1, int max_n=1):
+        """CSR parts (indptr, indices, data) of the term counts of ``texts`` (word n-grams
+        for n from ``min_n`` to ``max_n``): columns are key codes in this table (learn: new
+        terms join it) or, for :meth:`of_words`, the given codes (terms outside it left
+        out)."""
         cdef nbt_out out
         cdef int status
         if nbt_out_init(&out, texts.n, 1024) < 0:
@@ -175,7 +176,8 @@ cdef class Terms:
             raise MemoryError()
         try:
             with nogil:
-                status = nbt_count(texts.texts, texts.n, mode, &self.table, learn, &out)
+                status = nbt_count(texts.texts, texts.n, mode, min_n, max_n, &self.table,
+                                   learn, &out)
             if status < 0:
                 raise MemoryError()
             indptr, indices, data = _csr_parts(&out, texts.n)
@@ -219,8 +221,10 @@ cdef object _word(nbt_key *k):
     return PyUnicode_FromKindAndData(k.kind, k.data, k.len)
 
 
-def hash_counts(Texts texts, int mode, int64_t n_features, bint alternate_sign):
-    """CSR parts of HashingVectorizer's features of ``texts`` before duplicates are summed."""
+def hash_counts(Texts texts, int mode, int64_t n_features, bint alternate_sign, int min_n=1,
+                int max_n=1):
+    """CSR parts of HashingVectorizer's features of ``texts`` (word n-grams for n from
+    ``min_n`` to ``max_n``) before duplicates are summed."""
     cdef nbt_out out
     cdef int status
     if nbt_out_init(&out, texts.n, 1024) < 0:
@@ -228,8 +232,8 @@ def hash_counts(Texts texts, int mode, int64_t n_features, bint alternate_sign):
         raise MemoryError()
     try:
         with nogil:
-            status = nbt_hash_count(texts.texts, texts.n, mode, n_features, alternate_sign,
-                                    &out)
+            status = nbt_hash_count(texts.texts, texts.n, mode, min_n, max_n, n_features,
+                                    alternate_sign, &out)
         if status < 0:
             raise MemoryError()
         return _csr_parts(&out, texts.n)

@@ -380,20 +380,130 @@ static inline int nbt_out_push(nbt_out *o, int64_t index, double value) {
 /* Term counts of texts: with learn, every new token joins tb (codes in order of first
  * sight); without, tokens outside tb are left out. Each row holds a term once, in order of
  * first sight in the text. Returns 0, or -1 when out of memory. */
-static int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, nbt_table *tb,
-                     int learn, nbt_out *out) {
+/* Word n-grams as scikit-learn joins them: the tokens of one text, then each run of n of
+ * them (min_n <= n <= max_n) as one term, its tokens' characters with a space between, in a
+ * four-byte buffer read as a text of its own. */
+typedef struct {
+    Py_ssize_t *start, *len; /* the tokens of the current text */
+    Py_ssize_t n, cap;
+    Py_UCS4 *buf;
+    Py_ssize_t buf_cap;
+} nbt_grams;
+
+static void nbt_grams_free(nbt_grams *g) {
+    free(g->start); free(g->len); free(g->buf);
+    g->start = NULL; g->len = NULL; g->buf = NULL;
+}
+
+/* The tokens of t into g; -1: out of memory. */
+static int nbt_grams_tokens(nbt_grams *g, const nbt_text *t, int mode) {
+    Py_ssize_t pos = 0, start, len;
+    uint64_t h;
+    g->n = 0;
+    while (nbt_next(t, &pos, mode, &start, &len, &h)) {
+        if (g->n >= g->cap) {
+            Py_ssize_t cap = g->cap ? 2 * g->cap : 256;
+            Py_ssize_t *s2 = (Py_ssize_t *)realloc(g->start, (size_t)cap * sizeof(Py_ssize_t));
+            if (!s2) return -1;
+            g->start = s2;
+            Py_ssize_t *l2 = (Py_ssize_t *)realloc(g->len, (size_t)cap * sizeof(Py_ssize_t));
+            if (!l2) return -1;
+            g->len = l2;
+            g->cap = cap;
+        }
+        g->start[g->n] = start;
+        g->len[g->n++] = len;
+    }
+    return 0;
+}
+
+/* Tokens i .. i + n - 1 of t joined by spaces, as the text *out; -1: out of memory. */
+static int nbt_grams_join(nbt_grams *g, const nbt_text *t, Py_ssize_t i, Py_ssize_t n,
+                          nbt_text *out) {
+    Py_ssize_t size = n - 1;
+    for (Py_ssize_t q = i; q < i + n; q++) size += g->len[q];
+    if (size > g->buf_cap) {
+        Py_ssize_t cap = g->buf_cap ? g->buf_cap : 256;
+        while (cap < size) cap *= 2;
+        Py_UCS4 *b2 = (Py_UCS4 *)realloc(g->buf, (size_t)cap * sizeof(Py_UCS4));
+        if (!b2) return -1;
+        g->buf = b2;
+        g->buf_cap = cap;
+    }
+    Py_ssize_t m = 0;
+    for (Py_ssize_t q = i; q < i + n; q++) {
+        if (q > i) g->buf[m++] = ' ';
+        for (Py_ssize_t c = 0; c < g->len[q]; c++) g->buf[m++] = nbt_at(t, g->start[q] + c);
+    }
+    out->data = g->buf; out->len = m; out->kind = 4; out->ascii_lower = 0;
+    return 0;
+}
+
+/* The terms of one text in turn: its tokens (max_n 1), or its n-grams for n from min_n to
+ * max_n (the tokens themselves where min_n is 1). */
+typedef struct {
+    const nbt_text *t;
+    int mode, min_n, max_n;
+    Py_ssize_t pos, uni_i, gram_n, gram_i;
+    nbt_grams *g;
+    nbt_text joined;
+} nbt_cursor;
+
+static int nbt_cursor_start(nbt_cursor *c, const nbt_text *t, int mode, int min_n, int max_n,
+                            nbt_grams *g) {
+    c->t = t; c->mode = mode; c->min_n = min_n; c->max_n = max_n; c->g = g;
+    c->pos = 0; c->uni_i = 0; c->gram_n = min_n > 1 ? min_n : 2; c->gram_i = 0;
+    return max_n > 1 ? nbt_grams_tokens(g, t, mode) : 0;
+}
+
+/* 1 with the next term (in *src at [*start, *start + *len), hash *h), 0 at the end, -1 when
+ * out of memory. */
+static inline int nbt_cursor_next(nbt_cursor *c, const nbt_text **src, Py_ssize_t *start,
+                                  Py_ssize_t *len, uint64_t *h) {
+    if (c->max_n == 1) {
+        *src = c->t;
+        return nbt_next(c->t, &c->pos, c->mode, start, len, h);
+    }
+    nbt_grams *g = c->g;
+    if (c->min_n == 1 && c->uni_i < g->n) {
+        Py_ssize_t i = c->uni_i++;
+        *src = c->t; *start = g->start[i]; *len = g->len[i];
+        *h = nbt_hash(c->t, *start, *len);
+        return 1;
+    }
+    while (c->gram_n <= c->max_n && c->gram_n <= g->n) {
+        if (c->gram_i + c->gram_n <= g->n) {
+            if (nbt_grams_join(g, c->t, c->gram_i++, c->gram_n, &c->joined) < 0) return -1;
+            *src = &c->joined; *start = 0; *len = c->joined.len;
+            *h = nbt_hash(&c->joined, 0, *len);
+            return 1;
+        }
+        c->gram_n++;
+        c->gram_i = 0;
+    }
+    return 0;
+}
+
+static int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, int min_n,
+                     int max_n, nbt_table *tb, int learn, nbt_out *out) {
     /* Per term: the last text it was seen in, and where its count is in out. */
     typedef struct { int64_t last, where; } seen_t;
     Py_ssize_t seen_cap = tb->n + 1024;
     seen_t *seen = (seen_t *)malloc((size_t)seen_cap * sizeof(seen_t));
+    nbt_grams g = {NULL, NULL, 0, 0, NULL, 0};
     if (!seen) return -1;
     for (Py_ssize_t j = 0; j < seen_cap; j++) seen[j].last = -1;
     for (Py_ssize_t d = 0; d < n_texts; d++) {
-        const nbt_text *t = &texts[d];
-        Py_ssize_t pos = 0, start, len;
+        nbt_cursor cur;
+        const nbt_text *src;
+        Py_ssize_t start, len;
         uint64_t h;
-        while (nbt_next(t, &pos, mode, &start, &len, &h)) {
-            Py_ssize_t j = learn ? nbt_insert(tb, h, t, start, len) : nbt_find(tb, h, t, start, len);
+        int more;
+        if (nbt_cursor_start(&cur, &texts[d], mode, min_n, max_n, &g) < 0) goto fail;
+        while ((more = nbt_cursor_next(&cur, &src, &start, &len, &h)) != 0) {
+            if (more < 0) goto fail;
+            Py_ssize_t j = learn ? nbt_insert(tb, h, src, start, len)
+                                 : nbt_find(tb, h, src, start, len);
             if (j < 0) {
                 if (learn) goto fail;
                 continue;
@@ -418,9 +528,11 @@ static int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, nbt_ta
         out->indptr[d + 1] = out->nnz;
     }
     free(seen);
+    nbt_grams_free(&g);
     return 0;
 fail:
     free(seen);
+    nbt_grams_free(&g);
     return -1;
 }
 
@@ -454,20 +566,25 @@ static uint32_t nbt_murmur3(const unsigned char *p, Py_ssize_t len, uint32_t see
  * duplicates: one entry a token, its column from the signed MurmurHash3 (seed 0) of the
  * token's UTF-8 bytes, its value -1 for a negative hash when alternate_sign is set.
  * Returns 0, or -1 when out of memory. */
-static int nbt_hash_count(const nbt_text *texts, Py_ssize_t n_texts, int mode,
-                          int64_t n_features, int alternate_sign, nbt_out *out) {
+static int nbt_hash_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, int min_n,
+                          int max_n, int64_t n_features, int alternate_sign, nbt_out *out) {
     Py_ssize_t cap = 256;
     unsigned char *buf = (unsigned char *)malloc((size_t)cap);
+    nbt_grams g = {NULL, NULL, 0, 0, NULL, 0};
     if (!buf) return -1;
     for (Py_ssize_t d = 0; d < n_texts; d++) {
-        const nbt_text *t = &texts[d];
-        Py_ssize_t pos = 0, start, len;
+        nbt_cursor cur;
+        const nbt_text *t;
+        Py_ssize_t start, len;
         uint64_t unused;
-        while (nbt_next(t, &pos, mode, &start, &len, &unused)) {
+        int more;
+        if (nbt_cursor_start(&cur, &texts[d], mode, min_n, max_n, &g) < 0) goto fail;
+        while ((more = nbt_cursor_next(&cur, &t, &start, &len, &unused)) != 0) {
+            if (more < 0) goto fail;
             if (4 * len > cap) {
                 while (4 * len > cap) cap *= 2;
                 unsigned char *b2 = (unsigned char *)realloc(buf, (size_t)cap);
-                if (!b2) { free(buf); return -1; }
+                if (!b2) goto fail;
                 buf = b2;
             }
             Py_ssize_t m = 0;
@@ -501,12 +618,17 @@ static int nbt_hash_count(const nbt_text *texts, Py_ssize_t n_texts, int mode,
             else
                 column = (int64_t)(h < 0 ? -(int64_t)h : (int64_t)h) % n_features;
             double value = (alternate_sign && h < 0) ? -1.0 : 1.0;
-            if (nbt_out_push(out, column, value) < 0) { free(buf); return -1; }
+            if (nbt_out_push(out, column, value) < 0) goto fail;
         }
         out->indptr[d + 1] = out->nnz;
     }
     free(buf);
+    nbt_grams_free(&g);
     return 0;
+fail:
+    free(buf);
+    nbt_grams_free(&g);
+    return -1;
 }
 
 #endif
