@@ -66,6 +66,16 @@ typedef struct {
 
 enum { NBT_WORD = 1, NBT_LETTER = 2 };
 
+#if defined(__GNUC__) || defined(__clang__)
+#define NBT_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define NBT_PREFETCH(p) ((void)0)
+#endif
+
+/* Tokens looked up together: their table slots, then their keys, are fetched from memory
+ * side by side rather than one miss after another. */
+#define NBT_BATCH 32
+
 static unsigned char nbt_class[256];
 static unsigned char nbt_lower[256];
 
@@ -499,6 +509,55 @@ static int nbt_count(const nbt_text *texts, Py_ssize_t n_texts, int mode, int mi
         Py_ssize_t start, len;
         uint64_t h;
         int more;
+        if (max_n == 1) {
+            /* Tokens in batches: fetch their slots, then their keys and counts, then count. */
+            const nbt_text *t = &texts[d];
+            Py_ssize_t pos = 0, bs[NBT_BATCH], bl[NBT_BATCH];
+            uint64_t bh[NBT_BATCH];
+            for (;;) {
+                int m = 0;
+                while (m < NBT_BATCH && nbt_next(t, &pos, mode, &bs[m], &bl[m], &bh[m])) {
+                    NBT_PREFETCH(&tb->slots[bh[m] & (uint64_t)tb->mask]);
+                    m++;
+                }
+                if (!m) break;
+                for (int q = 0; q < m; q++) {
+                    uint64_t v = (uint64_t)tb->slots[bh[q] & (uint64_t)tb->mask];
+                    Py_ssize_t j = (Py_ssize_t)(v & 0xffffffffu) - 1;
+                    if (v && (v >> 32) == (bh[q] >> 32)) {
+                        NBT_PREFETCH(&tb->keys[j]);
+                        if (j < seen_cap) NBT_PREFETCH(&seen[j]);
+                    }
+                }
+                for (int q = 0; q < m; q++) {
+                    Py_ssize_t j = learn ? nbt_insert(tb, bh[q], t, bs[q], bl[q])
+                                         : nbt_find(tb, bh[q], t, bs[q], bl[q]);
+                    if (j < 0) {
+                        if (learn) goto fail;
+                        continue;
+                    }
+                    if (j >= seen_cap) {
+                        Py_ssize_t cap = seen_cap * 2;
+                        while (cap <= j) cap *= 2;
+                        seen_t *grown = (seen_t *)realloc(seen, (size_t)cap * sizeof(seen_t));
+                        if (!grown) goto fail;
+                        seen = grown;
+                        for (Py_ssize_t r = seen_cap; r < cap; r++) seen[r].last = -1;
+                        seen_cap = cap;
+                    }
+                    if (seen[j].last == d) {
+                        out->data[seen[j].where] += 1.0;
+                    } else {
+                        seen[j].last = d;
+                        seen[j].where = out->nnz;
+                        if (nbt_out_push(out, j, 1.0) < 0) goto fail;
+                    }
+                }
+                if (m < NBT_BATCH) break;
+            }
+            out->indptr[d + 1] = out->nnz;
+            continue;
+        }
         if (nbt_cursor_start(&cur, &texts[d], mode, min_n, max_n, &g) < 0) goto fail;
         while ((more = nbt_cursor_next(&cur, &src, &start, &len, &h)) != 0) {
             if (more < 0) goto fail;
