@@ -194,13 +194,13 @@ def _sorted(indptr, indices, data) -> tuple:
     return part.indptr, part.indices, part.data
 
 
-def fit_transform(vec, texts) -> sp.csr_matrix:
+def fit_transform(vec, texts, dtype=None) -> sp.csr_matrix:
     """``vec.fit_transform(texts)`` for a CountVectorizer that :func:`unsupported` accepts:
     sets ``vec.vocabulary_`` and ``vec.fixed_vocabulary_`` and returns the counts, equal to
     scikit-learn's (same vocabulary, same matrix, same errors for no words left)."""
     if vec.vocabulary is not None:  # a fixed vocabulary: scikit-learn checks and sets it
         vec.fit([])
-        return transform(vec, texts)
+        return transform(vec, texts, dtype)
     loops = _loops()
     mode, (low, high) = _MODES[vec.token_pattern], vec.ngram_range
     lowercase = bool(vec.lowercase)
@@ -221,7 +221,7 @@ def fit_transform(vec, texts) -> sp.csr_matrix:
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     counts = _csr(
-        list(map_chunks(lambda p: _sorted(p[0], rank[p[1]], p[2]), parts)), order.size, np.int64
+        list(map_chunks(lambda p: _sorted(p[0], rank[p[1]], p[2]), parts)), order.size, None
     )
     if vec.binary:
         counts.data.fill(1)
@@ -237,7 +237,7 @@ def fit_transform(vec, texts) -> sp.csr_matrix:
         counts = sp.csr_matrix(
             (counts.data[keep], new[keep], indptr), shape=(counts.shape[0], kept.size)
         )
-    return counts.astype(vec.dtype, copy=False)
+    return counts.astype(dtype or vec.dtype, copy=False)
 
 
 def _limit(vec, counts: sp.csr_matrix) -> np.ndarray:
@@ -281,7 +281,7 @@ def _table(vec):
     return table
 
 
-def transform(vec, texts) -> sp.csr_matrix:
+def transform(vec, texts, dtype=None) -> sp.csr_matrix:
     """``vec.transform(texts)`` for a fitted CountVectorizer that :func:`unsupported`
     accepts: the counts of its vocabulary's words, other words left out."""
     loops = _loops()
@@ -293,10 +293,10 @@ def transform(vec, texts) -> sp.csr_matrix:
         return _sorted(*table.count(loops.Texts(piece, lowercase), mode, False, low, high))
 
     parts = list(map_chunks(count, _pieces(_as_list(texts), 4)))
-    counts = _csr(parts, len(vec.vocabulary_), np.int64)
+    counts = _csr(parts, len(vec.vocabulary_), None)
     if vec.binary:
         counts.data.fill(1)
-    return counts.astype(vec.dtype, copy=False)
+    return counts.astype(dtype or vec.dtype, copy=False)
 
 
 def hashing_transform(
@@ -334,9 +334,11 @@ def hashing_transform(
     return counts
 
 
-def vectorize(vec, texts, *, fit: bool = False) -> sp.csr_matrix:
+def vectorize(vec, texts, *, fit: bool = False, dtype=None) -> sp.csr_matrix:
     """``vec.fit_transform(texts)`` (fit) or ``vec.transform(texts)``, from the compiled
-    analyzer where it covers ``vec``'s settings, otherwise from scikit-learn."""
+    analyzer where it covers ``vec``'s settings, otherwise from scikit-learn. ``dtype``: the
+    compiled analyzer's values as this type instead of the vectoriser's (float64 for a model
+    that would convert them to it anyway)."""
     if unsupported(vec) is not None:
         return vec.fit_transform(texts) if fit else vec.transform(texts)
     if type(vec).__name__ == "HashingVectorizer":
@@ -349,12 +351,12 @@ def vectorize(vec, texts, *, fit: bool = False) -> sp.csr_matrix:
             alternate_sign=vec.alternate_sign,
             binary=vec.binary,
             norm=vec.norm,
-            dtype=vec.dtype,
+            dtype=dtype or vec.dtype,
         )
     if fit:
-        return fit_transform(vec, texts)
+        return fit_transform(vec, texts, dtype)
     if not hasattr(vec, "vocabulary_"):
         if vec.vocabulary is None:  # not fitted: scikit-learn's error
             return vec.transform(texts)
         vec.fit([])  # a fixed vocabulary: scikit-learn checks it and sets vocabulary_
-    return transform(vec, texts)
+    return transform(vec, texts, dtype)

@@ -34,14 +34,19 @@ from ._protocol import EstimatorProtocol, Mode, SurveyStep
 TEXT_CLASSIFIERS = ("MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB")
 
 
-def read_texts(X, vectorizer, where: str = "X") -> pd.Series:
+def read_texts(X, vectorizer, where: str = "X") -> pd.Series | np.ndarray:
     """One str per row of X, read as the column layout reads a text column: its errors name
     the column (X's own, where it has a name) and the row; bytes are decoded as
     ``vectorizer`` decodes them, and a missing text is an empty one.
 
-    Accepts a 1-D sequence, a Series, a one-column DataFrame or an (n, 1) array.
+    Accepts a 1-D sequence, a Series, a one-column DataFrame or an (n, 1) array. Texts that
+    are all str already come back as they are (an object array), without a copy.
     """
     column, name = one_text_column(X, where)
+    if column.dtype == object:
+        values = column.to_numpy()
+        if pd.api.types.infer_dtype(values, skipna=False) == "string":
+            return values  # every row a str: nothing to decode or fill in
     layout = ColumnLayout(
         [np.array([0])], [False], None if name is None else [name], "ignore", "ignore"
     )
@@ -196,7 +201,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         clf, vec = self._new_classifier(), self._new_vectorizer()
         texts = read_texts(X, vec)
         try:
-            counts = _analyzer.vectorize(vec, texts, fit=True)
+            counts = _analyzer.vectorize(vec, texts, fit=True, dtype=np.float64)
         except ValueError as exc:  # scikit-learn's "empty vocabulary" / "no terms remain"
             raise DataError(
                 f"No words to learn from: {exc}. Check the text column, or relax "
@@ -354,7 +359,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 )
             self.vectorizer_ = vec
         clf = getattr(self, "classifier_", None) or self._new_classifier()
-        counts = _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_))
+        counts = self._counts(X)
         clf.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
         self.classifier_, self.classes_ = clf, clf.classes_
         return self
@@ -380,25 +385,32 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         check_is_fitted(self, "classifier_")
         return _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_))
 
+    def _counts(self, X):
+        """:meth:`transform` with float64 counts where nbayes' analyzer makes them (the
+        classifier's type: no conversion of the vectoriser's int64 on the way in)."""
+        check_is_fitted(self, "vectorizer_")
+        vec = self.vectorizer_
+        return _analyzer.vectorize(vec, read_texts(X, vec), dtype=np.float64)
+
     @shared_doc("predict", **_TEXTS)
     def predict(self, X) -> np.ndarray:
-        return self.classifier_.predict(self.transform(X))
+        return self.classifier_.predict(self._counts(X))
 
     @shared_doc("predict_proba", **_TEXTS)
     def predict_proba(self, X) -> np.ndarray:
-        return self.classifier_.predict_proba(self.transform(X))
+        return self.classifier_.predict_proba(self._counts(X))
 
     @shared_doc("predict_log_proba", **_TEXTS)
     def predict_log_proba(self, X) -> np.ndarray:
-        return self.classifier_.predict_log_proba(self.transform(X))
+        return self.classifier_.predict_log_proba(self._counts(X))
 
     @shared_doc("predict_joint_log_proba", **_TEXTS)
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability log P(counts, y) of each text's word counts and every class."""
-        return self.classifier_.predict_joint_log_proba(self.transform(X))
+        return self.classifier_.predict_joint_log_proba(self._counts(X))
 
     def joint_log_scores(self, X) -> np.ndarray:
-        return self.classifier_.joint_log_scores(self.transform(X))
+        return self.classifier_.joint_log_scores(self._counts(X))
 
     @shared_doc(**_TEXTS)
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
@@ -602,11 +614,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Word counts of texts ``X`` accumulated by the classifier."""
-        return self.classifier_.accumulate(
-            _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_)),
-            labels,
-            mode=mode,
-        )
+        return self.classifier_.accumulate(self._counts(X), labels, mode=mode)
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
         # After recode_statistics took in another model's words, statistics made before it
