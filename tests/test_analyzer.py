@@ -365,3 +365,16 @@ def test_text_family_hashes_as_hashing_vectorizer(sms_texts):
     with numpy_only():
         expected = fam.encode(column)
     assert_same_matrix(got, expected)
+
+
+@pytest.mark.parametrize("dtype", ["string", "str", object])
+def test_texts_of_a_string_column_read_as_a_list(sms_split, dtype):
+    import pandas as pd
+
+    X, y, X_test, _ = sms_split
+    texts = [*X.tolist()[:-1], None]
+    column = pd.Series(texts, dtype=dtype)
+    model = TextNB().fit(column, y)
+    plain = TextNB().fit([*X.tolist()[:-1], ""], y)
+    assert model.vectorizer_.vocabulary_ == plain.vectorizer_.vocabulary_
+    np.testing.assert_array_equal(model.predict_proba(X_test), plain.predict_proba(X_test))

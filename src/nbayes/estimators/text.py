@@ -47,6 +47,8 @@ def read_texts(X, vectorizer, where: str = "X") -> pd.Series | np.ndarray:
         values = column.to_numpy()
         if pd.api.types.infer_dtype(values, skipna=False) == "string":
             return values  # every row a str: nothing to decode or fill in
+    elif isinstance(column.dtype, pd.StringDtype):  # a string column holds no bytes
+        return column.to_numpy(dtype=object, na_value="")
     layout = ColumnLayout(
         [np.array([0])], [False], None if name is None else [name], "ignore", "ignore"
     )
