@@ -285,10 +285,10 @@ def test_textnb_predicts_as_the_scikit_learn_pipeline(sms_split):
     np.testing.assert_allclose(
         model.predict_proba(X_test), pipe.predict_proba(X_test), rtol=1e-9, atol=1e-12
     )
-    summary = model.summary()
-    expected = "nbayes (compiled)" if _text is not None else "scikit-learn"
-    assert summary.loc["analyzer", "what"] == expected
-    assert summary.loc["vectorizer", "detail"] == f"{len(model.vectorizer_.vocabulary_)} words"
+    row = model.summary().loc["(text)"]
+    assert row["analyzer"].startswith("nbayes (compiled)" if _text is not None else "scikit")
+    assert row["features"] == f"CountVectorizer, {len(model.vectorizer_.vocabulary_):,} words"
+    assert row["family"] == "multinomial"
 
 
 def test_textnb_falls_back_to_scikit_learn_and_says_why(sms_split):
@@ -298,14 +298,14 @@ def test_textnb_falls_back_to_scikit_learn_and_says_why(sms_split):
     pipe = make_pipeline(CountVectorizer(stop_words="english", min_df=2), SkMultinomialNB())
     pipe.fit(X, y)
     np.testing.assert_array_equal(model.predict(X_test), pipe.predict(X_test))
-    row = model.summary().loc["analyzer"]
-    assert row["what"] == "scikit-learn"
-    assert "stop_words='english'" in row["detail"] or "not built" in row["detail"]
+    analyzer = model.summary().loc["(text)", "analyzer"]
+    assert analyzer.startswith("scikit-learn (nbayes' analyzer does not cover ")
+    assert "stop_words='english'" in analyzer or "not built" in analyzer
     bigrams = TextNB(vectorizer=CountVectorizer(ngram_range=(1, 2))).fit(X, y)
     pipe = make_pipeline(CountVectorizer(ngram_range=(1, 2)), SkMultinomialNB()).fit(X, y)
     np.testing.assert_array_equal(bigrams.predict(X_test), pipe.predict(X_test))
     hashing = TextNB(vectorizer=HashingVectorizer(alternate_sign=False, norm=None)).fit(X, y)
-    assert hashing.summary().loc["vectorizer", "detail"] == "1048576 hash buckets"
+    assert hashing.summary().loc["(text)", "features"] == "HashingVectorizer, 1,048,576 buckets"
 
 
 def test_textnb_without_the_loops_gives_the_same_model(sms_split):
@@ -313,7 +313,7 @@ def test_textnb_without_the_loops_gives_the_same_model(sms_split):
     model = TextNB().fit(X, y)
     with numpy_only():
         plain = TextNB().fit(X, y)
-        assert plain.summary().loc["analyzer", "what"] == "scikit-learn"
+        assert plain.summary().loc["(text)", "analyzer"].startswith("scikit-learn")
         expected = plain.predict_proba(X_test)
     # numpy_only() switches the classifier's compiled loops off too: a few ulps apart.
     np.testing.assert_allclose(model.predict_proba(X_test), expected, rtol=1e-12, atol=1e-15)

@@ -538,41 +538,44 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         )
 
     def summary(self) -> pd.DataFrame:
-        """What reads the texts and what models them: one row per part.
+        """The text column as MixedNB's summary shows a column: its family, its features and
+        which analyzer reads it.
 
         Returns
         -------
         DataFrame
-            Indexed by ``analyzer``, ``vectorizer`` and ``classifier``, with columns ``what``
-            (which analyzer tokenises: nbayes' compiled one, or scikit-learn's where the
-            vectoriser's settings ask for something it does not cover; the vectoriser; the
-            classifier) and ``detail`` (why scikit-learn's analyzer is used, the number of
-            features, the classes).
+            One row, indexed ``"(text)"``, with columns ``family`` (the classifier's),
+            ``features`` (the vectoriser and its number of words or hash buckets) and
+            ``analyzer``: ``"nbayes (compiled)"``, the same tokens and counts as
+            scikit-learn's several times faster, or ``"scikit-learn"`` with the setting of
+            the vectoriser that nbayes' analyzer does not cover (or that it is not built).
 
         Examples
         --------
         >>> from nbayes import TextNB
         >>> model = TextNB().fit(["win cash now", "see you at lunch"], ["spam", "ham"])
-        >>> model.summary().loc["vectorizer"].tolist()
-        ['CountVectorizer', '7 words']
+        >>> model.summary()[["family", "features"]]
+                     family                  features
+        (text)  multinomial  CountVectorizer, 7 words
         """
         check_is_fitted(self, "classifier_")
         vec = self.vectorizer_
         reason = _analyzer.unsupported(vec)
         if reason is None:
-            analyzer = ("nbayes (compiled)", "the same tokens and counts as scikit-learn's")
+            analyzer = "nbayes (compiled)"
         else:
-            analyzer = ("scikit-learn", f"nbayes' analyzer does not cover {reason}")
-        features = (
-            f"{vec.n_features} hash buckets" if self._hashing else f"{len(vec.vocabulary_)} words"
-        )
-        classes = ", ".join(map(str, self.classes_.tolist()))
+            analyzer = f"scikit-learn (nbayes' analyzer does not cover {reason})"
+        if self._hashing:
+            features = f"{type(vec).__name__}, {vec.n_features:,} buckets"
+        else:
+            features = f"{type(vec).__name__}, {len(vec.vocabulary_):,} words"
         return pd.DataFrame(
             {
-                "what": [analyzer[0], type(vec).__name__, type(self.classifier_).__name__],
-                "detail": [analyzer[1], features, f"classes: {classes}"],
+                "family": [self.classifier_.families_[0].name],
+                "features": [features],
+                "analyzer": [analyzer],
             },
-            index=pd.Index(["analyzer", "vectorizer", "classifier"]),
+            index=pd.Index(["(text)"]),
         )
 
     def __sklearn_tags__(self):
