@@ -17,7 +17,8 @@ Three measurements, in one run, each against scikit-learn in the same process:
    second: nbayes' analyzer against ``CountVectorizer().fit_transform``.
 3. ``nbayes train DATA.csv --text-column text --target label`` on a two-column CSV of at least
    ``--gb`` gigabytes (the corpus written round-robin), in MB a second end to end and peak
-   resident memory (``resource.getrusage`` of the child), then the CSV is deleted (``--keep``
+   resident memory (the child's VmHWM, read while it runs: getrusage would count the memory
+   of this process, which the child is forked from), then the CSV is deleted (``--keep``
    keeps it).
 
 Timings are medians of ``--repeat`` alternating runs. Not a test: it needs minutes.
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -142,6 +142,18 @@ def write_csv(path: Path, docs, labels, gigabytes: float) -> tuple[int, int]:
     return size, rows
 
 
+def _high_water_mb(pid: int) -> float:
+    """Peak resident memory of process ``pid`` so far, in MB (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def command_line(docs, labels, gigabytes: float, directory: str, keep: bool) -> dict:
     folder = Path(tempfile.mkdtemp(prefix="nbayes-text-", dir=directory))
     data, model = folder / "texts.csv", folder / "model.nbayes"
@@ -161,11 +173,18 @@ def command_line(docs, labels, gigabytes: float, directory: str, keep: bool) -> 
         "--quiet",
     ]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak, err = 0.0, ""
+    while True:  # the child's own high-water mark (getrusage would count this process's)
+        peak = max(peak, _high_water_mb(proc.pid))
+        try:
+            _, err = proc.communicate(timeout=0.2)
+            break
+        except subprocess.TimeoutExpired:
+            continue
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    if done.returncode != 0:
-        sys.exit(f"nbayes: error: nbayes train failed:\n{done.stderr}")
+    if proc.returncode != 0:
+        sys.exit(f"nbayes: error: nbayes train failed:\n{err}")
     if not keep:
         data.unlink()
         model.unlink(missing_ok=True)
