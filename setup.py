@@ -21,7 +21,9 @@ def extensions() -> list:
     kernels = Extension("nbayes._kernels", ["src/nbayes/_kernels.pyx"],
                         extra_compile_args=flags,
                         depends=["src/nbayes/_kernels_simd.h", "src/nbayes/_kernels_loops.h"])
-    built = cythonize([kernels], language_level=3, quiet=True)
+    text = Extension("nbayes._text", ["src/nbayes/_text.pyx"], extra_compile_args=flags,
+                     depends=["src/nbayes/_text_loops.h"])
+    built = cythonize([kernels, text], language_level=3, quiet=True)
     for extension in built:  # set here: cythonize does not carry the flag over
         extension.optional = True
     return built

@@ -38,3 +38,25 @@ def test_benchmark_harness_quick_mode_writes_a_report(tmp_path):
             if "max_abs_proba_diff" in pair:  # same model in both libraries: same answers
                 assert pair["max_abs_proba_diff"] < 1e-6, pair["estimator"]
     assert "| GaussianNB |" in proc.stdout  # the Markdown table
+
+
+def test_text_speed_runs_on_a_small_corpus(tmp_path):
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.text_speed",
+        "--docs",
+        "400",
+        "--gb",
+        "0.001",
+        "--repeat",
+        "1",
+        "--dir",
+        str(tmp_path),
+    ]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "predictions equal" in proc.stdout
+    for table in ("| fit + predict |", "MB of ASCII text", "| two-column CSV |"):
+        assert table in proc.stdout
+    assert not list(tmp_path.iterdir())  # the CSV and the model are deleted

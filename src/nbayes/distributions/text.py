@@ -24,7 +24,8 @@ from .multinomial import Multinomial
 #: A word: letters and digits with at least one letter ("Lake", "128GB", "B2"). Numbers alone
 #: (house numbers, model numbers, quantities) are left out: in short values they are mostly
 #: identifiers, each seen a few times, whose counts are noise that the naive product of word
-#: likelihoods would take as evidence.
+#: likelihoods would take as evidence. nbayes' compiled analyzer finds the same words
+#: (:data:`nbayes._analyzer.LETTER_PATTERN`).
 WORD = r"(?u)\b\w*[^\W\d_]\w*\b"
 
 #: Most buckets per text column: 32 MB of counts per class and column (and a bound on what a
@@ -113,7 +114,9 @@ class Text(Multinomial):
     def encode(self, texts) -> sp.csr_matrix:
         """Word counts of a column of texts (a Series, or an (n, 1) table): a CSR matrix
         (n, n_buckets). Missing cells (None, NaN, pd.NA) are empty texts; other values are
-        read as text. Words are runs of letters and digits with at least one letter."""
+        read as text. Words are runs of letters and digits with at least one letter, found
+        and hashed by nbayes' compiled analyzer where it is built (HashingVectorizer's
+        features, to the bit), by scikit-learn's HashingVectorizer otherwise."""
         from sklearn.feature_extraction.text import HashingVectorizer
 
         column = texts if isinstance(texts, pd.Series) else pd.DataFrame(texts).iloc[:, 0]
@@ -122,6 +125,8 @@ class Text(Multinomial):
                 f"The text family encodes one column at a time; got {texts.shape[1]} columns."
             )
         values = column.astype(object).where(column.notna(), "").map(str)
+        from .. import _analyzer
+
         vectorizer = HashingVectorizer(
             n_features=self.n_buckets,
             alternate_sign=False,
@@ -130,7 +135,7 @@ class Text(Multinomial):
             token_pattern=WORD,
             dtype=np.float64,
         )
-        return vectorizer.transform(values).tocsr()
+        return _analyzer.vectorize(vectorizer, values).tocsr()
 
     def block_width(self, n_columns: int) -> int:
         return n_columns * self.n_buckets

@@ -937,7 +937,7 @@ def _encoder(model):
     from .text import TextNB
 
     if isinstance(model, TextNB):
-        return model.classifier_, model.transform
+        return model.classifier_, model._counts
     return model, None
 
 
