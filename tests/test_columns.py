@@ -150,6 +150,11 @@ def test_numbers_with_coded_missing_values():
     assert "999 repeated far outside the other values" in reading.why
     income = np.concatenate([RNG.normal(5e4, 1e4, 300), [999999.375] * 5])
     assert coded_missing(pd.Series(income)) == (999999.375,)
+    # The advice names the value as written: replace([999999], ...) would match nothing.
+    frame = pd.DataFrame({"income": income, "x": RNG.normal(size=len(income))})
+    with pytest.warns(ColumnWarning, match=re.escape("replace([999999.375], np.nan)")):
+        MixedNB().fit(frame, RNG.choice(["a", "b"], len(income)))
+    assert "999999.375 repeated" in read_column(frame["income"], "income").why
     counts = np.concatenate([RNG.integers(0, 40, 300), [-1] * 9])
     assert coded_missing(pd.Series(counts)) == (-1.0,)
     assert coded_missing(pd.Series(np.r_[RNG.integers(1, 6, 60), [-99] * 4])) == (-99.0,)

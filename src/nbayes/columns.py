@@ -69,6 +69,7 @@ __all__ = [
     "StringProfile",
     "calendar_features",
     "choices_table",
+    "code_text",
     "coded_missing",
     "read_column",
     "read_columns",
@@ -693,7 +694,7 @@ def read_column(
         family, evidence = _number_family(series, kind, _int_limit(max_int_categories, n_rows))
         codes = coded_missing(series)
         if codes:
-            shown = ", ".join(f"{c:g}" for c in codes)
+            shown = ", ".join(map(code_text, codes))
             return ColumnReading(
                 name,
                 "coded number",
@@ -709,6 +710,30 @@ def read_column(
     if profile.role == "words":
         return ColumnReading(name, "short text", "categorical", profile.describe())
     return ColumnReading(name, "category", "categorical", f"{n_unique:,} distinct values")
+
+
+def code_text(code: float) -> str:
+    """A coded value as written, whole or with every digit it has (``99``, ``999999.375``):
+    the value a replacement must name to match it.
+
+    Parameters
+    ----------
+    code : float
+        A value of :attr:`ColumnReading.codes`.
+
+    Returns
+    -------
+    str
+        The value, without a fraction where it has none.
+
+    Examples
+    --------
+    >>> from nbayes.columns import code_text
+    >>> code_text(99.0), code_text(999999.375), code_text(-1)
+    ('99', '999999.375', '-1')
+    """
+    value = float(code)
+    return str(int(value)) if value.is_integer() else repr(value)
 
 
 def _empty_family(kind: str) -> str:
@@ -889,7 +914,7 @@ def warn_of(readings, estimator: str, leaves_out: bool = True) -> None:
         warnings.warn(said, ColumnWarning, stacklevel=user_stacklevel())
     for r in readings:  # bounded by the table's width
         if r.kind == "coded number":
-            codes = ", ".join(f"{c:g}" for c in r.codes)
+            codes = ", ".join(map(code_text, r.codes))
             warnings.warn(
                 f"Column {r.column!r} holds {codes} repeated far outside its other values, "
                 "most likely a code for a missing value, modelled as a number; replace it "

@@ -25,6 +25,7 @@ from ..columns import (
     ROLE_SAMPLE,
     ColumnReading,
     StringProfile,
+    code_text,
     format_choices,
     read_column,
     string_profile,
@@ -436,7 +437,7 @@ def _reading(column: str, values: pd.Series) -> ColumnReading:
 
 def _coded_warning(column: str, reading: ColumnReading) -> str:
     """The warning for a number column that codes missing values with a number."""
-    codes = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in reading.codes]
+    codes = [code_text(c) for c in reading.codes]
     return (
         f"column {column!r} holds {' and '.join(codes)} repeated far outside its other values "
         f"({reading.why.split('; ')[0]}), most likely a code for a missing value, which is "
