@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _adult import ADULT_COLUMNS
 from sklearn import naive_bayes as sk
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import train_test_split
@@ -39,23 +40,6 @@ import nbayes
 from nbayes.testing import Split
 
 SEED = 0
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
 
 
 def _sample(X, y, n_train: int, n_test: int, name: str) -> Split:

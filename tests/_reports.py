@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from _adult import ADULT_COLUMNS
 from sklearn.model_selection import train_test_split
 
 from nbayes.cli.demo import demo
@@ -13,9 +14,7 @@ from nbayes.cli.report import report
 from nbayes.cli.train import train
 from nbayes.datasets import load_sms_spam
 
-ADULT = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status"]
-ADULT += ["occupation", "relationship", "race", "sex", "capital-gain", "capital-loss"]
-ADULT += ["hours-per-week", "native-country", "income"]
+ADULT = ADULT_COLUMNS
 
 
 def sms_report(folder: Path) -> tuple[Path, dict]:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from _adult import ADULT_COLUMNS
 from sklearn.exceptions import FitFailedWarning
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 from sklearn.metrics import accuracy_score, log_loss, make_scorer
@@ -628,25 +629,6 @@ def test_spambase_search_equals_scikit_learn(shared_data):
     assert_same_search(
         *both(nbayes.MultinomialNB(), {"alpha": [0.1, 1.0]}, X, y, w, scoring="roc_auc"), 3
     )
-
-
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
 
 
 def test_adult_mixed_search_equals_scikit_learn(shared_data):

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from _adult import ADULT_COLUMNS
 from sklearn import naive_bayes as sk
 from sklearn.compose import ColumnTransformer, make_column_selector
 from sklearn.impute import SimpleImputer
@@ -19,24 +20,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import KBinsDiscretizer, OneHotEncoder, OrdinalEncoder
 
 from nbayes import MixedNB
-
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
 
 
 def load_adult(folder):
