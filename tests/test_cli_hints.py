@@ -210,6 +210,33 @@ def test_evaluate_warns_below_the_baseline_and_names_a_heavy_tailed_column(capsy
     assert f"majority baseline  {report['baseline_accuracy']:.4f}" in out
 
 
+def test_a_misleading_calendar_feature_is_named_with_its_date_column(capsys, tmp_path):
+    # As Rdatasets' vcd/Bundesliga: the evaluation data's years tell the other class than
+    # training's did, so 'day.year' misleads; the fix names the column of DATA, 'day'.
+    rng = np.random.default_rng(3)
+    n = 400
+    years = rng.choice([2001, 2002], n)
+    days = [
+        f"{y}-0{m}-1{d} 09:30:00"
+        for y, m, d in zip(years, rng.integers(1, 9, n), rng.integers(0, 9, n))
+    ]
+    label = np.where(years == 2001, "home", "away")
+    label[: n // 4] = "home"  # 'home' is the majority class
+    train = pd.DataFrame({"day": days, "x": rng.normal(size=n), "result": label})
+    test = train.assign(result=np.where(train["result"] == "home", "away", "home"))
+    test.loc[: n // 2, "result"] = "home"  # the majority stays 'home'
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    model = tmp_path / "m.nbayes"
+    assert run(capsys, "train", tmp_path / "train.csv", "-t", "result", "-o", model, "-q")[0] == 0
+    status, out, err = run(capsys, "evaluate", model, tmp_path / "test.csv", "--json")
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["accuracy"] < report["baseline_accuracy"]
+    named = {c["column"]: c["advice"] for c in report["misleading_columns"]}
+    assert "day.year" in named and named["day.year"].endswith("--exclude day"), named
+
+
 def test_the_advice_for_a_misleading_column_follows_its_values():
     bulk = pd.Series(np.r_[np.linspace(10, 20, 90), [999999.375] * 10])
     assert "the value 999999.375 repeats far outside the bulk" in _advice(

@@ -294,13 +294,16 @@ def misleading_columns(the_plan, kept: list) -> list[dict]:
         if not harm[j] > BLAME_NATS:
             break
         name = str(explained.feature_names[j])
-        values = inputs[name] if isinstance(inputs, pd.DataFrame) else None
+        # A calendar feature ('Date.year') is read from its date column ('Date').
+        columns = inputs.columns if isinstance(inputs, pd.DataFrame) else ()
+        source = name if name in columns else name.rpartition(".")[0]
+        values = inputs[source] if source in columns else None
         out.append(
             {
                 "column": name,
                 "family": families.get(name),
                 "log_loss_increase": float(harm[j]),
-                "advice": _advice(name, families.get(name), values),
+                "advice": _advice(source or name, families.get(name), values),
             }
         )
     return out
