@@ -77,6 +77,22 @@ def test_identifiers_named_like_a_row_index(name):
     assert looks_like_index_name(name)
 
 
+def test_a_column_named_like_a_row_index_identifies_subjects_too():
+    # As Rdatasets' survival/bladder ('id': 85 patients over 340 rows), MASS/crabs ('index':
+    # 1..50 in each group) and MASS/biopsy ('ID' with a few samples twice): new rows bring
+    # new subjects, and a subject on both sides of a split teaches the model the subject.
+    patients = np.repeat(np.arange(1, 86), 4)
+    reading = read_column(pd.Series(RNG.permutation(patients)), "id")
+    assert (reading.kind, reading.family) == ("identifier", None)
+    assert "85 distinct values over 340 rows" in reading.why
+    assert kind(np.tile(np.arange(1, 51), 4), "index") == "identifier"
+    assert kind([f"S{i % 40}" for i in range(120)], "sample_id") == "identifier"
+    assert kind(pd.Series([1.0, np.nan, *range(2, 60)]), "id") == "identifier"  # a gap
+    # Few distinct values, or measurements, keep their kind whatever the name.
+    assert kind(np.tile(np.arange(1, 6), 20), "id") == "number"
+    assert kind(RNG.normal(size=100).round(2), "id") == "number"
+
+
 def test_identifier_rules_stay_silent_on_measurements():
     # Floats distinct in every row are measurements.
     assert kind(RNG.normal(size=300), "weight") == "number"
@@ -85,11 +101,12 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert kind(np.arange(100.0), "count") == "number"
     # Distinct integers spread thin over their range are amounts, not row numbers.
     assert kind(RNG.choice(10**6, size=300, replace=False), "income") == "number"
-    # Unnamed row numbers need 50 rows; named ones 20; a gap in a column is no identifier.
+    # Unnamed row numbers need 50 rows; named ones 20; without the name, a gap or a repeat
+    # makes numbers.
     assert kind(np.arange(40), "n") == "number"
     assert kind(np.arange(10), "id") == "number"
-    assert kind(pd.Series([1.0, np.nan, *range(2, 60)]), "id") == "number"
-    assert kind(pd.Series([1, 1, *range(2, 60)]), "id") == "number"  # a repeat
+    assert kind(pd.Series([1.0, np.nan, *range(2, 60)]), "n") == "number"
+    assert kind(pd.Series([1, 1, *range(2, 60)]), "n") == "number"  # a repeat
     # Codes distinct in every row are identifiers; numbers written as text, or repeated
     # codes, are not.
     assert kind([f"A-{i}" for i in range(60)]) == "identifier"

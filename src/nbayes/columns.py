@@ -15,7 +15,9 @@ identifier        a row label, left out of the model: whole numbers or codes dis
                   distinct in every row (at least 50 rows) that fill at least half of the
                   range between their least and greatest value (row numbers, even after a
                   shuffled split); codes (strings of at most one word) distinct in every
-                  row (at least 50 rows)
+                  row (at least 50 rows); whole numbers or codes named like a row index
+                  that repeat, with at least 20 distinct values (a subject's or group's
+                  identifier, as a patient's in a panel)
 timestamp         dates or times: a datetime dtype, or strings of which at least 95 % parse
                   under one of the written forms ISO 8601 (``2022-02-11``,
                   ``2022-02-11T08:30:00Z``, offsets), ``M/D/YY``, ``M/D/YYYY``, ``D/M/YYYY``,
@@ -534,6 +536,25 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
     return None
 
 
+def _group_identifier(name, values: pd.Series, n_unique: int) -> str | None:
+    """The evidence that a column named like a row index identifies a subject or a group
+    of rows (a patient of a panel, a sample measured twice), or None: whole numbers or
+    codes, at least :data:`ID_ROWS_NAMED` distinct. New rows bring new ones, and rows of
+    one subject that fall on both sides of a split let the model learn the subject."""
+    if n_unique < ID_ROWS_NAMED or not looks_like_index_name(name):
+        return None
+    present = values.dropna()
+    kind = getattr(values.dtype, "kind", "O")
+    if kind in "iuf" and _whole(present) is None:
+        return None  # measurements
+    if kind not in "iuf" and _strings(present) is None:
+        return None
+    return (
+        f"named like a row index, {n_unique:,} distinct values over {len(present):,} rows "
+        "(a subject's or group's identifier)"
+    )
+
+
 # -- numbers with coded missing values --------------------------------------------------------
 def _is_code(value: float) -> bool:
     """A value that data sets use for "missing": nines (99, 999, 999999, 999999.375 when
@@ -686,7 +707,11 @@ def read_column(
         return _timestamp(
             name, _parse(series, form), form, f"dates written as {shown} (e.g. {present.iloc[0]!r})"
         )
-    why = _identifier(name, series, n_rows) if n_unique == n_rows else None
+    why = (
+        _identifier(name, series, n_rows)
+        if n_unique == n_rows
+        else _group_identifier(name, series, n_unique)
+    )
     if why is not None:
         kept = "categorical" if kind not in "iuf" else _number_family(series, kind, 0)[0]
         return ColumnReading(name, "identifier", None, why, kept_family=kept)
