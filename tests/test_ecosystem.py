@@ -56,9 +56,6 @@ CAUSES = {
     "calibrated-isotonic": "isotonic steps interpolated over log scores, not probabilities, "
     "with the rows whose probabilities round to 0 or 1 kept apart, not pooled as ties: worse "
     "held-out log-loss",
-    "bagging": "bagging gives TextNB bootstrap sample weights but scikit-learn's pipeline (no "
-    "sample_weight) resampled rows, so the bags differ (TextNB's vocabulary also keeps the "
-    "words of rows of weight zero)",
 }
 
 #: (estimator, split, tool) where nbayes does worse than its reference beyond TOLERANCE, as
@@ -94,7 +91,6 @@ KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
         ("PoissonNB", "messages-counts", "stacking-decision_function"),
         ("TextNB", "enron-text", "calibrated-isotonic-ensemble"),
         ("TextNB", "enron-text", "calibrated-isotonic-single"),
-        ("TextNB", "messages-text", "bagging"),
         ("TextNB", "messages-text", "calibrated-sigmoid-ensemble"),
         ("TextNB", "messages-text", "calibrated-sigmoid-single"),
         ("TextNB", "messages-text", "calibrated-temperature-single"),

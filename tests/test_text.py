@@ -45,6 +45,22 @@ def test_fit_matches_a_hand_built_pipeline(sms):
     assert model.get_feature_names_out().tolist() == vec.get_feature_names_out().tolist()
 
 
+@pytest.mark.parametrize("stop_words", [None, "english"], ids=["compiled", "scikit-learn"])
+def test_a_zero_weight_drops_the_row_from_the_vocabulary_too(sms, stop_words):
+    # The words of a row of weight 0 were learned (15,542 words against 12,227 on SMS).
+    train, test = sms
+    weights = np.ones(len(train))
+    weights[::3] = 0
+    vectorizer = CountVectorizer(stop_words=stop_words)
+    weighted = TextNB(vectorizer=vectorizer).fit(train["text"], train["label"], weights)
+    kept = weights > 0
+    dropped = TextNB(vectorizer=vectorizer).fit(train["text"][kept], train["label"][kept])
+    assert weighted.vectorizer_.vocabulary_ == dropped.vectorizer_.vocabulary_
+    np.testing.assert_array_equal(
+        weighted.predict_proba(test["text"]), dropped.predict_proba(test["text"])
+    )
+
+
 @pytest.mark.parametrize(
     "vectorizer",
     [

@@ -60,6 +60,19 @@ def read_texts(X, vectorizer, where: str = "X") -> pd.Series | np.ndarray:
     )
 
 
+def _weighted_texts(texts, sample_weight) -> np.ndarray | None:
+    """The texts of the rows whose weight is not zero, where some weight is zero (else None):
+    the vocabulary is learned from those, so that a zero weight equals a dropped row. Weights
+    that are not one per row are left to the classifier's own check."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight)
+    if weights.ndim != 1 or len(weights) != len(texts) or weights.dtype.kind not in "iuf":
+        return None
+    keep = weights != 0
+    return None if keep.all() else np.asarray(texts, dtype=object)[keep]
+
+
 # TextNB's methods that take texts, shown side by side in each one's Examples.
 _TEXTS = {
     "X": INPUTS["texts"],
@@ -202,8 +215,13 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """
         clf, vec = self._new_classifier(), self._new_vectorizer()
         texts = read_texts(X, vec)
+        learned = _weighted_texts(texts, sample_weight)
         try:
-            counts = _analyzer.vectorize(vec, texts, fit=True, dtype=np.float64)
+            if learned is None:
+                counts = _analyzer.vectorize(vec, texts, fit=True, dtype=np.float64)
+            else:  # the words of the rows that weigh something: a weight of 0 drops a row
+                _analyzer.vectorize(vec, learned, fit=True, dtype=np.float64)
+                counts = _analyzer.vectorize(vec, texts, dtype=np.float64)
         except ValueError as exc:  # scikit-learn's "empty vocabulary" / "no terms remain"
             raise DataError(
                 f"No words to learn from: {exc}. Check the text column, or relax "
