@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -371,3 +372,19 @@ def test_the_encoding_given_at_training_is_remembered(capsys, tmp_path):
     frame.to_csv(data, index=False, encoding="utf-8")  # the same table, now written as UTF-8
     assert main(["predict", str(model), str(data), "--encoding", "utf-8"]) == 0
     assert capsys.readouterr().out.splitlines()[1:] == frame["étiquette"].tolist()
+
+
+def test_a_pipe_read_leaves_no_temporary_file_to_the_garbage_collector():
+    """What a pipe brought is kept in a spooled temporary file; it closes with the replay,
+    so no ResourceWarning ('unclosed file') is left for a later command to say."""
+    import gc
+
+    from nbayes.cli._tables import _Replay
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        replay = _Replay(lambda: io.BytesIO(b"a,y\n1,s\n2,t\n"), "standard input")
+        replay.read_all()
+        del replay
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)], caught

@@ -22,6 +22,7 @@ import stat
 import sys
 import tempfile
 import warnings
+import weakref
 from collections.abc import Callable, Generator, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
@@ -144,6 +145,8 @@ class _Replay:
         self._open_source, self.name = open_source, name
         self._source: IO[bytes] | None = None
         self._kept = tempfile.SpooledTemporaryFile(max_size=CHUNK_BYTES)
+        # Closed with the replay: a temporary file left to the garbage collector warns.
+        weakref.finalize(self, self._kept.close)
         self.size = 0
         self.complete = False
 
