@@ -221,29 +221,20 @@ def spambase(data_dir: Path) -> Callable:
     return load
 
 
+#: The UCI Adult table's column names (its files have no header).
+ADULT_COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+                 "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+                 "hours-per-week", "native-country", "income"]  # fmt: skip
+
+
 def adult(data_dir: Path) -> Callable:
     def load(scale: float):
         import pandas as pd
 
-        names = [
-            "age",
-            "workclass",
-            "fnlwgt",
-            "education",
-            "education-num",
-            "marital-status",
-            "occupation",
-            "relationship",
-            "race",
-            "sex",
-            "capital-gain",
-            "capital-loss",
-            "hours-per-week",
-            "native-country",
-            "income",
-        ]
         with gzip.open(data_dir / "adult" / "adult.data.gz", "rt") as f:
-            df = pd.read_csv(f, header=None, names=names, skipinitialspace=True, na_values="?")
+            df = pd.read_csv(
+                f, header=None, names=ADULT_COLUMNS, skipinitialspace=True, na_values="?"
+            )
         df = df.dropna(subset=["income"])
         return df.drop(columns="income"), df["income"].to_numpy()
 

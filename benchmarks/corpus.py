@@ -214,10 +214,11 @@ def other_tables(names: set[str] | None = None):
     if not DATA.exists():
         return
     if wanted("shared/adult"):
-        names_ = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-                  "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-                  "hours-per-week", "native-country", "income"]  # fmt: skip
-        frame = pd.read_csv(DATA / "adult" / "adult.data.gz", names=names_, skipinitialspace=True)
+        from .cases import ADULT_COLUMNS
+
+        frame = pd.read_csv(
+            DATA / "adult" / "adult.data.gz", names=ADULT_COLUMNS, skipinitialspace=True
+        )
         yield "shared/adult", frame.dropna(subset=["income"]), "income"
     if wanted("shared/mushroom"):
         frame = pd.read_csv(DATA / "mushroom" / "agaricus-lepiota.data", header=None, dtype=str)
