@@ -355,7 +355,10 @@ def _without_zone(values: pd.Series) -> pd.Series:
 def _parse(values: pd.Series, date_format: str) -> pd.Series:
     """``values`` (strings) as naive datetimes under ``date_format``; NaT where they do not
     parse. Never raises."""
-    text = _without_zone(values.astype(object).where(values.map(type).eq(str), None))
+    strings = values.astype(object)
+    if pd.api.types.infer_dtype(strings, skipna=True) != "string":  # only strings parse
+        strings = strings.where(strings.map(type).eq(str), None)
+    text = _without_zone(strings)
     with warnings.catch_warnings():  # pandas warns about formats it infers per value
         warnings.simplefilter("ignore")
         try:
