@@ -427,7 +427,10 @@ def test_a_stray_quote_over_numeric_labels_is_said(capsys, tmp_path):
 
 def test_a_warning_to_a_closed_standard_error_is_dropped(monkeypatch):
     class Gone:
+        tries = 0
+
         def write(self, text):
+            Gone.tries += 1
             raise OSError("stderr is closed")
 
         def flush(self):
@@ -436,3 +439,4 @@ def test_a_warning_to_a_closed_standard_error_is_dropped(monkeypatch):
     monkeypatch.setattr(sys, "stderr", Gone())
     with house_warnings():
         say_warning("nobody hears this")  # no exception: the exit status still tells
+    assert Gone.tries >= 1  # it was said, and the failed write was dropped

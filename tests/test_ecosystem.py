@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 import pytest
 from _ecosystem import ESTIMATORS, SPLITS, split
-from conftest import DATA_DIR
 from sklearn.base import clone
 
 import nbayes
@@ -163,11 +162,9 @@ def test_known_failures_name_real_cases():
     assert set(KNOWN_FAILURES) <= cases
 
 
-def test_the_splits_are_what_their_table_says():
-    if not DATA_DIR.is_dir():
-        pytest.skip(f"real datasets not found at {DATA_DIR}")
+def test_the_splits_are_what_their_table_says(shared_data):
     for split_name, spec in SPLITS.items():  # a dozen splits, each read once per process
-        data = split(split_name, DATA_DIR)
+        data = split(split_name, shared_data)
         assert data.n_classes == spec.n_classes, split_name
         assert data.is_text == spec.text, split_name
         assert data.has_strings == spec.strings, split_name
