@@ -73,6 +73,7 @@ __all__ = [
     "choices_table",
     "code_text",
     "coded_missing",
+    "input_column",
     "read_column",
     "read_columns",
     "string_profile",
@@ -424,6 +425,35 @@ def _is_datetimes(series: pd.Series) -> bool:
         and isinstance(values.iloc[0], dated)
         and bool(values.map(lambda v: isinstance(v, dated)).all())
     )
+
+
+def input_column(feature, columns) -> str | None:
+    """The input column a model's feature is read from: the feature itself, or for a
+    calendar feature (``"when.month"``, :meth:`ColumnReading.feature_names`) its date column;
+    None when neither is among ``columns``.
+
+    Parameters
+    ----------
+    feature : str
+        A feature name of the model (as ``explain`` names it).
+    columns : collection of str
+        The input's columns.
+
+    Returns
+    -------
+    str or None
+        The column of the input that holds the feature's values.
+
+    Examples
+    --------
+    >>> from nbayes.columns import input_column
+    >>> input_column("when.month", ["when", "x"]), input_column("x", ["when", "x"])
+    ('when', 'x')
+    """
+    if feature in columns:
+        return feature
+    column, _, part = str(feature).rpartition(".")
+    return column if part in CALENDAR_PARTS and column in columns else None
 
 
 def calendar_features(series: pd.Series, parts, date_format: str | None = None) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import sparse
 
 from .._validation import rows_from, spelling_key
+from ..columns import input_column
 from ..exceptions import DataError
 from ._common import format_table, plural, say_warning
 from ._labels import describe, label_codes
@@ -294,10 +295,9 @@ def misleading_columns(the_plan, kept: list) -> list[dict]:
         if not harm[j] > BLAME_NATS:
             break
         name = str(explained.feature_names[j])
-        # A calendar feature ('Date.year') is read from its date column ('Date').
         columns = inputs.columns if isinstance(inputs, pd.DataFrame) else ()
-        source = name if name in columns else name.rpartition(".")[0]
-        values = inputs[source] if source in columns else None
+        source = input_column(name, columns)  # 'Date' for the calendar feature 'Date.year'
+        values = None if source is None else inputs[source]
         out.append(
             {
                 "column": name,
