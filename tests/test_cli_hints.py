@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import io
 import json
 import os
 import re
@@ -440,3 +441,27 @@ def test_a_warning_to_a_closed_standard_error_is_dropped(monkeypatch):
     with house_warnings():
         say_warning("nobody hears this")  # no exception: the exit status still tells
     assert Gone.tries >= 1  # it was said, and the failed write was dropped
+
+
+def test_a_warning_that_does_not_begin_with_a_capitalised_word_keeps_its_case(capsys):
+    with house_warnings():
+        warnings.warn("UTF-8 bytes were replaced in column 'x'.", UserWarning, stacklevel=1)
+        warnings.warn("nbayes read 3 rows.", UserWarning, stacklevel=1)
+    assert house_lines(capsys.readouterr().err) == [
+        "nbayes: warning: UTF-8 bytes were replaced in column 'x'.",
+        "nbayes: warning: nbayes read 3 rows.",
+    ]
+
+
+def test_a_progress_bar_shows_on_a_terminal_only(monkeypatch):
+    from nbayes.cli._common import progress_bar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        with progress_bar(True, total=100, desc="reading") as bar:
+            bar.update(50)
+        assert ("reading" in stream.getvalue()) is shown
