@@ -469,7 +469,7 @@ def test_an_earlier_state_saved_to_a_file_never_changes(tmp_path):
 
 def test_many_columns_finalized_from_the_parameters_before_each_batch():
     # More than 16 columns with cells: the counts before a batch are gathered in one pass
-    # rather than a slice per column (categorical._copy_ranges); the same model either way.
+    # rather than a slice per column (_categorical_patches._copy_ranges); the same model either way.
     rng = np.random.default_rng(3)
     n, d = 2400, 20
     X = (np.arange(n)[:, None] // 3 + rng.integers(0, 40, (n, d))) % 700

@@ -31,28 +31,23 @@ give the kernel's bandwidth without binning error and the normal reading of ``"a
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import scipy.sparse as sp
 
 from .._accel import kernels
-from .._discretise import equal_frequency_cuts, mdl_cuts
+from .._discretise import mdl_cuts as mdl_cuts  # re-exported: tests import it from here
 from ..exceptions import DataError, ParameterError
 from ._arrays import missing_mask, subtract_nonnegative
 from ._base import Family, Params, Stats
 from ._estimates import ESTIMATES, check_alpha, pseudo_count
+from ._grid import bin_index, grid_of, regrid
+from ._intervals import binned_terms, interval_widths, intervals
+from ._kde import LOG_2PI, kde_leave_one_out, kde_tables, kde_terms
 from ._labels import Labels
 from .gaussian import Gaussian, merge_moments
 
-#: Bits of a value's magnitude that bin indices may use (see the module docstring).
-INDEX_BITS = 30
-#: Finest level: the grid of a feature whose values are all 0.
-LEVEL_MIN = -1000
-LOG_2PI = float(np.log(2 * np.pi))
-#: A Gaussian kernel is below the smallest float64 (underflows) beyond this many bandwidths.
-KERNEL_REACH = 38.0
-#: Below this, a kernel sum has lost precision to subnormal numbers: the nearest bins' kernel
-#: stands in (see ``kde_tables``).
-TINY = 1e-290
 READINGS = ("gaussian", "kde", "binned")
 #: ``reading="auto"``: a row's leave-one-out log-density counts as at least this, so that a
 #: row its class cannot explain once it is left out costs a bounded amount.
@@ -60,135 +55,6 @@ LOO_FLOOR = -700.0
 BANDWIDTHS = ("silverman", "scott")
 DISCRETIZE = ("mdl", "equal_frequency")
 MOMENTS = ("n_weight", "mean", "m2")
-
-
-# -- the grid --------------------------------------------------------------------------------
-def grid_of(lo: np.ndarray, hi: np.ndarray, bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """(level, start) of the grid of each feature's range ``[lo, hi]``: bins of width
-    ``2**level``, the first holding ``lo``, ``bins`` of them covering ``hi``.
-
-    ``level`` is the smallest integer at which the range fits, and at least the magnitude's
-    exponent minus :data:`INDEX_BITS`; both only grow when the range does, so the grid of a
-    union is never finer than the grid of a part.
-    """
-    lo = np.asarray(lo, dtype=np.float64)
-    hi = np.asarray(hi, dtype=np.float64)
-    _, exponent = np.frexp(np.maximum(np.abs(lo), np.abs(hi)))
-    level = np.maximum(exponent.astype(np.int64) - INDEX_BITS, LEVEL_MIN)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        # Below 2**guess a bin is too narrow for the range (span / 2**e > bins + 1): start
-        # there and step up; one or two steps at most.
-        guess = np.floor(np.log2((hi - lo) / bins)) - 1
-    level = np.where(np.isfinite(guess), np.maximum(level, guess), level).astype(np.int64)
-    while True:  # bounded: a few steps from the guess (more only for ranges past 1e308)
-        fits = _index(hi, level) - _index(lo, level) <= bins - 1
-        if fits.all():
-            break
-        level[~fits] += 1
-    return level, _index(lo, level).astype(np.int64)
-
-
-def _index(x, level) -> np.ndarray:
-    """``floor(x / 2**level)``, exact (a power-of-two scaling)."""
-    return np.floor(np.ldexp(x, (-np.asarray(level)).astype(np.int32)))
-
-
-def regrid(counts: np.ndarray, grid, new_grid) -> np.ndarray:
-    """Counts (n_classes, n_features, bins) moved from ``grid`` to the coarser ``new_grid``
-    (both (level, start)): each bin is added into the bin that contains it."""
-    (level, start), (new_level, new_start) = grid, new_grid
-    if np.array_equal(level, new_level) and np.array_equal(start, new_start):
-        return counts
-    K, d, B = counts.shape
-    # Integer indices halve per level (an arithmetic shift floors negatives too). Indices are
-    # below 2**(INDEX_BITS + 2) in magnitude, so a shift of 62 already gives 0 or -1.
-    shift = np.clip(new_level - level, 0, 62)
-    absolute = start[:, None] + np.arange(B)
-    target = (absolute >> shift[:, None]) - new_start[:, None]
-    # Features without data have all-zero counts whatever their grid: clip keeps them valid.
-    keys = np.arange(d)[:, None] * B + np.clip(target, 0, B - 1)
-    flat = (np.arange(K)[:, None, None] * (d * B) + keys[None]).ravel()
-    return np.bincount(flat, weights=counts.ravel(), minlength=K * d * B).reshape(K, d, B)
-
-
-# -- the kernel reading ----------------------------------------------------------------------
-def kde_tables(counts: np.ndarray, h: np.ndarray, width: np.ndarray) -> np.ndarray:
-    """Log kernel density per class and feature on the lattice of bin centres, extended by
-    ``bins // 2`` centres on each side: (n_classes, n_features, 2 * (bins // 2) + bins).
-
-    Each value is a direct (not FFT) sum of non-negative kernel terms, so it keeps its
-    relative precision far into the tails; where it underflows, the kernel of the nearest
-    occupied bin on either side (the larger) stands in: a lower bound of the sum. A class
-    without weight in a feature gets the density of all classes pooled (the feature then says
-    nothing about it).
-    """
-    K, d, B = counts.shape
-    P = B // 2
-    L = B + 2 * P
-    n = counts.sum(axis=2)
-    out = np.zeros((K, d, L))
-    pooled = counts.sum(axis=0)
-    for j in range(d):  # bounded by features x classes; each a convolution of B x kernel
-        seen = n[:, j] > 0
-        if not seen.any():
-            continue
-        h_pooled = float(h[seen, j].max())
-        for k in range(K):
-            c, hk = (counts[k, j], h[k, j]) if seen[k] else (pooled[j], h_pooled)
-            out[k, j] = _kde_line(c, hk / width[j], P, L) - np.log(hk)
-    return out
-
-
-def kde_leave_one_out(counts: np.ndarray, h: np.ndarray, width: np.ndarray) -> np.ndarray:
-    """Log kernel density at each bin centre of a class once one unit of weight in that bin
-    is left out, (n_classes, n_features, bins); -inf where nothing is left.
-
-    The other bins' kernels are summed directly and the bin's own remaining weight added at
-    distance 0, rather than one kernel subtracted from the full sum: no cancellation, so a
-    lone row far from the others gets its true (tiny) density, the same in every merge order.
-    """
-    K, d, B = counts.shape
-    out = np.full((K, d, B), -np.inf)
-    n = counts.sum(axis=2)
-    for j in range(d):  # bounded by features x classes, as kde_tables
-        for k in range(K):
-            c = counts[k, j]
-            if n[k, j] <= 1:
-                continue
-            h_bins = h[k, j] / width[j]
-            M = int(min(np.ceil(KERNEL_REACH * h_bins), B))
-            kernel = np.exp(-0.5 * (np.arange(-M, M + 1) / h_bins) ** 2)
-            kernel[M] = 0.0  # the bin's own weight is added below, less the row left out
-            sums = np.convolve(c, kernel)[M : M + B] + np.maximum(c - 1.0, 0.0)
-            with np.errstate(divide="ignore"):
-                out[k, j] = np.log(sums) - np.log(n[k, j] - 1) - 0.5 * LOG_2PI - np.log(h[k, j])
-    return out
-
-
-def _kde_line(c: np.ndarray, h_bins: float, P: int, L: int) -> np.ndarray:
-    """log (sum_b c_b phi((i - P - b) / h) / sum_b c_b) - log(sqrt(2 pi)) for i in [0, L):
-    the kernel density in units of bins (``h_bins`` bins per bandwidth)."""
-    B = c.size
-    M = int(min(np.ceil(KERNEL_REACH * h_bins), B + P))
-    kernel = np.exp(-0.5 * (np.arange(-M, M + 1) / h_bins) ** 2)
-    full = np.convolve(c, kernel)  # index m: offset m - M from bin 0
-    sums = np.zeros(L)
-    first, last = max(P - M, 0), min(P + B + M, L)
-    sums[first:last] = full[first - P + M : last - P + M]
-    total = c.sum()
-    with np.errstate(divide="ignore"):
-        log_f = np.log(sums) - np.log(total) - 0.5 * LOG_2PI
-    weak = sums < TINY * total
-    if weak.any():
-        occupied = np.flatnonzero(c > 0)
-        pos = np.flatnonzero(weak) - P
-        at = np.searchsorted(occupied, pos)
-        near = np.stack(
-            [occupied[np.maximum(at - 1, 0)], occupied[np.minimum(at, occupied.size - 1)]]
-        )
-        nearest = np.log(c[near]) - 0.5 * ((pos - near) / h_bins) ** 2
-        log_f[weak] = nearest.max(axis=0) - np.log(total) - 0.5 * LOG_2PI
-    return log_f
 
 
 # -- the family -----------------------------------------------------------------------------
@@ -415,7 +281,7 @@ class Density(Family):
             )
         else:
             valid = np.ones(X.shape, dtype=bool) if valid is None else valid
-            index = _index(np.where(valid, X, lo), level) - start
+            index = bin_index(np.where(valid, X, lo), level) - start
             keys = labels.codes[:, None] * (d * B) + np.arange(d) * B + index.astype(np.intp)
             weight = np.where(valid, labels.weights[:, None], 0.0)
             grid = np.bincount(keys.ravel(), weights=weight.ravel(), minlength=K * d * B)
@@ -512,7 +378,9 @@ class Density(Family):
             params["kde_log"] = np.zeros((K, d, 0))
             params["kde_weights"] = np.zeros((K, d, 0))
         if "binned" in readings:
-            params.update(self._intervals(counts))
+            params.update(
+                intervals(counts, self.discretize, self.n_intervals, self.alpha, self.estimate)
+            )
         else:
             params.update(
                 interval=np.zeros((d, 0), dtype=np.int64),
@@ -543,61 +411,6 @@ class Density(Family):
                 factor = np.full_like(n, self.bandwidth)
         return np.maximum(factor * sigma, width[None, :])
 
-    def _intervals(self, counts: np.ndarray) -> Params:
-        """Cut points per feature and the smoothed log-probability of each interval."""
-        K, d, B = counts.shape
-        pooled = counts.sum(axis=0)
-        interval = np.zeros((d, B), dtype=np.int64)
-        occupied = np.zeros((d, 2), dtype=np.int64)
-        n_intervals = np.ones(d, dtype=np.int64)
-        for j in range(d):  # bounded by the features; cut search is per feature by nature
-            bins = np.flatnonzero(pooled[j] > 0)
-            if bins.size == 0:
-                continue
-            occupied[j] = bins[0], bins[-1]
-            if self.discretize == "mdl":
-                cuts = mdl_cuts(counts[:, j, bins])
-            else:
-                cuts = equal_frequency_cuts(pooled[j, bins], self.n_intervals)
-            # A cut between occupied bins a and b sits halfway between them, on a bin edge.
-            edges = np.array([(bins[c - 1] + 1 + bins[c]) // 2 for c in cuts], dtype=np.int64)
-            interval[j] = np.searchsorted(edges, np.arange(B), side="right")
-            n_intervals[j] = len(cuts) + 1
-        I_max = int(n_intervals.max(initial=1))
-        per = np.zeros((K, d, I_max))
-        for k in range(K):  # bounded by the classes
-            keys = (np.arange(d)[:, None] * I_max + interval).ravel()
-            per[k] = np.bincount(keys, weights=counts[k].ravel(), minlength=d * I_max).reshape(
-                d, I_max
-            )
-        alpha = check_alpha(self.alpha, d, self.estimate)
-        a = pseudo_count(alpha, self.estimate)[None, :, None]
-        real = np.arange(I_max)[None, :] < n_intervals[:, None]  # (d, I_max)
-        num = np.where(real[None], per + a, 0.0)
-        den = per.sum(axis=2, keepdims=True) + n_intervals[None, :, None] * a
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_p = np.where(den > 0, np.log(num) - np.log(np.where(den > 0, den, 1.0)), 0.0)
-            # No weight and no pseudo-count: uniform over the intervals.
-            log_p = np.where(den > 0, log_p, -np.log(n_intervals)[None, :, None])
-        log_p = np.where(real[None], log_p, 0.0)
-        return {
-            "interval": interval,
-            "n_intervals": n_intervals,
-            "occupied": occupied,
-            "interval_log_prob": log_p,
-        }
-
-    def _interval_widths(self, params: Params) -> np.ndarray:
-        """Width in bins of each interval clipped to the occupied bins, (d, I_max), >= 1."""
-        interval, occupied = params["interval"], params["occupied"]
-        d, B = interval.shape
-        I_max = params["interval_log_prob"].shape[2]
-        b = np.arange(B)
-        inside = (b >= occupied[:, :1]) & (b <= occupied[:, 1:])
-        keys = (np.arange(d)[:, None] * I_max + interval).ravel()
-        bins = np.bincount(keys, weights=inside.ravel(), minlength=d * I_max).reshape(d, I_max)
-        return np.maximum(bins, 1.0)
-
     def _loo_score(self, reading, params, counts, n, width) -> np.ndarray:
         """Leave-one-out log-likelihood of each feature's values given the class, from the
         counts: each row at its bin centre, scored by its class's density without it."""
@@ -617,7 +430,7 @@ class Density(Family):
                 out = kde_leave_one_out(counts, params["bandwidth"], width)
             else:
                 log_p = params["interval_log_prob"]
-                widths = self._interval_widths(params) * width[:, None]
+                widths = interval_widths(params) * width[:, None]
                 idx = params["interval"]
                 log_w = np.log(np.take_along_axis(widths, idx, axis=1))[None]
                 full = np.take_along_axis(log_p, np.broadcast_to(idx, (K, d, B)), axis=2) - log_w
@@ -659,7 +472,7 @@ class Density(Family):
             out["kde_curve"] = (width[None, :] / params["bandwidth"]) ** 2 / 2
         if params["interval_log_prob"].shape[2]:
             width = np.ldexp(1.0, params["level"].astype(np.int32))
-            log_w = np.log(self._interval_widths(params) * width[:, None])
+            log_w = np.log(interval_widths(params) * width[:, None])
             idx = params["interval"]
             K, d, _ = params["interval_log_prob"].shape
             out["bin_log"] = np.take_along_axis(
@@ -692,54 +505,6 @@ class Density(Family):
             out.append((cols, (scale, origin, table, slope, curve, interpolate)))
         return out
 
-    def _kde_terms(self, params, X, cols, nan):
-        """Per-class log-densities of the kernel columns ``cols``, (n, K, len(cols))."""
-        table, slope, curve = (
-            params["kde_log"][:, cols],
-            params["kde_slope"][:, cols],
-            params["kde_curve"][:, cols],
-        )
-        K, m, L = table.shape
-        P = self.bins // 2
-        origin = (params["start"][cols] - P + 0.5).astype(np.float64)
-        u = np.ldexp(X[:, cols], (-params["level"][cols]).astype(np.int32)) - origin
-        missing = None if nan is None else nan[:, cols]
-        if missing is not None:
-            u[missing] = 0.0
-        np.clip(u, -1e9, 1e9, out=u)
-        i = np.clip(np.floor(u), 0, L - 2)
-        frac = u - i
-        flat = i.astype(np.intp) + np.arange(m) * L
-        over = np.maximum(-u, 0.0) + np.maximum(u - (L - 1), 0.0)
-        tail = over * (1.0 + over) if over.any() else None
-        out = np.empty((X.shape[0], K, m))
-        for k in range(K):  # bounded by the classes: two gathers per cell and class
-            v = table[k].ravel().take(flat)
-            v += frac * slope[k].ravel().take(flat)
-            if tail is not None:
-                v -= tail * curve[k]
-            if missing is not None:
-                v[missing] = 0.0
-            out[:, k] = v
-        return out
-
-    def _binned_terms(self, params, X, cols, nan):
-        table = params["bin_log"][:, cols]
-        K, m, B = table.shape
-        x = X[:, cols]
-        missing = None if nan is None else nan[:, cols]
-        if missing is not None:
-            x = np.where(missing, 0.0, x)
-        b = np.clip(_index(x, params["level"][cols]) - params["start"][cols], 0, B - 1)
-        flat = b.astype(np.intp) + np.arange(m) * B
-        out = np.empty((X.shape[0], K, m))
-        for k in range(K):  # bounded by the classes: one gather per cell and class
-            v = table[k].ravel().take(flat)
-            if missing is not None:
-                v[missing] = 0.0
-            out[:, k] = v
-        return out
-
     def _terms(self, params, X, summed: bool):
         params = self.ready(params)
         X = np.asarray(X)
@@ -763,7 +528,8 @@ class Density(Family):
                     part = X if cols.size == d else X[:, cols]
                     compiled.grid_scores(np.ascontiguousarray(part), *args, out)
                 return out
-            for cols, fn in ((kde_cols, self._kde_terms), (bin_cols, self._binned_terms)):
+            kde = partial(kde_terms, bins=self.bins)
+            for cols, fn in ((kde_cols, kde), (bin_cols, binned_terms)):
                 if cols.size:
                     t = fn(params, X, cols, nan)
                     if summed:
