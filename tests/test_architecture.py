@@ -161,7 +161,7 @@ def test_estimators_and_families_do_not_import_the_persistence_code():
 
 # -- nothing outside an estimator's module touches its private attributes ---------------------
 ESTIMATOR_MODULES = sorted((SRC / "estimators").glob("*.py"))
-#: Modules that use estimators only through the protocol (see estimators/_protocol.py).
+#: Modules that use estimators only through the protocol (see nbayes/base.py).
 CONSUMERS = [
     *sorted((SRC / "dask").glob("*.py")),
     *sorted((SRC / "model_selection").glob("*.py")),
