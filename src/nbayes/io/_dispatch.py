@@ -368,7 +368,7 @@ def _load_backoff(meta: dict, arrays: dict) -> dict | None:
     if spec is None:
         return None
     name = spec.get("estimator") if isinstance(spec, dict) else None
-    if not may_be_held(name):
+    if not isinstance(name, str) or not may_be_held(name):
         raise ModelFormatError(
             f"Model file: JointBayes' backoff is {name!r}; a backoff is a registered estimator "
             "that holds no model of its own (not JointBayes or TextNB)."
