@@ -161,7 +161,7 @@ def test_estimators_and_families_do_not_import_the_persistence_code():
 
 # -- nothing outside an estimator's module touches its private attributes ---------------------
 ESTIMATOR_MODULES = sorted((SRC / "estimators").glob("*.py"))
-#: Modules that use estimators only through the protocol (see estimators/_protocol.py).
+#: Modules that use estimators only through the protocol (see nbayes/base.py).
 CONSUMERS = [
     *sorted((SRC / "dask").glob("*.py")),
     *sorted((SRC / "model_selection").glob("*.py")),
@@ -354,3 +354,139 @@ def test_the_size_scan_finds_a_long_module(tmp_path):
     (pkg / "kernels.pyx").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
     assert oversized(pkg) == {"sub/long.py": MAX_MODULE_LINES + 1}
     assert oversized(pkg, {"sub/long.py"}) == {}
+
+
+# -- consumers ask for capabilities, never for a class -------------------------------------------
+#: Roots of the estimator classes: a class of nbayes/estimators that derives from one of these
+#: (or from such a class) is a concrete nbayes estimator.
+ESTIMATOR_ROOTS = {"BaseEstimator", "ClassifierMixin", "EstimatorProtocol"}
+
+
+def estimator_classes(root: Path = SRC) -> dict[str, str]:
+    """Estimator class name -> the module (path under ``root``) that defines it."""
+    bases: dict[str, tuple[str, set[str]]] = {}
+    for path in sorted((root / "estimators").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                names = {
+                    b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+                }
+                bases[node.name] = (path.relative_to(root).as_posix(), names)
+    found: dict[str, str] = {}
+    changed = True
+    while changed:  # a fixpoint over the class hierarchy: bounded by the classes
+        changed = False
+        for name, (module, parents) in bases.items():
+            if name not in found and parents & (ESTIMATOR_ROOTS | set(found)):
+                found[name] = module
+                changed = True
+    return found
+
+
+def _names_in(node: ast.AST) -> list[str]:
+    """Class names in the second argument of isinstance: a name, an attribute, or a tuple."""
+    if isinstance(node, ast.Tuple):
+        return [n for elt in node.elts for n in _names_in(elt)]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    return []
+
+
+def _is_type_name(node: ast.AST) -> bool:
+    """``type(x).__name__`` or ``x.__class__.__name__``."""
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "__name__"
+        and (
+            (isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "type")
+            or (isinstance(node.value, ast.Attribute) and node.value.attr == "__class__")
+        )
+    )
+
+
+def _strings_in(node: ast.AST) -> list[str] | None:
+    """The str constants of a constant or a tuple/list/set of them; None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        parts = [_strings_in(elt) for elt in node.elts]
+        return None if any(p is None for p in parts) else [s for p in parts for s in p or []]
+    return None
+
+
+def class_switches(root: Path = SRC) -> list[str]:
+    """``path:line what`` of every switch on a concrete estimator class outside its module:
+    ``isinstance`` / ``issubclass`` against it, ``type(x) is`` it, and comparisons of a class
+    name (``type(x).__name__`` against an estimator's name or in a set of names not written
+    out, or any value against a string that is an estimator's name). Equality of a class
+    name with a name read from elsewhere (a model file's record) is a check, not a switch."""
+    classes = estimator_classes(root)
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            hits: list[str] = []
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") in ("isinstance", "issubclass")
+                and len(node.args) == 2
+            ):
+                hits = [n for n in _names_in(node.args[1]) if n in classes]
+            elif isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                names = [s for side in sides if (s := _strings_in(side)) is not None]
+                strings = [n for group in names for n in group]
+                hits = [n for n in strings if n in classes]
+                membership = any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)
+                if membership and any(_is_type_name(s) for s in sides) and len(names) < 1:
+                    hits.append("type(...).__name__ against names not written out")
+                if any(
+                    isinstance(s, ast.Call) and getattr(s.func, "id", "") == "type" for s in sides
+                ):
+                    hits += [n for s in sides for n in _names_in(s) if n in classes]
+            found += [f"{rel}:{node.lineno} {hit}" for hit in hits if classes.get(hit, None) != rel]
+    return found
+
+
+#: Switches that stay, each with its reason. None today.
+ALLOWED_SWITCHES: dict[str, str] = {}
+
+
+def test_consumers_ask_for_capabilities_not_classes():
+    classes = estimator_classes()
+    assert {"BaseNB", "MultinomialNB", "TextNB", "SemiSupervisedNB", "JointBayes"} <= set(classes)
+    offenders = [s for s in class_switches() if s.split(" ", 1)[0] not in ALLOWED_SWITCHES]
+    assert not offenders, (
+        "switches on a concrete estimator class or its name outside its module; declare a "
+        f"capability (nbayes.base) and ask supports(model, ...) instead: {offenders}"
+    )
+
+
+def test_the_switch_scan_finds_isinstance_and_name_comparisons(tmp_path):
+    pkg = tmp_path / "nbayes"
+    (pkg / "estimators").mkdir(parents=True)
+    (pkg / "estimators" / "text.py").write_text(
+        "class TextNB(BaseEstimator):\n"
+        "    def f(self, x):\n"
+        "        return isinstance(x, TextNB)\n"  # its own module: allowed
+    )
+    (pkg / "estimators" / "presets.py").write_text("class MultinomialNB(TextNB):\n    pass\n")
+    (pkg / "cli.py").write_text(
+        "def f(m, names):\n"
+        "    a = isinstance(m, (int, TextNB))\n"
+        "    b = type(m).__name__ in ('MultinomialNB', 'Other')\n"
+        "    c = type(m).__name__ not in names\n"
+        "    d = m == 'TextNB'\n"
+        "    e = type(m).__name__ == 'HashingVectorizer'\n"  # not ours
+        "    g = type(m) is MultinomialNB\n"
+        "    h = type(m).__name__ == stored['estimator']\n"  # a record checked: allowed
+    )
+    assert class_switches(pkg) == [
+        "cli.py:2 TextNB",
+        "cli.py:3 MultinomialNB",
+        "cli.py:4 type(...).__name__ against names not written out",
+        "cli.py:5 TextNB",
+        "cli.py:7 MultinomialNB",
+    ]

@@ -90,7 +90,7 @@ def test_public_docstrings_are_complete():
 
 def test_protocol_methods_take_the_protocol_sections():
     from nbayes import MixedNB, TextNB
-    from nbayes.estimators._protocol import EstimatorProtocol
+    from nbayes.base import EstimatorProtocol
 
     protocol = EstimatorProtocol.merge_statistics.__doc__
     text = "The statistics of all their rows; ``a`` and ``b`` are left unchanged."

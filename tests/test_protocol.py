@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 import nbayes
+from nbayes.base import MODES, EstimatorProtocol, check_mode
 from nbayes.distributions import Labels
 from nbayes.estimators import REGISTRY
 from nbayes.estimators._base import PENDING
-from nbayes.estimators._protocol import MODES, EstimatorProtocol, check_mode
 from nbayes.exceptions import DataError
 
 

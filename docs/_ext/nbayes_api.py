@@ -25,6 +25,11 @@ MODULES = [
     ),
     ("nbayes.distributions", "nbayes.distributions", "Feature families, to extend nbayes."),
     (
+        "nbayes.base",
+        "nbayes.base",
+        "The model protocol and the capabilities a model declares, to extend nbayes.",
+    ),
+    (
         "nbayes.testing",
         "nbayes.testing",
         "scikit-learn's meta-estimators and displays around an estimator (a test suite).",

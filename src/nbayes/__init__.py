@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ._version import __version__
 
 if TYPE_CHECKING:  # the same names, for type checkers and readers
-    from . import model_selection
+    from . import base, model_selection
     from ._accel import compiled_kernels
     from ._threads import get_threads, set_threads, threads
     from .estimators import (
@@ -98,6 +98,7 @@ _LAZY: dict[str, str] = {
 _SUBMODULES = frozenset(
     (
         "model_selection",
+        "base",
         "columns",
         "estimators",
         "distributions",
@@ -153,6 +154,7 @@ __all__ = [
     "TextNB",
     "UnknownLabelError",
     "__version__",
+    "base",
     "compiled_kernels",
     "get_threads",
     "load",

@@ -11,7 +11,7 @@ change is made in one place:
   builds their docstring from a template of :data:`METHODS`, filling its ``{{field}}`` lines
   (the ``X`` a class takes, its examples) with text the class gives once.
 * The estimator protocol: a method that implements one of
-  :class:`~nbayes.estimators._protocol.EstimatorProtocol`'s takes the sections it does not
+  :class:`~nbayes.base.EstimatorProtocol`'s takes the sections it does not
   write itself (Parameters, Returns, Examples, ...) from the protocol's docstring of that
   method (:func:`inherit_docstrings`, run for every subclass of the protocol).
 

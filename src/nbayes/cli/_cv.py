@@ -15,11 +15,11 @@ from functools import reduce
 import numpy as np
 
 from .. import _engine as engine
+from .. import base
 from .._rowhash import hash_folds
 from ..distributions import Labels
 from ..estimators._base import CV_CANDIDATES, CV_FOLDS, CV_START, label_codes
 from ..estimators._folds import take_rows
-from ..estimators.text import TextNB
 from ..exceptions import DataError
 from ._common import UsageError
 from ._models import class_labels, inner
@@ -38,7 +38,7 @@ def start(the_plan, names: list[str]) -> None:
     """Give the plan's model a number where it was told "cv" (``partial_fit`` cannot choose),
     after checking that the model has each parameter at finalize time."""
     est = the_plan.estimator
-    spec = est.classifier if isinstance(est, TextNB) else est  # not fitted yet
+    spec = base.inner_model(est)  # not fitted yet: TextNB's configured classifier
     allowed = spec.finalize_params()
     for name in names:  # at most two
         if name not in allowed:

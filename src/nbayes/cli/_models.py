@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import estimators
+from .. import base, estimators
 from .._validation import (
     FREQUENT_CATEGORY,
     MISSING_MARKERS,
@@ -205,7 +205,7 @@ class Plan:
                 )
             except (KeyError, TypeError):
                 pass  # fall through: derive what we can from the estimator itself
-        if isinstance(model, TextNB):
+        if base.supports(model, base.TEXT_INPUT):
             if text_column is None:
                 raise UsageError(
                     "This text model was saved from Python and does not record "
@@ -226,7 +226,7 @@ class Plan:
                 "table; train it with `nbayes train` or on a DataFrame."
             )
         names = [str(n) for n in names]
-        kind = "float" if type(model).__name__ in {c.__name__ for c in PRESETS.values()} else None
+        kind = "float" if base.supports(model, base.NUMERIC_INPUT) else None
         model_name = next(
             (k for k, c in {**PRESETS, **SEMINAIVE}.items() if type(model) is c), "mixed"
         )
@@ -906,8 +906,8 @@ def text_estimator(name: str, settings: Settings) -> TextNB:
 
 
 def inner(model):
-    """The BaseNB estimator that holds the statistics (inside TextNB for text models)."""
-    return model.classifier_ if isinstance(model, TextNB) else model
+    """The estimator that holds the statistics (inside TextNB for text models)."""
+    return base.inner_model(model)
 
 
 def sort_classes(model, strings: bool = False) -> None:
@@ -923,7 +923,7 @@ def sort_classes(model, strings: bool = False) -> None:
     typed = typed_classes(est.classes_.tolist(), strings)
     order = np.argsort(typed, kind="stable")
     est.classes_ = typed[order]
-    if isinstance(model, TextNB):
+    if est is not model:  # a wrapper keeps its inner model's classes
         model.classes_ = est.classes_
     if np.array_equal(order, np.arange(order.size)):
         return

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-from ..estimators import TextNB
+from .. import base
 from ..io import load, read_manifest
 from ._common import format_table, plural
 from ._models import inner
@@ -18,7 +18,7 @@ HELP = "show what a model file holds: classes, priors, families per column, form
 
 def _families(model) -> list[dict]:
     """One entry per input column: its name and the family that models it."""
-    if isinstance(model, TextNB):
+    if base.supports(model, base.TEXT_INPUT):
         vec = model.vectorizer_
         clf = model.classifier_
         if hasattr(vec, "vocabulary_"):
@@ -91,7 +91,7 @@ def inspect_model(path: str) -> dict:
     est = inner(model)
     info = manifest.get("metadata", {}).get("cli") or {}
     columns = _families(model)
-    if isinstance(model, TextNB) and info.get("text_column"):
+    if base.supports(model, base.TEXT_INPUT) and info.get("text_column"):
         columns[0]["column"] = info["text_column"]
     params = {
         k: (repr(v) if hasattr(v, "get_params") else v)

@@ -17,9 +17,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from .. import base
 from .._output import output_file
 from .._version import __version__
-from ..estimators import TextNB
 from ..exceptions import ParameterError
 from ..io import load
 from . import _html
@@ -155,7 +155,7 @@ def _top_features(est, top_k: int) -> tuple[str, list[str]]:
 def _columns_to_draw(est, named: list[str], max_features: int) -> tuple[list, int]:
     """Which features get a distribution plot: the top-weighted first (a one-hot name
     ``column=value`` stands for its column), then the others in order."""
-    if isinstance(est, TextNB):
+    if base.supports(est, base.TEXT_INPUT):
         return named[:max_features], len(est.get_feature_names_out())
     names = getattr(est, "feature_names_in_", None)
     labels = (
@@ -202,7 +202,7 @@ def _distributions(est, named, max_features, inputs, y) -> str:
         first = grouped[0]
         combined = replace(
             first,
-            feature="top words" if isinstance(est, TextNB) else "features",
+            feature="top words" if base.supports(est, base.TEXT_INPUT) else "features",
             values=np.asarray([d.feature for d in grouped], dtype=object),
             probability=np.hstack([d.probability for d in grouped]),
         )

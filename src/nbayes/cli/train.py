@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import base
 from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
@@ -252,7 +253,7 @@ def train(
     repeated = table.repeated_names_warning()
     if repeated:
         the_plan.warnings.append(repeated)
-    inner = getattr(est, "classifier_", est)
+    inner = base.inner_model(est)
     # Under EM the class weights include the unlabeled rows' shares: no row counts then.
     labeled = inner.class_count_ if unlabeled_value is None else None
     if labeled is not None:

@@ -10,6 +10,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from .. import base
 from .._threads import threads
 from .._validation import rows_from
 from ..estimators._base import check_sample_weight
@@ -117,9 +118,7 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
     >>> bool(np.allclose(em.history_, local.history_, rtol=1e-10))
     True
     """
-    from ..estimators.semisupervised import SemiSupervisedNB
-
-    if not isinstance(semi, SemiSupervisedNB):
+    if not base.supports(semi, base.SEMI_SUPERVISED):
         raise ParameterError(f"semi must be a SemiSupervisedNB; got {type(semi).__name__}.")
     if int(split_every) < 2:
         raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")

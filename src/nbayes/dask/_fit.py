@@ -15,9 +15,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._docstrings import shared_parameters
 from .._threads import threads
 from .._validation import rows_from
+from ..base import EstimatorProtocol, Model, SurveyStep
 from ..distributions import Labels
 from ..estimators._base import check_sample_weight, label_codes
-from ..estimators._protocol import EstimatorProtocol, SurveyStep
 from ..exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
 from ._parts import (
     _TEXT,
@@ -167,7 +167,7 @@ def fit(
     (``split_every`` at a time) and finalized once, so the model equals ``estimator.fit`` on
     the same rows to floating-point rounding, for any partitioning. Empty partitions and
     partitions that lack some classes are fine. Everything goes through the estimator
-    protocol (:mod:`nbayes.estimators._protocol`): survey passes and set-up, ``accumulate``
+    protocol (:mod:`nbayes.base`): survey passes and set-up, ``accumulate``
     per partition, ``merge_statistics`` in the tree, ``install`` on the client.
 
     Parameters
@@ -227,7 +227,7 @@ def fit(
         classes = np.unique(np.asarray(classes))
         if classes.size == 0:
             raise ParameterError("classes must not be empty.")
-    if not isinstance(estimator, EstimatorProtocol):
+    if not isinstance(estimator, Model):
         raise ParameterError(
             f"estimator must be an nbayes estimator; got {type(estimator).__name__}."
         )

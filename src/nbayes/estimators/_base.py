@@ -2,7 +2,7 @@
 
 Subclasses say which families cover which columns (``_make_families`` / ``_blocks``) and which
 fitted attributes to publish; fitting, incremental fitting, label handling and prediction live
-here once. ``BaseNB`` implements the estimator protocol (:mod:`._protocol`) that Dask, merge,
+here once. ``BaseNB`` implements the estimator protocol (:mod:`nbayes.base`) that Dask, merge,
 model files and the CLI use.
 """
 
@@ -18,14 +18,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .. import _engine as engine
+from .. import base
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc, shared_parameters
 from .._validation import row_offset, show
+from ..base import EstimatorProtocol, Mode, check_mode
 from ..distributions import Family, Labels
 from ..distributions._arrays import compressed_view
 from ..exceptions import DataError, NotFittedError, ParameterError, UnknownLabelError
 from . import _conditional, _explain, _linear
-from ._protocol import EstimatorProtocol, Mode, check_mode
 
 THRESHOLD_SCALES = ("log_odds", "proba")
 
@@ -383,7 +384,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def _blocks(self, X, mode: Mode = "score", counted: np.ndarray | None = None) -> list:
         """One matrix per family; presets use all columns in one block. ``mode`` says why the
-        batch is read (see :mod:`._protocol`); encoders decide by it what an unseen value
+        batch is read (see :mod:`nbayes.base`); encoders decide by it what an unseen value
         does. ``counted`` (learning only) marks the rows of non-zero weight: category
         vocabularies learn from those alone, so that a zero-weight row is a dropped row."""
         return [X]
@@ -712,7 +713,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             return labels.weights != 0
         return None
 
-    # -- the estimator protocol (see ._protocol) ------------------------------------------------
+    # -- the estimator protocol (see nbayes.base) ------------------------------------------------
+    def capabilities(self) -> frozenset[str]:
+        """Explanations, candidate scoring, leaving features out, a generative joint
+        probability; and a linear form once fitted where the families give one (see
+        :meth:`EstimatorProtocol.capabilities`)."""
+        found = {base.EXPLANATIONS, base.CANDIDATE_SCORING, base.FEATURE_SUBSETS}
+        found.add(base.JOINT_PROBABILITY)
+        if hasattr(self, "params_") and _linear.is_linear(self.families_, self.params_):
+            found.add(base.LINEAR)
+        return frozenset(found)
+
     def setup(self, meta, summary=None) -> None:
         """Get ready to accumulate batches without learning from any (see
         :meth:`EstimatorProtocol.setup`): ``meta`` is a DataFrame with no rows (a table's

@@ -5,7 +5,7 @@ values, MixedNB, the semi-naive models, and TextNB's text column).
 A layout holds the column groups (positions in the table, one group per family), a category
 vocabulary for each categorical group, the ``missing`` and ``unseen`` policies and the column
 labels that errors name. It encodes a batch group by group -- category values to codes,
-measurements to floats -- with the mode (see :mod:`._protocol`) passed as an argument, never
+measurements to floats -- with the mode (see :mod:`nbayes.base`) passed as an argument, never
 kept as a flag; it re-codes another model's statistics for merge, and gives its state as plain
 data for model files. Errors name the column, the value and the row.
 """
@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import column_label, first_true, show
+from ..base import Mode, check_mode
 from ..distributions.categorical import UNSEEN_CODE
 from ..exceptions import DataError
 from ._encoding import Vocabulary
-from ._protocol import Mode, check_mode
 
 MISSING_POLICIES = ("error", "ignore", "category")
 

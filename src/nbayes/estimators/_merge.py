@@ -10,9 +10,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .. import base
 from ..exceptions import ParameterError
-from ._base import BaseNB
-from .text import TextNB
 
 
 def _same(a, b) -> bool:
@@ -67,7 +66,7 @@ def _difference(path: str, a, b) -> tuple[str, object, object] | None:
     return path, a, b
 
 
-def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
+def _check_compatible(first, other, i: int) -> None:
     """Raise a ParameterError naming the first difference between model 1 and model ``i``."""
     fix = "Merge only models of one kind, fitted with the same settings on the same columns."
     if type(other) is not type(first):
@@ -91,8 +90,8 @@ def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
             f"{None if names_i is None else names_i.tolist()!r} but model 1 on "
             f"{None if names_1 is None else names_1.tolist()!r}. {fix}"
         )
-    fams_1 = [(f.name, f.get_params()) for f in first.families_]
-    fams_i = [(f.name, f.get_params()) for f in other.families_]
+    fams_1 = [(f.name, f.get_params()) for f in getattr(first, "families_", ())]
+    fams_i = [(f.name, f.get_params()) for f in getattr(other, "families_", ())]
     if fams_1 != fams_i:
         raise ParameterError(
             f"Cannot merge: model {i} models its columns with families {fams_i!r} but model "
@@ -101,18 +100,24 @@ def _check_compatible(first: BaseNB, other: BaseNB, i: int) -> None:
     _check_classes(first, other, i)
 
 
-def _check_text_compatible(first, other, i: int) -> None:
-    """:func:`_check_compatible` for TextNB: the same vectoriser and classifier settings and
-    classes (the vocabularies may differ: merge takes their union)."""
-    fix = "Merge only TextNB models fitted with the same settings."
-    if type(other.classifier_) is not type(first.classifier_):
+def _check_wrapper_compatible(first, other, i: int) -> None:
+    """:func:`_check_compatible` for a model with an inner model (TextNB): inner models of one
+    class, the same settings and classes (the encodings may differ: TextNB's vocabularies,
+    which merge takes the union of)."""
+    fix = f"Merge only {type(first).__name__} models fitted with the same settings."
+    mine, theirs = base.inner_model(first), base.inner_model(other)
+    if type(theirs) is not type(mine):
         raise ParameterError(
-            f"Cannot merge: model {i} has a {type(other.classifier_).__name__} classifier but "
-            f"model 1 a {type(first.classifier_).__name__}. {fix}"
+            f"Cannot merge: model {i} has a {type(theirs).__name__} classifier but "
+            f"model 1 a {type(mine).__name__}. {fix}"
         )
-    for part in ("vectorizer", "classifier"):  # the two components, compared by settings
-        mine, theirs = getattr(first, f"{part}_"), getattr(other, f"{part}_")
-        _refuse_difference(_difference(part, theirs, mine), i, fix)
+    params_1, params_i = first.get_params(deep=False), other.get_params(deep=False)
+    for name, value in params_1.items():  # the components, compared by settings
+        # A fitted component (``vectorizer_`` of ``vectorizer``) is what was used: a default
+        # (None) and the same settings written out are one model.
+        mine = getattr(first, f"{name}_", value)
+        theirs = getattr(other, f"{name}_", params_i[name])
+        _refuse_difference(_difference(name, theirs, mine), i, fix)
     _check_classes(first, other, i)
 
 
@@ -137,7 +142,7 @@ def _check_classes(first, other, i: int) -> None:
         )
 
 
-def merge(*models: BaseNB) -> BaseNB:
+def merge(*models):
     """Combine models fitted on disjoint data into the model of their union.
 
     Naive Bayes learns additive sufficient statistics, so the merged model equals one fitted
@@ -178,17 +183,17 @@ def merge(*models: BaseNB) -> BaseNB:
     if not models:
         raise ParameterError("merge needs at least one fitted model; got none.")
     for i, model in enumerate(models, start=1):
-        if not isinstance(model, (BaseNB, TextNB)):
+        if not isinstance(model, base.Model):
             raise ParameterError(
                 f"merge takes nbayes estimators; model {i} is a {type(model).__name__}."
             )
         check_is_fitted(model, "stats_")
     first = models[0]
     for i, other in enumerate(models[1:], start=2):
-        if type(other) is not type(first) or not isinstance(first, TextNB):
-            _check_compatible(first, other, i)
+        if type(other) is type(first) and base.supports(first, base.INNER_MODEL):
+            _check_wrapper_compatible(first, other, i)
         else:
-            _check_text_compatible(first, other, i)
+            _check_compatible(first, other, i)
     index = pd.Index(first.classes_)
     merged = copy.deepcopy(first)
     aligned = [first.stats_]

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
+from .. import base
 from ..distributions import Density
 from ..exceptions import ParameterError
 from ._base import BaseNB
@@ -78,6 +79,10 @@ class DensityNB(BaseNB):
     >>> DensityNB().fit(X, y).readings_.tolist()  # chosen per column
     ['gaussian', 'kde']
     """
+
+    def capabilities(self) -> frozenset[str]:
+        """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`)."""
+        return super().capabilities() | {base.NUMERIC_INPUT}
 
     def __init__(
         self,

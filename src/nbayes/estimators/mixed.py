@@ -18,6 +18,7 @@ from sklearn.base import clone
 
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
+from ..base import SurveyStep
 from ..columns import Calendar, ColumnReading, choices_table, read_column, warn_of
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
@@ -26,7 +27,6 @@ from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
 from ._encoding import as_frame, infer_family
-from ._protocol import SurveyStep
 from ._survey import survey_columns
 
 MISSING_POLICIES = ("error", "ignore", "category")

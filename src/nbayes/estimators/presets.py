@@ -17,15 +17,16 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _engine as engine
+from .. import base
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
+from ..base import SurveyStep
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
 from ..exceptions import ParameterError
 from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
-from ._protocol import SurveyStep
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
 
@@ -188,6 +189,10 @@ class GaussianNB(BaseNB):
         }
     )
 
+    def capabilities(self) -> frozenset[str]:
+        """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`)."""
+        return super().capabilities() | {base.NUMERIC_INPUT}
+
     def __init__(
         self,
         *,
@@ -298,6 +303,11 @@ class BernoulliNB(_DiscreteNB):
     ['spam']
     """
 
+    def capabilities(self) -> frozenset[str]:
+        """BaseNB's, and X as one matrix of numbers, word counts included (see
+        :meth:`EstimatorProtocol.capabilities`)."""
+        return super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
+
     def __init__(
         self,
         *,
@@ -384,6 +394,13 @@ class MultinomialNB(_DiscreteNB):
 
     _family = Multinomial
 
+    def capabilities(self) -> frozenset[str]:
+        """BaseNB's, and X as one matrix of numbers, word counts included; not
+        ``feature_subsets``: word shares are normalised over all the words, so leaving words
+        out changes the others' parameters (see :meth:`EstimatorProtocol.capabilities`)."""
+        found = super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
+        return found - {base.FEATURE_SUBSETS}
+
     def __init__(
         self,
         *,
@@ -454,6 +471,11 @@ class ComplementNB(MultinomialNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"norm"}
+
+    def capabilities(self) -> frozenset[str]:
+        """MultinomialNB's but ``joint_probability``: the complement weights score no
+        probability of the rows (see :meth:`EstimatorProtocol.capabilities`)."""
+        return super().capabilities() - {base.JOINT_PROBABILITY}
 
     def __init__(
         self,
@@ -538,6 +560,11 @@ class PoissonNB(_DiscreteNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"beta"}
+
+    def capabilities(self) -> frozenset[str]:
+        """BaseNB's, and X as one matrix of numbers, word counts included (see
+        :meth:`EstimatorProtocol.capabilities`)."""
+        return super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
 
     def __init__(
         self,

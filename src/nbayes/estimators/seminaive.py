@@ -36,10 +36,12 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine as engine
+from .. import base
 from .._discretise import mdl_edges as mdl_edges  # public here, where it is documented
 from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
 from .._validation import show
+from ..base import Mode, SurveyStep
 from ..columns import read_column, warn_of
 from ..distributions import Binned
 from ..distributions._estimates import check_alpha, pseudo_count
@@ -50,7 +52,6 @@ from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
 from ._columns import ColumnLayout
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
-from ._protocol import Mode, SurveyStep
 
 STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency;
@@ -236,6 +237,12 @@ class _SemiNaiveNB(BaseNB):
     families_: tuple = ()
 
     #: Highest order of count tables the model needs (2: pairs, 3: triples).
+    def capabilities(self) -> frozenset[str]:
+        """Explanations and a generative joint probability; no candidate scoring yet (see
+        :meth:`finalize_params`), no linear form, and no feature subsets: a feature's terms
+        condition on others (see :meth:`EstimatorProtocol.capabilities`)."""
+        return frozenset({base.EXPLANATIONS, base.JOINT_PROBABILITY})
+
     def _order(self) -> int:
         raise NotImplementedError
 
@@ -587,7 +594,7 @@ class _SemiNaiveNB(BaseNB):
     def _merge_stats(self, a: dict, b: dict) -> dict:
         return _counts.merge(a, b)
 
-    # -- the estimator protocol (see ._protocol) -----------------------------------------------
+    # -- the estimator protocol (see nbayes.base) -----------------------------------------------
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
         """One pass, with the labels, for the distinct values of the categorical columns (so
         that codes are those of ``fit`` on all rows) and the :func:`value_weights` of the
@@ -1283,6 +1290,11 @@ class JointBayes(_SemiNaiveNB):
     [0, 1, 1, 0]
     """
     )
+
+    def capabilities(self) -> frozenset[str]:
+        """The semi-naive models', and ``holds_model``: a ``backoff`` model may be part of
+        it (see :meth:`EstimatorProtocol.capabilities`)."""
+        return super().capabilities() | {base.HOLDS_MODEL}
 
     def __init__(
         self,

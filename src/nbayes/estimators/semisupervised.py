@@ -29,15 +29,16 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import _engine as engine
+from .. import base
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
 from .._rowhash import hash_folds, row_hash
 from .._threads import get_threads, map_chunks
 from .._validation import likely_missing_marker, show, user_stacklevel
+from ..base import EstimatorProtocol
 from ..distributions import SoftLabels
 from ..exceptions import DataError, EMWarning, ParameterError
 from ._base import check_sample_weight, fit_classes, label_codes
-from ._protocol import EstimatorProtocol
 
 #: The held-out folds of EM's figures, under the name this module gave them before the one row
 #: hash (:mod:`nbayes._rowhash`) served the command line and Dask too.
@@ -561,21 +562,38 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
+    def capabilities(self) -> frozenset[str]:
+        """Learning from unlabeled rows, over an inner model held as part of it (see
+        :meth:`nbayes.base.EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            ``semi_supervised`` and ``holds_model``.
+
+        Examples
+        --------
+        >>> from nbayes import SemiSupervisedNB
+        >>> sorted(SemiSupervisedNB().capabilities())
+        ['holds_model', 'semi_supervised']
+        """
+        return frozenset({base.SEMI_SUPERVISED, base.HOLDS_MODEL})
+
     # -- parameters -----------------------------------------------------------------------------
     def _new_model(self) -> EstimatorProtocol:
-        from .presets import ComplementNB, MultinomialNB
+        from .presets import MultinomialNB
 
         est = MultinomialNB() if self.estimator is None else self.estimator
-        if not isinstance(est, EstimatorProtocol):
+        if not isinstance(est, base.Model):
             raise ParameterError(
                 f"estimator must be an nbayes estimator; got {type(est).__name__}."
             )
-        inner = getattr(est, "classifier", None) or est
-        if isinstance(est, ComplementNB) or isinstance(inner, ComplementNB):
+        if not base.supports(est, base.JOINT_PROBABILITY):
             raise ParameterError(
-                "SemiSupervisedNB needs a model of the rows' probability; ComplementNB's "
-                "scores are not probabilities of the rows, so EM has nothing to maximise. "
-                "Use MultinomialNB (its generative counterpart)."
+                "SemiSupervisedNB needs a model of the rows' probability; "
+                f"{type(base.inner_model(est)).__name__}'s scores are not probabilities of the "
+                "rows, so EM has nothing to maximise. Use MultinomialNB (the generative "
+                "counterpart of ComplementNB) or another generative model."
             )
         return clone(est)
 
@@ -934,10 +952,8 @@ def _encoder(model):
     fixed map of its input once set up -- TextNB's vectoriser: in memory the texts are
     vectorised once rather than twice per iteration (scoring and counting). Others: the
     model itself and no encoding."""
-    from .text import TextNB
-
-    if isinstance(model, TextNB):
-        return model.classifier_, model._counts
+    if base.supports(model, base.INNER_MODEL):
+        return base.inner_model(model), model.encode
     return model, None
 
 

@@ -21,17 +21,18 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _analyzer
+from .. import _analyzer, base
 from .._docstrings import INPUTS, shared_doc, shared_parameters
+from ..base import EstimatorProtocol, Mode, SurveyStep
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
-from ._base import BaseNB
 from ._columns import ColumnLayout, one_text_column
 from ._encoding import Vocabulary
-from ._protocol import EstimatorProtocol, Mode, SurveyStep
 
-#: Presets that model word counts or presence; Gaussian is dense-only and makes no sense here.
-TEXT_CLASSIFIERS = ("MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB")
+#: What TextNB's classifier passes on as TextNB's own capabilities (the vectoriser keeps them).
+_PASSED_ON = frozenset(
+    {base.EXPLANATIONS, base.CANDIDATE_SCORING, base.JOINT_PROBABILITY, base.LINEAR}
+)
 
 
 def read_texts(X, vectorizer, where: str = "X") -> pd.Series | np.ndarray:
@@ -165,10 +166,11 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         from .presets import MultinomialNB
 
         clf = MultinomialNB() if self.classifier is None else clone(self.classifier)
-        if type(clf).__name__ not in TEXT_CLASSIFIERS or not isinstance(clf, BaseNB):
+        if not base.supports(clf, base.WORD_COUNTS):
             raise ParameterError(
-                f"TextNB's classifier must be one of {TEXT_CLASSIFIERS}; got "
-                f"{type(clf).__name__}. Word counts are not continuous features."
+                "TextNB's classifier must be one of the models of word counts (MultinomialNB, "
+                f"ComplementNB, BernoulliNB, PoissonNB); got {type(clf).__name__}. Word counts "
+                "are not continuous features."
             )
         return clf
 
@@ -379,7 +381,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 )
             self.vectorizer_ = vec
         clf = getattr(self, "classifier_", None) or self._new_classifier()
-        counts = self._counts(X)
+        counts = self.encode(X)
         clf.partial_fit(counts, y, classes=classes, sample_weight=sample_weight)
         self.classifier_, self.classes_ = clf, clf.classes_
         return self
@@ -405,24 +407,44 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         check_is_fitted(self, "classifier_")
         return _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_))
 
-    def _counts(self, X):
-        """:meth:`transform` with float64 counts where nbayes' analyzer makes them (the
-        classifier's type: no conversion of the vectoriser's int64 on the way in)."""
+    def encode(self, X):
+        """The classifier's input for texts X: :meth:`transform` with float64 counts where
+        nbayes' analyzer makes them (the classifier's type: no conversion of the vectoriser's
+        int64 on the way in). With :meth:`inner_model`, what the ``inner_model`` capability
+        promises (:mod:`nbayes.base`).
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame
+            The texts.
+
+        Returns
+        -------
+        sparse matrix of shape (n_samples, n_features)
+            Word counts (CSR), as the classifier takes them.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> model = TextNB().fit(["good film", "bad film"], ["+", "-"])
+        >>> model.encode(["good good film"]).toarray().tolist()
+        [[0.0, 1.0, 2.0]]
+        """
         check_is_fitted(self, "vectorizer_")
         vec = self.vectorizer_
         return _analyzer.vectorize(vec, read_texts(X, vec), dtype=np.float64)
 
     @shared_doc("predict", **_TEXTS)
     def predict(self, X) -> np.ndarray:
-        return self.classifier_.predict(self._counts(X))
+        return self.classifier_.predict(self.encode(X))
 
     @shared_doc("predict_proba", **_TEXTS)
     def predict_proba(self, X) -> np.ndarray:
-        return self.classifier_.predict_proba(self._counts(X))
+        return self.classifier_.predict_proba(self.encode(X))
 
     @shared_doc("predict_log_proba", **_TEXTS)
     def predict_log_proba(self, X) -> np.ndarray:
-        return self.classifier_.predict_log_proba(self._counts(X))
+        return self.classifier_.predict_log_proba(self.encode(X))
 
     @shared_doc("decision_function", **_TEXTS)
     def decision_function(self, X) -> np.ndarray:
@@ -431,10 +453,10 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     @shared_doc("predict_joint_log_proba", **_TEXTS)
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability log P(counts, y) of each text's word counts and every class."""
-        return self.classifier_.predict_joint_log_proba(self._counts(X))
+        return self.classifier_.predict_joint_log_proba(self.encode(X))
 
     def joint_log_scores(self, X) -> np.ndarray:
-        return self.classifier_.joint_log_scores(self._counts(X))
+        return self.classifier_.joint_log_scores(self.encode(X))
 
     @shared_doc(**_TEXTS)
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
@@ -607,7 +629,36 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         tags.input_tags.sparse = False
         return tags
 
-    # -- the estimator protocol (see ._protocol): TextNB delegates to its classifier ------------
+    # -- the estimator protocol (see nbayes.base): TextNB delegates to its classifier ------------
+    def capabilities(self) -> frozenset[str]:
+        """Text input; an inner model, its classifier, held as part of it; and what the
+        classifier declares of explanations, candidate scoring, a generative joint
+        probability and a linear form (see :meth:`EstimatorProtocol.capabilities`)."""
+        clf = getattr(self, "classifier_", None) or self.classifier
+        if clf is None:
+            from .presets import MultinomialNB
+
+            clf = MultinomialNB()
+        own = {base.TEXT_INPUT, base.INNER_MODEL, base.HOLDS_MODEL}
+        return frozenset(own) | (base.capabilities(clf) & _PASSED_ON)
+
+    def inner_model(self):
+        """The model that holds the class statistics and parameters: the fitted classifier,
+        or before fitting the configured one (``classifier``; None for the default).
+
+        Returns
+        -------
+        estimator or None
+            The classifier.
+
+        Examples
+        --------
+        >>> from nbayes import BernoulliNB, TextNB
+        >>> TextNB(BernoulliNB()).inner_model()
+        BernoulliNB()
+        """
+        return getattr(self, "classifier_", None) or self.classifier
+
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
         """A CountVectorizer without a fixed vocabulary needs one pass of word counts
         (document and term frequencies, added up over partitions); none otherwise."""
@@ -641,7 +692,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Word counts of texts ``X`` accumulated by the classifier."""
-        return self.classifier_.accumulate(self._counts(X), labels, mode=mode)
+        return self.classifier_.accumulate(self.encode(X), labels, mode=mode)
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
         # After recode_statistics took in another model's words, statistics made before it
@@ -859,7 +910,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             the classifier.
         """
         vec, clf = state["vectorizer"], state["classifier"]
-        if type(clf).__name__ not in TEXT_CLASSIFIERS or not isinstance(clf, BaseNB):
+        if not base.supports(clf, base.WORD_COUNTS):
             raise ValueError(f"TextNB cannot use a {type(clf).__name__}.")
         clf.set_state(state["classifier_state"])
         if self._is_hashing(vec):

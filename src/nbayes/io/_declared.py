@@ -94,34 +94,53 @@ def check(estimator: str, meta, arrays: dict) -> None:
 def _expect_kind(estimator, meta, arrays, expected, prefix) -> None:
     if not isinstance(meta, dict):
         raise ModelFormatError("Model file: the estimator state is not a mapping.")
-    if estimator == "TextNB":
-        _expect_text(meta, arrays, expected, prefix)
-        return
-    if estimator in _dispatch_seminaive():
-        _expect_seminaive(meta, arrays, expected, prefix)
-        return
-    widths = None
-    if estimator == "MixedNB":
-        layout = meta.get("mixed")
-        positions = layout.get("positions") if isinstance(layout, dict) else None
-        vocabularies = layout.get("vocabularies") if isinstance(layout, dict) else None
-        if not (
-            isinstance(positions, list)
-            and all(isinstance(p, list) for p in positions)
-            and isinstance(vocabularies, list)
-            and len(vocabularies) == len(positions)
-        ):
-            raise ModelFormatError("Model file: MixedNB column layout is malformed.")
-        widths = [len(p) for p in positions]
-        for g, spec in enumerate(vocabularies):  # bounded by the number of groups
-            if spec is not None:
-                _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/{g}/")
-    elif estimator == "CategoricalNB" and meta.get("vocabulary") is not None:
+    from ._dispatch import KINDS
+
+    if estimator not in KINDS:
+        raise ModelFormatError(f"Model file: {estimator!r} is not a registered estimator.")
+    _layouts()[KINDS[estimator][0]](meta, arrays, expected, prefix)
+
+
+def _layouts() -> dict:
+    """A model file's layout (the dump function that writes it) -> the check of its arrays."""
+    from . import _dispatch as d
+
+    return {
+        d.dump_preset: _expect_base,
+        d.dump_categorical: _expect_categorical,
+        d.dump_mixed: _expect_mixed,
+        d.dump_text: _expect_text,
+        d.dump_seminaive: _expect_seminaive,
+    }
+
+
+def _expect_categorical(meta, arrays, expected, prefix) -> None:
+    """CategoricalNB: the families' statistics, and the vocabulary of values if it has one."""
+    if meta.get("vocabulary") is not None:
         _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/")
+    _expect_base(meta, arrays, expected, prefix)
+
+
+def _expect_mixed(meta, arrays, expected, prefix) -> None:
+    """MixedNB: the statistics of each column group, and each group's vocabulary."""
+    layout = meta.get("mixed")
+    positions = layout.get("positions") if isinstance(layout, dict) else None
+    vocabularies = layout.get("vocabularies") if isinstance(layout, dict) else None
+    if not (
+        isinstance(positions, list)
+        and all(isinstance(p, list) for p in positions)
+        and isinstance(vocabularies, list)
+        and len(vocabularies) == len(positions)
+    ):
+        raise ModelFormatError("Model file: MixedNB column layout is malformed.")
+    widths = [len(p) for p in positions]
+    for g, spec in enumerate(vocabularies):  # bounded by the number of groups
+        if spec is not None:
+            _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/{g}/")
     _expect_base(meta, arrays, expected, prefix, widths)
 
 
-def _expect_base(meta, arrays, expected, prefix, widths) -> None:
+def _expect_base(meta, arrays, expected, prefix, widths=None) -> None:
     """classes (K,), class_count (K,), feature_names_in (D,), each group's statistics."""
     classes = arrays.get(f"{prefix}classes")
     n_features = meta.get("n_features_in")
@@ -163,12 +182,6 @@ def _expect_base(meta, arrays, expected, prefix, widths) -> None:
             expected[f"{prefix}stats/{i}/{key}"] = (shape, kinds)
 
 
-def _dispatch_seminaive() -> set[str]:
-    from ._dispatch import KINDS, dump_seminaive
-
-    return {name for name, (dump, _) in KINDS.items() if dump is dump_seminaive}
-
-
 def _expect_seminaive(meta, arrays, expected, prefix) -> None:
     """AODE, TAN, KDB, JointBayes: classes, count tables of orders 1 .. order (cells per
     class read from the file), the vocabulary, the numeric columns' edges, and JointBayes'
@@ -205,12 +218,18 @@ def _expect_seminaive(meta, arrays, expected, prefix) -> None:
     backoff = meta.get("backoff")
     if backoff is not None:  # JointBayes' backoff model, one level deep
         name = backoff.get("estimator") if isinstance(backoff, dict) else None
-        if not isinstance(name, str) or name in ("JointBayes", "TextNB"):
+        if not _may_be_held(name):
             raise ModelFormatError(
                 f"Model file: JointBayes' backoff is {name!r}; a backoff is a registered "
-                "estimator other than JointBayes and TextNB."
+                "estimator that holds no model of its own (not JointBayes or TextNB)."
             )
         _expect_kind(name, backoff.get("state"), arrays, expected, f"{prefix}backoff/")
+
+
+def _may_be_held(name) -> bool:
+    from ._dispatch import may_be_held
+
+    return may_be_held(name)
 
 
 def _expect_vocabulary(arrays, expected, prefix) -> None:
@@ -226,8 +245,8 @@ def _expect_text(meta, arrays, expected, prefix) -> None:
     if not isinstance(classifier, dict) or not isinstance(classifier.get("estimator"), str):
         raise ModelFormatError("Model file: TextNB's classifier is malformed.")
     inner = classifier["estimator"]
-    if inner == "TextNB":
-        raise ModelFormatError("Model file: TextNB cannot use a TextNB.")
+    if not _may_be_held(inner):
+        raise ModelFormatError(f"Model file: TextNB cannot use a {inner}.")
     _expect_kind(inner, classifier.get("state"), arrays, expected, f"{prefix}classifier/")
     # _expect_kind refused a state that is not a mapping
     expected[f"{prefix}vocabulary"] = ((classifier["state"].get("n_features_in"),), "U")

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import base
 from ..columns import Calendar
 from ..exceptions import ModelFormatError
 from . import _plain as plain
@@ -113,7 +114,7 @@ def _install(model, state: dict) -> None:
         raise ModelFormatError(
             f"Model file: the stored state cannot be restored ({type(model).__name__}): {exc}"
         ) from None
-    inner = getattr(model, "classifier_", model)
+    inner = base.inner_model(model)
     plain.check_params(inner.params_, type(inner).__name__)
     backoff = getattr(model, "backoff_", None)  # JointBayes' fitted backoff model
     if backoff is not None:
@@ -285,7 +286,7 @@ def load_text(meta: dict, arrays: dict) -> dict:
     vec, clf = parts["vectorizer"], parts["classifier"]
     _check_vectorizer(vec)
     kind = KINDS.get(type(clf).__name__)
-    if kind is None or type(clf).__name__ == "TextNB":
+    if kind is None or not base.supports(clf, base.WORD_COUNTS):
         raise ModelFormatError(f"Model file: TextNB cannot use a {type(clf).__name__}.")
     sub = {
         k.removeprefix("classifier/"): v for k, v in arrays.items() if k.startswith("classifier/")
@@ -367,10 +368,10 @@ def _load_backoff(meta: dict, arrays: dict) -> dict | None:
     if spec is None:
         return None
     name = spec.get("estimator") if isinstance(spec, dict) else None
-    if name not in KINDS or name in ("JointBayes", "TextNB"):
+    if not isinstance(name, str) or not may_be_held(name):
         raise ModelFormatError(
             f"Model file: JointBayes' backoff is {name!r}; a backoff is a registered estimator "
-            "other than JointBayes and TextNB."
+            "that holds no model of its own (not JointBayes or TextNB)."
         )
     inner = {k.removeprefix("backoff/"): v for k, v in arrays.items() if k.startswith("backoff/")}
     return {"estimator": name, **KINDS[name][1](spec.get("state"), inner)}
@@ -449,6 +450,15 @@ KINDS: dict[str, tuple[Dump, Load]] = {
     "KDB": (dump_seminaive, load_seminaive),
     "TAN": (dump_seminaive, load_seminaive),
 }
+
+
+def may_be_held(name) -> bool:
+    """Whether a registered estimator of this name may be stored inside another model (a
+    TextNB's classifier, a JointBayes' backoff): one that holds no model of its own, so that
+    a file's models nest one level deep."""
+    if not isinstance(name, str) or name not in KINDS:
+        return False
+    return not base.supports(plain.build(name, {}, name), base.HOLDS_MODEL)
 
 
 def dump(model) -> tuple[dict, dict, dict]:

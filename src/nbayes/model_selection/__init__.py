@@ -9,7 +9,7 @@ data once to count each fold, and once more per fold and candidate to score it; 
 a candidate. Its fold scores are those of scikit-learn's ``GridSearchCV`` over the same
 estimator, to floating-point rounding.
 
-Everything here uses estimators through the protocol of :mod:`nbayes.estimators._protocol`.
+Everything here uses estimators through the protocol of :mod:`nbayes.base`.
 The package holds one concern per module: ``_fold_statistics`` (:class:`FoldStatistics`),
 ``_scores`` (the candidates of a fold scored side by side), ``_grid`` (:class:`GridSearchCV`)
 and ``_selection`` (:class:`FeatureSelectionCV`).

@@ -11,6 +11,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .. import base
 from .._docstrings import shared_doc
 from ..estimators._base import check_sample_weight, label_codes
 from ..exceptions import ParameterError
@@ -134,10 +135,11 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 f"got {self.scoring!r}. For other metrics use "
                 "sklearn.feature_selection.SequentialFeatureSelector, which refits."
             )
-        if type(self.estimator).__name__ in ("MultinomialNB", "ComplementNB", "TextNB"):
+        if not base.supports(self.estimator, base.FEATURE_SUBSETS):
             raise ParameterError(
                 f"{type(self.estimator).__name__} normalises its per-word parameters over all "
-                "the words, so leaving words out is not a change of finalize; use "
+                "the words, or conditions a feature's terms on others, so leaving features out "
+                "is not a change of finalize; use "
                 "sklearn.feature_selection.SequentialFeatureSelector, which refits."
             )
 
