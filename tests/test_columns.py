@@ -461,7 +461,7 @@ def test_dates_under_other_models(tmp_path, model):
     if model == "categorical":
         assert trained.column_families_["when.hour"] == "categorical"
     else:
-        assert "when" in trained.categories_  # AODE reads it as categories, as before
+        assert "when.hour" in trained.categories_  # calendar features, as MixedNB's
 
 
 def test_a_true_false_column_with_one_empty_cell_trains(tmp_path, capsys):
@@ -537,20 +537,6 @@ def test_reading_never_reaches_a_bug_on_mixed_columns(tmp_path_factory, cells, f
     assert "this is a bug in nbayes" not in err.getvalue(), err.getvalue()
     # The library's reading of the same column never raises.
     read_column(frame["mixed"], "mixed")
-
-
-def test_the_seminaive_models_warn_of_identifiers_they_are_given():
-    from nbayes import AODE
-
-    frame = pd.DataFrame({"id": np.arange(100), "city": ["Oslo", "Rome"] * 50})
-    y = np.repeat([0, 1], 50)
-    with pytest.warns(
-        ColumnWarning, match=r"AODE models column\(s\) \['id'\] that are identifiers"
-    ):
-        AODE().fit(frame, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ColumnWarning)
-        AODE(categorical=["id"]).fit(frame, y)  # named: the user's choice
 
 
 def test_categorical_option_overrides_the_reading_by_name(tmp_path, capsys):

@@ -867,6 +867,32 @@ def choices_table(readings) -> pd.DataFrame:
     return table.set_index("column")
 
 
+def choices_state(readings) -> list:
+    """The readings as plain data for a model file: ``[column, kind, family, why, parts]``
+    each (the calendar parts give the names of a timestamp's features)."""
+    return [[r.column, r.kind, r.family, r.why, list(r.parts)] for r in readings]
+
+
+def choices_from_state(state) -> list | None:
+    """The readings of :func:`choices_state` (None for a file without them); ValueError
+    when they are malformed."""
+    if state is None:
+        return None
+    out = []
+    for item in list(state):  # one per column of the table fitted on
+        if (
+            not isinstance(item, (list, tuple))
+            or len(item) != 5
+            or not all(isinstance(v, str) for v in (item[1], item[3]))
+            or not (item[2] is None or isinstance(item[2], str))
+            or not all(part in CALENDAR_PARTS for part in item[4])
+        ):
+            raise ValueError(f"the column choice {item!r} is malformed")
+        column, kind, family, why, parts = item
+        out.append(ColumnReading(column, kind, family, why, parts=tuple(parts)))
+    return out
+
+
 def format_choices(readings, width: int = 100) -> list[str]:
     """The choices table as text lines (for a terminal): column, kind, family, why."""
     rows = [(str(r.column), r.kind, r.family or "left out", r.why) for r in readings]
@@ -941,13 +967,11 @@ class Calendar:
         return out
 
 
-def warn_of(readings, estimator: str, leaves_out: bool = True) -> None:
+def warn_of(readings, estimator: str, keep: str = "") -> None:
     """Warn (:class:`~nbayes.exceptions.ColumnWarning`) of the identifiers among
-    ``readings``, in one warning, and of each number column that codes missing values.
-
-    ``leaves_out``: the estimator leaves identifiers out (MixedNB) and the warning says how
-    to keep them; otherwise (a model that reads every column it is given) it says how to
-    drop them.
+    ``readings``, which the estimator leaves out, in one warning that says how to keep them
+    (``keep``; by default by naming one in a group of MixedNB's ``columns``), and of each
+    number column that codes missing values.
     """
     from ._validation import user_stacklevel
     from .exceptions import ColumnWarning
@@ -956,19 +980,14 @@ def warn_of(readings, estimator: str, leaves_out: bool = True) -> None:
     if ids:
         labels = [r.column for r in ids]
         evidence = "; ".join(f"{r.column!r}: {r.why}" for r in ids)
-        if leaves_out:
-            said = (
-                f"{estimator} leaves out column(s) {labels!r}: identifiers ({evidence}), which "
-                "would let the model learn which rows belong to which class. To model one, "
-                f"name it in a group: columns=[({ids[0].kept_family!r}, [{labels[0]!r}])] "
-                "(the other columns stay 'auto')."
-            )
-        else:
-            said = (
-                f"{estimator} models column(s) {labels!r} that are identifiers ({evidence}): "
-                "they let the model learn which rows belong to which class and say nothing of "
-                f"new rows. Drop them before fitting: X.drop(columns={labels!r})."
-            )
+        keep = keep or (
+            f"To model one, name it in a group: columns=[({ids[0].kept_family!r}, "
+            f"[{labels[0]!r}])] (the other columns stay 'auto')."
+        )
+        said = (
+            f"{estimator} leaves out column(s) {labels!r}: identifiers ({evidence}), which "
+            f"would let the model learn which rows belong to which class. {keep}"
+        )
         warnings.warn(said, ColumnWarning, stacklevel=user_stacklevel())
     for r in readings:  # bounded by the table's width
         if r.kind == "coded number":

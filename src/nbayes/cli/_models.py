@@ -588,7 +588,7 @@ def plan(
             f"models; --model {model} reads every column one way."
         )
     stamped = [c for c in candidates if schema[c] == "datetime"]
-    if stamped and model not in ("auto", "mixed", "categorical"):
+    if stamped and model not in ("auto", "mixed", "categorical", *SEMINAIVE):
         raise _unmodelled(
             stamped[0],
             f"dates or times ({sample[stamped[0]].dtype})",
@@ -604,6 +604,8 @@ def plan(
                 "cannot model a text column (--text-column). Use --model auto or a text model."
             )
         for c, p in profiles.items():
+            if c in dates:  # calendar features, as the estimator reads them
+                continue
             warns.extend(_string_warnings(c, sample[c], p, read))
             notes.extend(filter(None, [marker_note(c, sample[c], read)]))
             if p.role != "category":
@@ -611,12 +613,21 @@ def plan(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
                     f"it as categories; leave it out with --exclude {c}, or use --model auto"
                 )
-        binned = [c for c in candidates if schema[c] in ("int", "float") and c not in categorical]
+        # The estimator reads the table as MixedNB does (identifiers out, dates as calendar
+        # features); identifiers named in --features are kept as categories, as its
+        # 'categorical' keeps them.
+        kept_ids = [c for c in candidates if readings[c].kind == "identifier"]
+        binned = [
+            c
+            for c in candidates
+            if schema[c] in ("int", "float") and c not in categorical and c not in kept_ids
+        ]
         if binned:
             notes.append(
                 f"cutting numeric column(s) {names(binned)} into bins "
                 f"({_binning_words(settings)}), edges from every row of DATA"
             )
+        family = {c: "binned" for c in binned} | {c: "calendar" for c in dates}
         return _told(
             Plan(
                 model,
@@ -624,12 +635,11 @@ def plan(
                 candidates,
                 None,
                 schema,
-                seminaive_estimator(model, settings, categorical),
+                seminaive_estimator(model, settings, (*categorical, *kept_ids)),
                 notes,
                 warns,
             ),
-            [_chosen(readings[c], "binned" if c in binned else "categorical") for c in candidates]
-            + left,
+            [_chosen(readings[c], family.get(c, "categorical")) for c in candidates] + left,
         )
     auto = model == "auto"
     if auto:

@@ -18,7 +18,15 @@ from sklearn.base import clone
 
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
-from ..columns import Calendar, ColumnReading, choices_table, read_column, warn_of
+from ..columns import (
+    Calendar,
+    ColumnReading,
+    choices_from_state,
+    choices_state,
+    choices_table,
+    read_column,
+    warn_of,
+)
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
@@ -732,13 +740,13 @@ class MixedNB(BaseNB):
     def column_choices_(self) -> pd.DataFrame:
         """How each column of the table was read (see :mod:`nbayes.columns`): indexed by
         column, with ``kind``, ``family`` ("left out" for an identifier, "calendar" for a
-        timestamp, whose features are categorical) and ``why``. Known after fit, not kept in
-        model files."""
+        timestamp, whose features are categorical) and ``why``. Known after fit, and kept in
+        model files (not in those written before nbayes kept them)."""
         choices = self.__dict__.get("_choices")
         if choices is None:
             raise NotFittedError(
-                "The column choices are made by fit (and are not kept in model files); "
-                "call fit, or infer_families(X, explain=True)."
+                "The column choices are made by fit (a model file written by an older nbayes "
+                "lacks them); call fit, or infer_families(X, explain=True)."
             )
         return choices_table(choices)
 
@@ -909,6 +917,7 @@ class MixedNB(BaseNB):
             "positions": [np.asarray(p, dtype=np.int64) for p in self._layout.positions],
             "vocabularies": self._layout.vocabulary_state(),
             "calendar": self._calendar_of().state(),
+            **({"choices": choices_state(self._choices)} if self.__dict__.get("_choices") else {}),
         }
 
     def _set_layout(self, layout, n_features: int) -> None:
@@ -937,7 +946,7 @@ class MixedNB(BaseNB):
         self._calendar = calendar
         self._from_table = bool(layout["from_table"])
         self.__dict__.pop("_family_sources", None)
-        self.__dict__.pop("_choices", None)
+        self._choices = choices_from_state(layout.get("choices"))  # None in older files
         self._layout = self._new_layout(positions, [spec is not None for spec in vocab_specs])
         self._layout.set_vocabulary_state(vocab_specs)
 

@@ -40,7 +40,7 @@ from .._discretise import mdl_edges as mdl_edges  # public here, where it is doc
 from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
 from .._validation import show
-from ..columns import read_column, warn_of
+from ..columns import choices_from_state, choices_state, choices_table
 from ..distributions import Binned
 from ..distributions._estimates import check_alpha, pseudo_count
 from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
@@ -51,6 +51,7 @@ from ._columns import ColumnLayout
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
 from ._protocol import Mode, SurveyStep
+from ._table_reading import TableReading
 
 STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency;
@@ -323,25 +324,26 @@ class _SemiNaiveNB(BaseNB):
                         f"Found array with 0 {what} (shape={df.shape}) while a minimum of 1 "
                         f"is required by {type(self).__name__}."
                     )
+            # A table is read as MixedNB(columns="auto") reads it (see ._table_reading).
+            self.__dict__.pop("_reading", None)
+            self._choices = None
+            if from_table:
+                reading = TableReading.of(df, set(self.categorical or ()), type(self).__name__)
+                self._choices = reading.choices
+                if reading.changes():
+                    self._reading = reading
+                    df = reading.apply(df, True, type(self).__name__)
             self._set_columns(df, from_table)
-            # The typology's warnings (identifiers, coded missing values) for the columns
-            # read as they come; the columns named categorical are the user's choice.
-            declared = set(self.categorical or ())
-            warn_of(
-                [
-                    read_column(df.iloc[:, p], label)
-                    for p, label in enumerate(self._columns)  # bounded by the table's width
-                    if label not in declared
-                ],
-                type(self).__name__,
-                leaves_out=False,
-            )
             return df
         if not hasattr(self, "_columns"):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
+        reading = self.__dict__.get("_reading")
+        if reading is not None:
+            # by name when fitted on a table and given one; the result is in fitted order
+            return reading.apply(df, from_table and self._from_table, type(self).__name__)
         return self._align(df, from_table)
 
     def _set_columns(self, df: pd.DataFrame, from_table: bool) -> None:
@@ -358,6 +360,9 @@ class _SemiNaiveNB(BaseNB):
             self.__dict__.pop("feature_names_in_", None)
         declared = set(self.categorical or ())
         unknown = declared - set(self._columns)
+        reading = self.__dict__.get("_reading")
+        if reading is not None:  # calendar features are categories
+            declared.update(reading.calendar_names())
         if unknown:
             raise ParameterError(
                 f"Parameter 'categorical' names column(s) {sorted(map(str, unknown))!r} that "
@@ -616,6 +621,9 @@ class _SemiNaiveNB(BaseNB):
         edges from the survey's ``summary`` (see :meth:`survey_step`) as ``fit`` on all the
         rows would make them; without a survey, numeric columns need ``bin_edges``."""
         self._forget()
+        # No rows to read: every column is modelled as it is (as MixedNB from a survey).
+        self.__dict__.pop("_reading", None)
+        self._choices = None
         self._set_columns(_meta_frame(meta), isinstance(meta, pd.DataFrame))
         self._set_edges(None if summary is None else summary["bins"])
         cat = np.flatnonzero(~self._numeric).tolist()
@@ -678,6 +686,20 @@ class _SemiNaiveNB(BaseNB):
         if not hasattr(self, "_edges"):
             check_is_fitted(self, "stats_")
         return {k: v.copy() for k, v in self._edges.items()}
+
+    @property
+    def column_choices_(self) -> pd.DataFrame:
+        """How each column of the table fitted on was read (see :mod:`nbayes.columns`):
+        indexed by column, with ``kind``, ``family`` ("binned", "categorical", "calendar"
+        for a timestamp, whose features are categories, "left out" for an identifier) and
+        ``why``. Known after fitting on a DataFrame, and kept in model files."""
+        choices = self.__dict__.get("_choices")
+        if not choices:
+            raise NotFittedError(
+                f"This {type(self).__name__} has no column choices: they are made when it is "
+                "fitted on a DataFrame (an array's columns are modelled as they are)."
+            )
+        return choices_table(choices)
 
     @property
     def categories_(self) -> dict:
@@ -832,7 +854,19 @@ class _SemiNaiveNB(BaseNB):
             "numeric": self._numeric.copy(),
             "vocabulary": self._layout.vocabulary_state()[0],
             "edges": [self._edges[self._columns[p]] for p in np.flatnonzero(self._numeric)],
+            **self._reading_state(),
         }
+
+    def _reading_state(self) -> dict:
+        """The table reading and the choices table, for model files (none when the model
+        takes its columns as given: files as before)."""
+        out = {}
+        reading = self.__dict__.get("_reading")
+        if reading is not None:
+            out["reading"] = reading.state()
+        if self.__dict__.get("_choices"):
+            out["choices"] = choices_state(self._choices)
+        return out
 
     def get_state(self) -> dict:
         """The fitted state as plain data (see :meth:`BaseNB.get_state`); ``statistics`` are
@@ -852,6 +886,13 @@ class _SemiNaiveNB(BaseNB):
             e.ndim != 1 or np.any(np.diff(e) <= 0) for e in edges
         ):
             raise ValueError("the numeric columns' bin edges are inconsistent.")
+        reading = None
+        if "reading" in layout:
+            reading = TableReading.from_state(layout["reading"])
+            if reading.names() != columns:
+                raise ValueError("the table reading does not give the model's columns.")
+        self._reading = reading
+        self._choices = choices_from_state(layout.get("choices"))
         self._columns, self._from_table = columns, bool(layout["from_table"])
         self._numeric = numeric
         self._layout = self._new_layout()
@@ -969,7 +1010,12 @@ _COMMON_DOC = """
         ``partial_fit`` (``fit``, ``nbayes.dask.fit`` and ``nbayes train`` find them from
         all the rows).
     categorical : list, optional
-        Columns to treat as categories although they hold numbers.
+        Columns to treat as categories although they hold numbers. A DataFrame is read by
+        the typology of :mod:`nbayes.columns`, as ``MixedNB(columns="auto")`` reads it:
+        identifiers are left out (with one ColumnWarning) and timestamps become calendar
+        features (``"when.month"``, categories); a column named here is not read so, which
+        keeps an identifier, or dates as their written values. The choices are in
+        ``column_choices_``; arrays are modelled as they are.
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), optional
     prior_alpha : float, default=0.0
@@ -1363,6 +1409,11 @@ class JointBayes(_SemiNaiveNB):
         if self.backoff is not None:
             if not hasattr(self, "backoff_"):
                 self.backoff_ = clone(self.backoff)
+                reading = self.__dict__.get("_reading")
+                if "categorical" in self.backoff_.get_params() and reading is not None:
+                    # The calendar features of this model's table are categories there too.
+                    own = list(self.backoff_.get_params()["categorical"] or [])
+                    self.backoff_.set_params(categorical=own + reading.calendar_names())
                 if "bin_edges" in self.backoff_.get_params() and self._edges:
                     # A semi-naive backoff learns batch by batch too, so it cuts numeric
                     # columns at this model's edges (those it was not given itself).
