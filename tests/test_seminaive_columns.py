@@ -163,3 +163,23 @@ def test_mixed_model_files_keep_the_choices_and_older_files_still_load(tmp_path)
     np.testing.assert_array_equal(older.predict_proba(X), again.predict_proba(X))
     with pytest.raises(NotFittedError, match="older nbayes"):
         older.column_choices_  # noqa: B018
+
+
+@pytest.mark.parametrize("cls", [MixedNB, TAN])
+def test_explain_names_calendar_features_after_the_names_given(cls):
+    n = 120
+    when = pd.date_range("2024-01-01", periods=n, freq="D")
+    frame = pd.DataFrame(
+        {"when": when.strftime("%Y-%m-%d"), "x": np.arange(n) % 3 * 1.5, "id": np.arange(n)}
+    )
+    y = np.where(when.day_of_week >= 5, "weekend", "weekday")
+    model = _fit(cls, frame, y)
+    named = model.explain(frame.iloc[:2], feature_names=["W", "X", "I"]).to_frame(0)
+    assert sorted(named["feature"]) == ["W.dayofweek", "W.month", "W.year", "X"]
+    with pytest.raises(Exception, match="one name per input column"):
+        model.explain(frame.iloc[:2], feature_names=["W", "X"])
+    # Fitted on an array: the calendar features of column x0.
+    array = _fit(cls, frame[["when", "x"]].to_numpy(), y)
+    shown = array.explain(frame[["when", "x"]].to_numpy()[:1]).to_frame(0)["feature"]
+    expected = {"x0", "x1"} if cls is TAN else {"x0.year", "x0.month", "x0.dayofweek", "x1"}
+    assert set(shown) == expected

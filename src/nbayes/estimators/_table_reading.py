@@ -85,6 +85,10 @@ class TableReading:
         """Labels of the modelled columns: the kept ones, then the calendar features."""
         return [self.labels[p] for p in self.kept] + self.calendar.names(self.labels)
 
+    def renamed(self, names) -> list:
+        """:meth:`names` with the table's columns called ``names`` (one per column)."""
+        return [names[p] for p in self.kept] + self.calendar.names(list(names))
+
     def calendar_names(self) -> list:
         """Labels of the calendar features (categories)."""
         return self.calendar.names(self.labels)

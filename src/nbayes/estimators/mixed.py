@@ -799,7 +799,23 @@ class MixedNB(BaseNB):
     def _column_labels(self) -> list[str]:
         if self._from_table:
             return [str(c) for c in self._columns]
-        return super()._column_labels()
+        inputs = super()._column_labels()  # x0, x1, ...
+        return inputs + self._calendar_of().names(inputs)
+
+    def _block_names(self, feature_names=None) -> list[list[str]]:
+        """As :meth:`BaseNB._block_names`; a name given per input column names its calendar
+        features too (``"W.month"`` for a date column named ``"W"``)."""
+        if feature_names is None:
+            return super()._block_names()
+        names = np.asarray(feature_names, dtype=str)
+        if names.shape != (self.n_features_in_,):
+            raise ParameterError(
+                f"feature_names must have one name per input column ({self.n_features_in_}); "
+                f"got shape {names.shape}."
+            )
+        full = [str(n) for n in names]
+        full += self._calendar_of().names(full)
+        return [[full[j] for j in cols] for cols in self._block_columns()]
 
     def _linear_names(self, block_names) -> np.ndarray:
         """One-hot columns of categorical groups are named by value: ``"city=Rome"``."""

@@ -755,7 +755,9 @@ class _SemiNaiveNB(BaseNB):
             The rows to explain (a few at a time: memory is n_samples x n_classes x
             n_features).
         feature_names : array-like of shape (n_features,), optional
-            Names of the input columns; by default ``feature_names_in_`` or ``x0, x1, ...``.
+            Names of the input columns (of the table fitted on: a left-out identifier's is
+            skipped, a date column's names its calendar features, ``"W.month"``); by
+            default ``feature_names_in_`` or ``x0, x1, ...``.
 
         Returns
         -------
@@ -773,9 +775,7 @@ class _SemiNaiveNB(BaseNB):
         """
         predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
         df = self._validate_X(X, reset=False)
-        names = np.asarray(
-            self._column_labels() if feature_names is None else feature_names, dtype=str
-        )
+        names = np.asarray(self._explained_names(feature_names), dtype=str)
         jll, terms, given = self._terms(df, self._codes(df, "score"), names)
         scores = jll.copy()
         rows = np.arange(len(predicted))
@@ -791,6 +791,22 @@ class _SemiNaiveNB(BaseNB):
             runner_up=runner_up,
             given=given,
         )
+
+    def _explained_names(self, feature_names) -> list:
+        """The name of every modelled column: ``feature_names`` (one per column of the table
+        fitted on: a left-out identifier's name is skipped, a date column's gives its
+        calendar features' names) or the fitted labels."""
+        if feature_names is None:
+            return self._column_labels()
+        names = [str(n) for n in np.asarray(feature_names, dtype=str).ravel()]
+        reading = self.__dict__.get("_reading")
+        width = len(self._columns) if reading is None else len(reading.labels)
+        if np.ndim(feature_names) != 1 or len(names) != width:
+            raise ParameterError(
+                f"feature_names must have one name per input column ({width}); got "
+                f"{len(names)}."
+            )
+        return names if reading is None else reading.renamed(names)
 
     def _terms(self, df: pd.DataFrame, codes: np.ndarray, names: np.ndarray) -> tuple:
         """(log P(y, x) (rows, C), terms (rows, C, d) adding up to it less the log prior,
