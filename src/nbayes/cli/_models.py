@@ -164,14 +164,15 @@ class Plan:
     def is_text(self) -> bool:
         return self.text_column is not None
 
-    def inputs(self, frame: pd.DataFrame, offset: int, path: str):
-        """The estimator's input for one chunk (converted to the training column types)."""
+    def inputs(self, frame: pd.DataFrame, offset: int, path: str, scoring: bool = False):
+        """The estimator's input for one chunk (converted to the training column types;
+        ``scoring``: rows a trained model scores, see :func:`conform`)."""
         if self.is_text:
             return frame[self.text_column]
         numeric = self.model if self.model in PRESETS else None
         # The estimator's column order is ``features`` (the stored schema may be re-ordered).
         schema = {c: self.schema[c] for c in self.features}
-        return conform(frame, schema, offset, path, numeric=numeric)
+        return conform(frame, schema, offset, path, numeric=numeric, scoring=scoring)
 
     def metadata(self, rows: int, source: str) -> dict:
         return {

@@ -68,7 +68,11 @@ class TableReading:
             numeric = getattr(df.dtypes.iloc[p], "kind", "O") in "iuf" and reading.kind != "boolean"
             choices.append(replace(reading, family="binned" if numeric else "categorical"))
         ids = [r.column for r in readings if r.kind == "identifier"]
-        keep = f"To model one, name it in categorical=[{ids[0]!r}] (read as categories)." if ids else ""
+        keep = (
+            f"To model one, name it in categorical=[{ids[0]!r}] (read as categories)."
+            if ids
+            else ""
+        )
         warn_of(readings, estimator, keep=keep)
         if not kept and not calendar:
             raise DataError(
