@@ -26,6 +26,7 @@ from ..columns import (
     ColumnReading,
     StringProfile,
     code_text,
+    date_format,
     format_choices,
     read_column,
     string_profile,
@@ -310,19 +311,6 @@ def has_units(series: pd.Series) -> bool:
     )
 
 
-def looks_like_dates(series: pd.Series) -> bool:
-    """Whether (almost) every value of a sample parses as a date or a time."""
-    import warnings
-
-    values = series.dropna().iloc[:ROLE_SAMPLE]
-    if values.empty or not values.str.contains(r"\d", regex=True).all():
-        return False
-    with warnings.catch_warnings():  # pandas warns when it guesses a format per value
-        warnings.simplefilter("ignore")
-        parsed = pd.to_datetime(values, errors="coerce", format="mixed")
-    return bool(parsed.notna().mean() >= 0.95)
-
-
 def number_markers(series: pd.Series) -> list[str] | None:
     """The few values (at most 3) that keep a column of numbers from reading as numbers,
     such as ``?`` in "39, ?, 41"; None when its values are not mostly numbers."""
@@ -396,7 +384,7 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
             f"before training to model them as numbers, or leave it out with --exclude {column}"
         ]
     if profile.role == "category" and profile.distinct >= NEAR_UNIQUE and profile.n_values >= 50:
-        if looks_like_dates(series):
+        if date_format(series) is not None:  # the typology's rule: see nbayes.columns
             return [
                 f"column {column!r} holds dates or times written as text (e.g. "
                 f"{series.dropna().iloc[0]!r}), read as near-unique categories that carry "

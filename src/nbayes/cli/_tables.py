@@ -955,7 +955,7 @@ def conform(
     presets need. Otherwise ints stay integers (nullable ``Int64`` when values are missing),
     bools stay bools and text stays text, as MixedNB expects. ``scoring``: rows a trained
     model scores, where a number column's value that is not a number is read as missing
-    (see :func:`numeric_column`).
+    (see :func:`numeric_column`), except for the presets, which take no missing value.
     """
     out = {}
     for col, kind in schema.items():  # one conversion per column: bounded by the table width
@@ -968,7 +968,7 @@ def conform(
                 path,
                 numeric or f"its type in the first rows ({kind})",
                 preset=numeric is not None,
-                scoring=scoring,
+                scoring=scoring and numeric is None,  # the presets take no missing value
             )
             if numeric is None and kind == "int":
                 whole = s.dropna()

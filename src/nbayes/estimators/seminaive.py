@@ -803,8 +803,7 @@ class _SemiNaiveNB(BaseNB):
         width = len(self._columns) if reading is None else len(reading.labels)
         if np.ndim(feature_names) != 1 or len(names) != width:
             raise ParameterError(
-                f"feature_names must have one name per input column ({width}); got "
-                f"{len(names)}."
+                f"feature_names must have one name per input column ({width}); got {len(names)}."
             )
         return names if reading is None else reading.renamed(names)
 
