@@ -115,7 +115,6 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert not looks_like_index_name("idea") and not looks_like_index_name("paid")
 
 
-
 def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
     # Ecdat/Bids' docno, Ecdat/Caschool's distcod, ggplot2/midwest's PID: codes by name.
     codes = pd.Series(RNG.choice(np.arange(61382, 75440), 80, replace=False))
