@@ -60,7 +60,8 @@ def painters(rng, names):
 def test_an_unseen_identifier_is_one_house_warning_with_the_fix(capsys, tmp_path):
     rng = np.random.default_rng(0)
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
-    painters(rng, [f"painter {i}" for i in range(120)]).to_csv(train, index=False)
+    # Each name twice in training: not distinct in every row, so kept, and unseen later.
+    painters(rng, [f"painter {i}" for i in range(60)] * 2).to_csv(train, index=False)
     painters(rng, [f"painter {i}" for i in range(200, 260)]).to_csv(test, index=False)
     model = tmp_path / "m.nbayes"
     assert run(capsys, "train", train, "-t", "school", "-o", model, "-q")[0] == 0
@@ -83,8 +84,8 @@ def test_an_unseen_identifier_is_one_house_warning_with_the_fix(capsys, tmp_path
 def test_no_raw_python_warning_reaches_the_terminal_of_a_child_process(tmp_path):
     rng = np.random.default_rng(1)
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
-    # Names of two words: one-word codes distinct in every row are identifiers, left out.
-    painters(rng, [f"painter {i}" for i in range(80)]).to_csv(train, index=False)
+    # Each name twice: not an identifier (distinct in every row), so kept, and unseen later.
+    painters(rng, [f"painter {i}" for i in range(40)] * 2).to_csv(train, index=False)
     painters(rng, [f"painter {i}" for i in range(100, 140)]).to_csv(test, index=False)
     model = tmp_path / "m.nbayes"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
