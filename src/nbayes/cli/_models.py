@@ -616,7 +616,7 @@ def plan(
                 f"cutting numeric column(s) {names(binned)} into bins "
                 f"({_binning_words(settings)}), edges from every row of DATA"
             )
-        family = {c: "binned" for c in binned} | {c: "calendar" for c in dates}
+        families = {c: "binned" for c in binned} | {c: "calendar" for c in dates}
         return _told(
             Plan(
                 model,
@@ -628,7 +628,7 @@ def plan(
                 notes,
                 warns,
             ),
-            [_chosen(readings[c], family.get(c, "categorical")) for c in candidates] + left,
+            [_chosen(readings[c], families.get(c, "categorical")) for c in candidates] + left,
         )
     auto = model == "auto"
     if auto:

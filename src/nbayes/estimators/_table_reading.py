@@ -42,7 +42,7 @@ class TableReading:
     choices: list
 
     @classmethod
-    def of(cls, df: pd.DataFrame, declared, estimator: str) -> TableReading | None:
+    def of(cls, df: pd.DataFrame, declared, estimator: str) -> TableReading:
         """The reading of ``df``, warning of identifiers and coded missing values."""
         labels = list(df.columns)
         kept, calendar, choices = [], Calendar(), []

@@ -962,7 +962,11 @@ class MixedNB(BaseNB):
         self._calendar = calendar
         self._from_table = bool(layout["from_table"])
         self.__dict__.pop("_family_sources", None)
-        self._choices = choices_from_state(layout.get("choices"))  # None in older files
+        choices = choices_from_state(layout.get("choices"))  # None in older files
+        if choices is None:
+            self.__dict__.pop("_choices", None)
+        else:
+            self._choices = choices
         self._layout = self._new_layout(positions, [spec is not None for spec in vocab_specs])
         self._layout.set_vocabulary_state(vocab_specs)
 

@@ -235,6 +235,8 @@ class _SemiNaiveNB(BaseNB):
 
     #: No feature families: the model logic lives in :mod:`nbayes.seminaive`.
     families_: tuple = ()
+    #: How the fitted table is read (None: its columns as given); see ._table_reading.
+    _reading: TableReading | None
 
     #: Highest order of count tables the model needs (2: pairs, 3: triples).
     def _order(self) -> int:
@@ -340,10 +342,10 @@ class _SemiNaiveNB(BaseNB):
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
-        reading = self.__dict__.get("_reading")
-        if reading is not None:
+        fitted: TableReading | None = self.__dict__.get("_reading")
+        if fitted is not None:
             # by name when fitted on a table and given one; the result is in fitted order
-            return reading.apply(df, from_table and self._from_table, type(self).__name__)
+            return fitted.apply(df, from_table and self._from_table, type(self).__name__)
         return self._align(df, from_table)
 
     def _set_columns(self, df: pd.DataFrame, from_table: bool) -> None:
@@ -901,7 +903,7 @@ class _SemiNaiveNB(BaseNB):
             e.ndim != 1 or np.any(np.diff(e) <= 0) for e in edges
         ):
             raise ValueError("the numeric columns' bin edges are inconsistent.")
-        reading = None
+        reading: TableReading | None = None
         if "reading" in layout:
             reading = TableReading.from_state(layout["reading"])
             if reading.names() != columns:

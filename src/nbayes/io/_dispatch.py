@@ -359,11 +359,12 @@ def dump_seminaive(state: dict) -> tuple[dict, dict]:
             "order": max(int(k[1:]) for k in state["statistics"] if k[1:].isdigit()),
         },
     }
+    kept: dict = meta["seminaive"]  # type: ignore[assignment]
     for key in ("reading", "choices"):  # how a table was read (see estimators/_table_reading)
         if layout.get(key) is not None:
-            meta["seminaive"][key] = plain.to_jsonable(layout[key], f"the table's {key}")
+            kept[key] = plain.to_jsonable(layout[key], f"the table's {key}")
     if layout.get("reading") is not None:
-        meta["seminaive"]["version"] = 2  # a reader of version 1 would model other columns
+        kept["version"] = 2  # a reader of version 1 would model other columns
     if state.get("backoff") is not None:  # JointBayes' fitted backoff model, under backoff/
         name = type(state["params"]["backoff"]).__name__
         inner_meta, inner_arrays = KINDS[name][0](state["backoff"])
