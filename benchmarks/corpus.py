@@ -36,8 +36,11 @@ file read with pandas, on the columns the command line modelled.
     probabilities differ (more than 1e-6).
 ``identifier_kept_silently``
     a column that identifies rows -- named like a row index (``rownames``, ``id``,
-    ``Unnamed: 0``), or whole numbers / text distinct in every training row -- is a feature
-    of the trained model and no warning of ``train`` names it.
+    ``Unnamed: 0``) with at least 20 distinct values; text distinct in every training row;
+    whole numbers distinct in every training row that are row numbers (they fill half
+    their range) or fixed-width codes (``ROW_NUMBERS``: distinct counts and measures are
+    not identifiers) -- is a feature of the trained model, not read as dates, and no
+    warning of ``train`` names it.
 ``dates_as_words``
     a column whose values are dates or times written as text (each has a day, a month and
     a year, or a time, and 95 % of them parse) is a
@@ -111,7 +114,19 @@ BELOW_BASELINE = 0.05
 #: A value that makes up this share of its column is a real category, not a missing marker.
 FREQUENT_VALUE = 0.10
 #: Names of a column that numbers the rows.
-INDEX_NAMES = re.compile(r"^(rownames|row\.?names|unnamed: \d+|id|index|x|\.\.\.1)$", re.I)
+#: Names of a row index. Not ``x``: in the corpus it names measures (ggplot2/diamonds'
+#: length in mm, coordinates of HistData/Snow and boot/brambles, boot/cane's counts).
+INDEX_NAMES = re.compile(r"^(rownames|row\.?names|unnamed: \d+|id|index|\.\.\.1)$", re.I)
+#: Distinct values a column named like a row index needs to identify rows or subjects
+#: (gap/hla's 'id' holds two groups, 'CTR' and 'SCZ').
+NAMED_DISTINCT = 20
+#: Whole numbers distinct in every row identify rows when they fill this share of their
+#: range (row numbers, shuffled or not) or are codes written to a fixed width of at least
+#: ``CODE_DIGITS`` digits within ``CODE_SPREAD`` of each other (Ecdat/Bids' docno 78001..
+#: 85059). Other distinct whole numbers are counts or measures (MASS/Insurance's Holders,
+#: car/States' pop, Ecdat/Airline's cost, HistData/Guerry's Crime_prop, gap/hr1420's
+#: genomic positions, MASS/beav1's clock times), which a model must keep.
+ROW_NUMBERS, CODE_DIGITS, CODE_SPREAD = 0.5, 5, 1.5
 CRITERIA = (
     "crash",
     "cli_api_differ",
@@ -354,12 +369,31 @@ def identifiers(train: pd.DataFrame, target: str) -> list[str]:
             continue
         values = train[column]
         if INDEX_NAMES.match(str(column)):
-            out.append(str(column))
+            if values.nunique() >= NAMED_DISTINCT:
+                out.append(str(column))
         elif n >= 20 and values.notna().all() and values.nunique() == n:
-            whole = values.dtype.kind in "iu" or values.map(type).eq(str).all()
-            if whole and not _free_text(values):
+            if values.dtype.kind in "iu":
+                if _row_numbers_or_codes(values.to_numpy(dtype=np.int64)):
+                    out.append(str(column))
+            elif values.map(type).eq(str).all() and not _free_text(values):
                 out.append(str(column))
     return out
+
+
+def _row_numbers_or_codes(x: np.ndarray) -> bool:
+    """Distinct whole numbers that label rows (see :data:`ROW_NUMBERS`); a fixed-width
+    number that reads as a date (Ecdat/Garch's YYMMDD) is a date, not a code."""
+    lo, hi = int(x.min()), int(x.max())
+    if len(x) / (hi - lo + 1) >= ROW_NUMBERS:
+        return True
+    digits = {len(str(abs(int(v)))) for v in (lo, hi)}
+    if len(digits) != 1 or digits.pop() < CODE_DIGITS or lo <= 0 or hi > CODE_SPREAD * lo:
+        return False
+    for form in ("%y%m%d", "%Y%m%d"):  # two written forms of a date as a number
+        dates = pd.to_datetime(pd.Series(x.astype(str)), format=form, errors="coerce")
+        if dates.notna().mean() >= 0.95:
+            return False
+    return True
 
 
 def date_columns(train: pd.DataFrame, target: str) -> list[str]:
@@ -492,8 +526,9 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
     manifest_features = [str(f) for f in getattr(model, "feature_names_in_", [])]
     outcome.model = type(model).__name__
     train_err = outcome.stderr["train"]
+    dated = set(date_columns(train, table.target))  # calendar features, not row labels
     for column in identifiers(train, table.target):
-        if column in manifest_features and repr(column) not in train_err:
+        if column in manifest_features and column not in dated and repr(column) not in train_err:
             note("identifier_kept_silently", f"{column!r} is a feature, no warning names it")
 
     families = {str(c): str(f) for f, cs in getattr(model, "column_groups_", []) or [] for c in cs}
@@ -503,6 +538,13 @@ def run_table(table: Table, folder: Path, parquet: bool = False) -> Outcome:
 
     if outcome.model != "MixedNB" or not manifest_features or outcome.exits.get("predict") != 0:
         return outcome
+    # A number column of the training half that pandas reads as text in the test half (a
+    # value such as MASS/Cars93's Cylinders 'rotary', seen only there): the command line
+    # reads such values as missing, with a warning; the API is given the same reading.
+    test = test.copy()
+    for column in manifest_features:  # bounded by the table's width
+        if train[column].dtype.kind in "iuf" and test[column].dtype.kind == "O":
+            test[column] = pd.to_numeric(test[column], errors="coerce")
     try:
         api = MixedNB(columns="auto")
         with warnings.catch_warnings():

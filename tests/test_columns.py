@@ -101,9 +101,9 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert kind(np.arange(100.0), "count") == "number"
     # Distinct integers spread thin over their range are amounts, not row numbers.
     assert kind(RNG.choice(10**6, size=300, replace=False), "income") == "number"
-    # Unnamed row numbers need 50 rows; named ones 20; without the name, a gap or a repeat
+    # Unnamed row numbers need 30 rows; named ones 20; without the name, a gap or a repeat
     # makes numbers.
-    assert kind(np.arange(40), "n") == "number"
+    assert kind(np.arange(25), "n") == "number"
     assert kind(np.arange(10), "id") == "number"
     assert kind(pd.Series([1.0, np.nan, *range(2, 60)]), "n") == "number"
     assert kind(pd.Series([1, 1, *range(2, 60)]), "n") == "number"  # a repeat
@@ -113,6 +113,26 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert kind([f"{i},50" for i in range(60)]) != "identifier"
     assert kind([f"A-{i % 30}" for i in range(60)]) == "category"
     assert not looks_like_index_name("idea") and not looks_like_index_name("paid")
+
+
+def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
+    # Ecdat/Bids' docno, Ecdat/Caschool's distcod, ggplot2/midwest's PID: codes by name.
+    codes = pd.Series(RNG.choice(np.arange(61382, 75440), 80, replace=False))
+    assert kind(codes, "distcod") == kind(codes, "docno") == kind(codes, "PID") == "identifier"
+    assert kind(codes, "income") == "number"
+    # pscl/ca2006's district: 37 whole numbers of 1..53, distinct.
+    assert kind(RNG.choice(np.arange(1, 54), 37, replace=False), "district") == "identifier"
+    # geepack/koch's row names 17.1, 17.2 ...; psych/msq's subjects 6.1, 6.2 ... repeated.
+    names = pd.Series([i + k / 10 for i in range(1, 40) for k in (1, 2)])
+    assert kind(names, "rownames") == "identifier" and kind(names, "index") == "number"
+    assert kind(pd.concat([names] * 3), "ID") == "identifier"
+    assert kind(names.sample(frac=1.0, random_state=0) - 20.05, "id") == "number"  # negatives
+    # Names distinct in every row of a table under 50 rows (Zelig/PErisk's countries,
+    # HistData/DrinksWages' trades); short texts whose words recur are not names.
+    countries = [f"Country{i}" for i in range(42)] + ["Gambia, The"]
+    assert kind(countries) == "identifier"
+    assert kind([f"shop hand {i}" for i in range(40)]) != "identifier"
+    assert kind([f"{w} street" for w in countries]) != "identifier"
 
 
 def test_timestamps_in_the_written_forms_of_the_issue():
@@ -461,7 +481,7 @@ def test_dates_under_other_models(tmp_path, model):
     if model == "categorical":
         assert trained.column_families_["when.hour"] == "categorical"
     else:
-        assert "when" in trained.categories_  # AODE reads it as categories, as before
+        assert "when.hour" in trained.categories_  # calendar features, as MixedNB's
 
 
 def test_a_true_false_column_with_one_empty_cell_trains(tmp_path, capsys):
@@ -537,20 +557,6 @@ def test_reading_never_reaches_a_bug_on_mixed_columns(tmp_path_factory, cells, f
     assert "this is a bug in nbayes" not in err.getvalue(), err.getvalue()
     # The library's reading of the same column never raises.
     read_column(frame["mixed"], "mixed")
-
-
-def test_the_seminaive_models_warn_of_identifiers_they_are_given():
-    from nbayes import AODE
-
-    frame = pd.DataFrame({"id": np.arange(100), "city": ["Oslo", "Rome"] * 50})
-    y = np.repeat([0, 1], 50)
-    with pytest.warns(
-        ColumnWarning, match=r"AODE models column\(s\) \['id'\] that are identifiers"
-    ):
-        AODE().fit(frame, y)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ColumnWarning)
-        AODE(categorical=["id"]).fit(frame, y)  # named: the user's choice
 
 
 def test_categorical_option_overrides_the_reading_by_name(tmp_path, capsys):

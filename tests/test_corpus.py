@@ -36,6 +36,7 @@ SAMPLE = {
     "shared/mushroom": "'?' marks missing values: the hint must stay",
     "shared/adult": "'?' markers, spaces after the commas",
     "shared/enron1": "e-mails with commas, quotes and line breaks, written by pandas",
+    "MASS/Cars93": "Cylinders 'rotary' only in the test half: read as missing at predict",
 }
 #: Tables written as Parquet rather than CSV.
 PARQUET = {"Ecdat/Caschool", "MASS/painters", "shared/adult"}
@@ -84,6 +85,12 @@ def test_the_sample_covers_the_cases_the_criteria_judge(outcomes):
     assert "--na-values='?'" in outcomes["shared/mushroom"].notes  # '?' is a marker there
     assert "the value 'NONE'" not in outcomes["car/Adler"].stderr["train"]
     assert outcomes["shared/enron1"].stderr == {"train": "", "evaluate": "", "predict": ""}
+    # A value that is not a number in a number column of new rows: one warning, no stop.
+    for command in ("evaluate", "predict"):
+        said = outcomes["MASS/Cars93"].stderr[command]
+        assert "column 'Cylinders' held numbers in training but holds 'rotary'" in said
+        assert said.count("'rotary'") == 1
+    assert outcomes["MASS/Cars93"].compared
     # The CLI and the API model the same columns of an easy table alike (checked, not skipped).
     assert outcomes["datasets/iris"].model == "MixedNB" and outcomes["datasets/iris"].compared
 

@@ -149,11 +149,12 @@ def test_partial_fit_refuses_numeric_columns_without_edges():
 
 def test_wide_inputs_are_refused_with_the_size_needed():
     df = pd.DataFrame({f"c{j}": [str(v) for v in range(40)] for j in range(30)})
+    named = list(df.columns)  # distinct in every row: named, not left out as identifiers
     with pytest.raises(
         DataError, match=r"AODE would need 3\.9 GiB .*\(30 features with 1200 categories"
     ):
-        nbayes.AODE(n=2, max_table_bytes=2**20).fit(df, np.arange(40) % 2)
-    model = nbayes.TAN().fit(df, np.arange(40) % 2)
+        nbayes.AODE(n=2, max_table_bytes=2**20, categorical=named).fit(df, np.arange(40) % 2)
+    model = nbayes.TAN(categorical=named).fit(df, np.arange(40) % 2)
     # 41 codes per column: 40 values and the missing category (TAN's default).
     assert model.table_bytes() == 8 * 2 * (1230 + 435 * 41**2) + 16
 

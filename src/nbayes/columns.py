@@ -9,15 +9,17 @@ kind              rule (judged on the column's values; strings on the first 2,00
 ================  ==========================================================================
 empty             no value at all
 constant          one distinct value
-identifier        a row label, left out of the model: whole numbers or codes distinct in
-                  every row (at least 20 rows) that are named like a row index (``id``,
-                  ``rownames``, ``index``, ``Unnamed: 0``, ``..._id``), or whole numbers
-                  distinct in every row (at least 50 rows) that fill at least half of the
-                  range between their least and greatest value (row numbers, even after a
-                  shuffled split); codes (strings of at most one word) distinct in every
-                  row (at least 50 rows); whole numbers or codes named like a row index
-                  that repeat, with at least 20 distinct values (a subject's or group's
-                  identifier, as a patient's in a panel)
+identifier        a row label, left out of the model: values distinct in every row (at
+                  least 20 rows) of a column named like a row index (``id``, ``rownames``,
+                  ``index``, ``Unnamed: 0``, ``..._id``; whole numbers, codes, or numbers
+                  with a fraction such as R's ``17.1`` unless named ``index``) or like a
+                  code (``PID``, ``docno``, ``distcod``, ``case_nr``: whole numbers); whole
+                  numbers distinct in every row (at least 30 rows) that fill at least half
+                  of the range between their least and greatest value (row numbers, even
+                  after a shuffled split); names or codes (strings of at most two words
+                  whose words do not recur) distinct in every row (at least 20 rows);
+                  values named like a row index that repeat, with at least 20 distinct
+                  values (a subject's or group's identifier, as a patient's in a panel)
 timestamp         dates or times: a datetime dtype, or strings of which at least 95 % parse
                   under one of the written forms ISO 8601 (``2022-02-11``,
                   ``2022-02-11T08:30:00Z``, offsets), ``M/D/YY``, ``M/D/YYYY``, ``D/M/YYYY``,
@@ -102,14 +104,24 @@ TEXT_WORDS = 8
 #: is distinct and each of its words occurs this often on average.
 WORDS_DISTINCT, WORDS_REUSE = 0.3, 2.0
 #: Rows a column must have before values distinct in every row make it an identifier: with
-#: a name like a row index, and without one.
-ID_ROWS_NAMED, ID_ROWS = 20, 50
+#: a name like a row index, or strings (a category distinct in every row says nothing of
+#: new rows); and whole numbers filling half their range without such a name (n values of
+#: a measure drawn from a span of 2n are all distinct with a chance of about exp(-n/4),
+#: under 0.1 % from 30 rows).
+ID_ROWS_NAMED, ID_ROWS = 20, 30
+#: Words a value may have in a column of names or codes distinct in every row.
+ID_WORDS = 2
 #: Share of the range between the least and greatest value that distinct whole numbers must
 #: fill to be row numbers (a 70 % shuffled split of 1..n fills 70 % of it).
 ID_DENSITY = 0.5
 #: Names of a row index or a row identifier, compared in lower case without spaces, dots,
 #: dashes and underscores.
 ID_NAMES = frozenset({"", "id", "rownames", "rowname", "index", "rowid", "rownumber", "row"})
+#: Names of a code that identifies a row (compared as :data:`ID_NAMES`): short forms of an
+#: identifier (``PID``), and endings of a number's or a code's name (``docno``, ``distcod``,
+#: ``case_nr``) on names longer than four letters.
+CODE_NAMES = frozenset({"pid", "uid", "sid", "cid", "fid", "gid", "oid", "uuid", "guid"})
+CODE_ENDINGS = ("no", "nr", "num", "cod", "code")
 #: Share of a sample that must parse under one date format for the column to be dates.
 DATE_SHARE = 0.95
 #: Written date forms tried, in this order (``ISO8601`` takes every ISO form pandas knows).
@@ -520,6 +532,23 @@ def looks_like_index_name(name) -> bool:
     )
 
 
+def looks_like_code_name(name) -> bool:
+    """Whether a column name is that of a code: :data:`CODE_NAMES`, or a name of more than
+    four letters ending in one of :data:`CODE_ENDINGS`."""
+    key = _name_key(name)
+    return key in CODE_NAMES or (len(key) > 4 and key.endswith(CODE_ENDINGS))
+
+
+def _row_names(name, values: pd.Series) -> bool:
+    """Numbers with a fraction that are row labels: named like a row index or an identifier
+    (not ``index``: a price index is a measure), none negative, each with one decimal at
+    most (R's row names of a subset, ``17.1``, ``17.2``, or a subject's ``6.1``)."""
+    if not looks_like_index_name(name) or _name_key(name) == "index":
+        return False
+    x = values.to_numpy(dtype=np.float64)
+    return bool(np.isfinite(x).all() and x.min() >= 0 and np.allclose(x * 10, np.round(x * 10)))
+
+
 def _whole(values: pd.Series) -> np.ndarray | None:
     """The values (of a number column) as int64 when they are all whole numbers (an integer
     dtype, or floats without a fraction), else None."""
@@ -540,12 +569,16 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
     kind = getattr(values.dtype, "kind", "O")
     numbers = _whole(present) if kind in "iuf" else None
     if kind in "iuf" and numbers is None:
-        return None  # measurements: floats with a fraction are never identifiers
+        if _row_names(name, present) and present.nunique() == n_rows:
+            return f"named like a row index, values distinct in all {n_rows:,} rows"
+        return None  # measurements: floats with a fraction are never identifiers otherwise
     if numbers is not None:
         if np.unique(numbers).size != n_rows:
             return None
         if named:
             return f"named like a row index, whole numbers distinct in all {n_rows:,} rows"
+        if looks_like_code_name(name):
+            return f"named like a code, whole numbers distinct in all {n_rows:,} rows"
         if kind == "f" or n_rows < ID_ROWS:
             return None
         span = float(numbers.max()) - float(numbers.min()) + 1
@@ -561,11 +594,11 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
     if named:
         return f"named like a row index, values distinct in all {n_rows:,} rows"
     if (
-        n_rows >= ID_ROWS
-        and (strings.str.split().str.len() <= 1).all()
+        (strings.str.split().str.len() <= ID_WORDS).all()
         and not strings.str.fullmatch(_WRITTEN_NUMBER).all()
+        and string_profile(strings).role == "category"  # words that recur are short text
     ):
-        return f"codes of one word distinct in all {n_rows:,} rows"
+        return f"names or codes distinct in all {n_rows:,} rows"
     return None
 
 
@@ -578,7 +611,7 @@ def _group_identifier(name, values: pd.Series, n_unique: int) -> str | None:
         return None
     present = values.dropna()
     kind = getattr(values.dtype, "kind", "O")
-    if kind in "iuf" and _whole(present) is None:
+    if kind in "iuf" and _whole(present) is None and not _row_names(name, present):
         return None  # measurements
     if kind not in "iuf" and _strings(present) is None:
         return None
@@ -867,6 +900,32 @@ def choices_table(readings) -> pd.DataFrame:
     return table.set_index("column")
 
 
+def choices_state(readings) -> list:
+    """The readings as plain data for a model file: ``[column, kind, family, why, parts]``
+    each (the calendar parts give the names of a timestamp's features)."""
+    return [[r.column, r.kind, r.family, r.why, list(r.parts)] for r in readings]
+
+
+def choices_from_state(state) -> list | None:
+    """The readings of :func:`choices_state` (None for a file without them); ValueError
+    when they are malformed."""
+    if state is None:
+        return None
+    out = []
+    for item in list(state):  # one per column of the table fitted on
+        if (
+            not isinstance(item, (list, tuple))
+            or len(item) != 5
+            or not all(isinstance(v, str) for v in (item[1], item[3]))
+            or not (item[2] is None or isinstance(item[2], str))
+            or not all(part in CALENDAR_PARTS for part in item[4])
+        ):
+            raise ValueError(f"the column choice {item!r} is malformed")
+        column, kind, family, why, parts = item
+        out.append(ColumnReading(column, kind, family, why, parts=tuple(parts)))
+    return out
+
+
 def format_choices(readings, width: int = 100) -> list[str]:
     """The choices table as text lines (for a terminal): column, kind, family, why."""
     rows = [(str(r.column), r.kind, r.family or "left out", r.why) for r in readings]
@@ -941,13 +1000,11 @@ class Calendar:
         return out
 
 
-def warn_of(readings, estimator: str, leaves_out: bool = True) -> None:
+def warn_of(readings, estimator: str, keep: str = "") -> None:
     """Warn (:class:`~nbayes.exceptions.ColumnWarning`) of the identifiers among
-    ``readings``, in one warning, and of each number column that codes missing values.
-
-    ``leaves_out``: the estimator leaves identifiers out (MixedNB) and the warning says how
-    to keep them; otherwise (a model that reads every column it is given) it says how to
-    drop them.
+    ``readings``, which the estimator leaves out, in one warning that says how to keep them
+    (``keep``; by default by naming one in a group of MixedNB's ``columns``), and of each
+    number column that codes missing values.
     """
     from ._validation import user_stacklevel
     from .exceptions import ColumnWarning
@@ -956,19 +1013,14 @@ def warn_of(readings, estimator: str, leaves_out: bool = True) -> None:
     if ids:
         labels = [r.column for r in ids]
         evidence = "; ".join(f"{r.column!r}: {r.why}" for r in ids)
-        if leaves_out:
-            said = (
-                f"{estimator} leaves out column(s) {labels!r}: identifiers ({evidence}), which "
-                "would let the model learn which rows belong to which class. To model one, "
-                f"name it in a group: columns=[({ids[0].kept_family!r}, [{labels[0]!r}])] "
-                "(the other columns stay 'auto')."
-            )
-        else:
-            said = (
-                f"{estimator} models column(s) {labels!r} that are identifiers ({evidence}): "
-                "they let the model learn which rows belong to which class and say nothing of "
-                f"new rows. Drop them before fitting: X.drop(columns={labels!r})."
-            )
+        keep = keep or (
+            f"To model one, name it in a group: columns=[({ids[0].kept_family!r}, "
+            f"[{labels[0]!r}])] (the other columns stay 'auto')."
+        )
+        said = (
+            f"{estimator} leaves out column(s) {labels!r}: identifiers ({evidence}), which "
+            f"would let the model learn which rows belong to which class. {keep}"
+        )
         warnings.warn(said, ColumnWarning, stacklevel=user_stacklevel())
     for r in readings:  # bounded by the table's width
         if r.kind == "coded number":

@@ -26,6 +26,7 @@ from ..columns import (
     ColumnReading,
     StringProfile,
     code_text,
+    date_format,
     format_choices,
     read_column,
     string_profile,
@@ -164,14 +165,15 @@ class Plan:
     def is_text(self) -> bool:
         return self.text_column is not None
 
-    def inputs(self, frame: pd.DataFrame, offset: int, path: str):
-        """The estimator's input for one chunk (converted to the training column types)."""
+    def inputs(self, frame: pd.DataFrame, offset: int, path: str, scoring: bool = False):
+        """The estimator's input for one chunk (converted to the training column types;
+        ``scoring``: rows a trained model scores, see :func:`conform`)."""
         if self.is_text:
             return frame[self.text_column]
         numeric = self.model if self.model in PRESETS else None
         # The estimator's column order is ``features`` (the stored schema may be re-ordered).
         schema = {c: self.schema[c] for c in self.features}
-        return conform(frame, schema, offset, path, numeric=numeric)
+        return conform(frame, schema, offset, path, numeric=numeric, scoring=scoring)
 
     def metadata(self, rows: int, source: str) -> dict:
         return {
@@ -309,19 +311,6 @@ def has_units(series: pd.Series) -> bool:
     )
 
 
-def looks_like_dates(series: pd.Series) -> bool:
-    """Whether (almost) every value of a sample parses as a date or a time."""
-    import warnings
-
-    values = series.dropna().iloc[:ROLE_SAMPLE]
-    if values.empty or not values.str.contains(r"\d", regex=True).all():
-        return False
-    with warnings.catch_warnings():  # pandas warns when it guesses a format per value
-        warnings.simplefilter("ignore")
-        parsed = pd.to_datetime(values, errors="coerce", format="mixed")
-    return bool(parsed.notna().mean() >= 0.95)
-
-
 def number_markers(series: pd.Series) -> list[str] | None:
     """The few values (at most 3) that keep a column of numbers from reading as numbers,
     such as ``?`` in "39, ?, 41"; None when its values are not mostly numbers."""
@@ -395,7 +384,7 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
             f"before training to model them as numbers, or leave it out with --exclude {column}"
         ]
     if profile.role == "category" and profile.distinct >= NEAR_UNIQUE and profile.n_values >= 50:
-        if looks_like_dates(series):
+        if date_format(series) is not None:  # the typology's rule: see nbayes.columns
             return [
                 f"column {column!r} holds dates or times written as text (e.g. "
                 f"{series.dropna().iloc[0]!r}), read as near-unique categories that carry "
@@ -588,7 +577,7 @@ def plan(
             f"models; --model {model} reads every column one way."
         )
     stamped = [c for c in candidates if schema[c] == "datetime"]
-    if stamped and model not in ("auto", "mixed", "categorical"):
+    if stamped and model not in ("auto", "mixed", "categorical", *SEMINAIVE):
         raise _unmodelled(
             stamped[0],
             f"dates or times ({sample[stamped[0]].dtype})",
@@ -604,6 +593,8 @@ def plan(
                 "cannot model a text column (--text-column). Use --model auto or a text model."
             )
         for c, p in profiles.items():
+            if c in dates:  # calendar features, as the estimator reads them
+                continue
             warns.extend(_string_warnings(c, sample[c], p, read))
             notes.extend(filter(None, [marker_note(c, sample[c], read)]))
             if p.role != "category":
@@ -611,12 +602,21 @@ def plan(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
                     f"it as categories; leave it out with --exclude {c}, or use --model auto"
                 )
-        binned = [c for c in candidates if schema[c] in ("int", "float") and c not in categorical]
+        # The estimator reads the table as MixedNB does (identifiers out, dates as calendar
+        # features); identifiers named in --features are kept as categories, as its
+        # 'categorical' keeps them.
+        kept_ids = [c for c in candidates if readings[c].kind == "identifier"]
+        binned = [
+            c
+            for c in candidates
+            if schema[c] in ("int", "float") and c not in categorical and c not in kept_ids
+        ]
         if binned:
             notes.append(
                 f"cutting numeric column(s) {names(binned)} into bins "
                 f"({_binning_words(settings)}), edges from every row of DATA"
             )
+        families = {c: "binned" for c in binned} | {c: "calendar" for c in dates}
         return _told(
             Plan(
                 model,
@@ -624,12 +624,11 @@ def plan(
                 candidates,
                 None,
                 schema,
-                seminaive_estimator(model, settings, categorical),
+                seminaive_estimator(model, settings, (*categorical, *kept_ids)),
                 notes,
                 warns,
             ),
-            [_chosen(readings[c], "binned" if c in binned else "categorical") for c in candidates]
-            + left,
+            [_chosen(readings[c], families.get(c, "categorical")) for c in candidates] + left,
         )
     auto = model == "auto"
     if auto:

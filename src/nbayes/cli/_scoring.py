@@ -40,7 +40,7 @@ def predict_chunk(
     """The output rows of one chunk: ``keep`` columns, ``prediction``, ``proba_<class>``;
     ``threshold`` as :func:`predicted_codes`."""
     classes = np.asarray(est.classes_)
-    X = the_plan.inputs(chunk, offset, data)
+    X = the_plan.inputs(chunk, offset, data, scoring=True)
     with rows_from(offset):
         p = est.predict_proba(X)
     out = chunk[list(keep)].reset_index(drop=True)

@@ -886,19 +886,37 @@ def read_dtypes(schema: dict[str, str]) -> dict[str, type]:
 
 
 def numeric_column(
-    series: pd.Series, name: str, offset: int, path: str, why: str, preset: bool = True
+    series: pd.Series,
+    name: str,
+    offset: int,
+    path: str,
+    why: str,
+    preset: bool = True,
+    scoring: bool = False,
 ) -> pd.Series:
     """``series`` as float64; a value that is not a number raises a DataError naming it.
 
     ``preset`` says the model needs numbers in every column (a numeric --model), so that a
     model taking categories is advice; otherwise (MixedNB typed the column from its first
-    rows) that advice would name the model already in use.
+    rows) that advice would name the model already in use. ``scoring``: rows scored by a
+    trained model (evaluate, predict, explain), where such a value is read as missing, with
+    one warning per column: the model cannot learn it, and one value must not stop the rest.
     """
     if series.dtype.kind in "iufb":
         return series.astype(np.float64)
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna() & (series.astype(str).str.strip() != "")
-    if bad.any():
+    if bad.any() and scoring:
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        more = int(bad.sum()) - 1
+        others = f" (and {more:,} more in its first rows)" if more else ""
+        say_warning(
+            f"{path}: column {name!r} held numbers in training but holds {series.iloc[i]!r} "
+            f"at row {offset + i}{others}, read as a missing value; to model such values as "
+            f"categories, train with --categorical {name} on rows that hold them",
+            key=f"not a number: {path}: {name}",
+        )
+    elif bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         fix = (
             f"Drop the column (--exclude {name}) or choose a model that takes categories "
@@ -923,14 +941,21 @@ def numeric_column(
 
 
 def conform(
-    frame: pd.DataFrame, schema: dict[str, str], offset: int, path: str, numeric: str | None = None
+    frame: pd.DataFrame,
+    schema: dict[str, str],
+    offset: int,
+    path: str,
+    numeric: str | None = None,
+    scoring: bool = False,
 ) -> pd.DataFrame:
     """Convert a chunk's columns to the kinds of ``schema`` (``int``, ``float``, ``bool``,
     ``str``, or ``any`` to leave a column as read).
 
     With ``numeric`` (the model's name, for messages) every column becomes float64, which the
     presets need. Otherwise ints stay integers (nullable ``Int64`` when values are missing),
-    bools stay bools and text stays text, as MixedNB expects.
+    bools stay bools and text stays text, as MixedNB expects. ``scoring``: rows a trained
+    model scores, where a number column's value that is not a number is read as missing
+    (see :func:`numeric_column`), except for the presets, which take no missing value.
     """
     out = {}
     for col, kind in schema.items():  # one conversion per column: bounded by the table width
@@ -943,6 +968,7 @@ def conform(
                 path,
                 numeric or f"its type in the first rows ({kind})",
                 preset=numeric is not None,
+                scoring=scoring and numeric is None,  # the presets take no missing value
             )
             if numeric is None and kind == "int":
                 whole = s.dropna()

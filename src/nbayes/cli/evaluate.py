@@ -406,7 +406,7 @@ def scored_chunks(the_plan, data: str, target: str, read: ReadOptions, progress:
     for offset, chunk in table.chunks(columns, dtypes, desc="evaluating"):
         y = chunk[target]
         class_labels(y, offset, data, target, rows="evaluation")  # no label may be missing
-        inputs = the_plan.inputs(chunk, offset, data)
+        inputs = the_plan.inputs(chunk, offset, data, scoring=True)
         with rows_from(offset):
             proba = est.predict_proba(inputs)
         yield offset, inputs, y.reset_index(drop=True), proba

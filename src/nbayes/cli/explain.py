@@ -103,7 +103,7 @@ def explain(
     offset, chunk = first
     chunk = chunk.iloc[:rows]
     with rows_from(offset):
-        ex = est.explain(the_plan.inputs(chunk, offset, data))
+        ex = est.explain(the_plan.inputs(chunk, offset, data, scoring=True))
     for i in range(len(chunk)):  # a handful of rows, capped by --rows
         frame = ex.to_frame(i, k)
         frame = frame[frame["contribution"] != 0]

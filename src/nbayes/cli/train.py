@@ -481,6 +481,9 @@ def _bin_edges_pass(table, the_plan, target: str, dtypes: dict) -> bool:
     est = the_plan.estimator
     empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in the_plan.features})
     meta = the_plan.inputs(empty, 0, table.path)  # the columns and types, no rows
+    # Dates become calendar features (categories) when the model reads its first rows; the
+    # survey wants only the numeric columns' edges, which it finds without them.
+    meta = meta[[c for c in meta.columns if the_plan.schema.get(c) != "datetime"]]
     step = est.survey_step(meta)
     if step is None or not step.labels:
         return False

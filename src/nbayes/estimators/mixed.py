@@ -19,7 +19,15 @@ from sklearn.base import clone
 from .._docstrings import shared_parameters
 from .._validation import user_stacklevel
 from ..base import SurveyStep
-from ..columns import Calendar, ColumnReading, choices_table, read_column, warn_of
+from ..columns import (
+    Calendar,
+    ColumnReading,
+    choices_from_state,
+    choices_state,
+    choices_table,
+    read_column,
+    warn_of,
+)
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
@@ -732,13 +740,13 @@ class MixedNB(BaseNB):
     def column_choices_(self) -> pd.DataFrame:
         """How each column of the table was read (see :mod:`nbayes.columns`): indexed by
         column, with ``kind``, ``family`` ("left out" for an identifier, "calendar" for a
-        timestamp, whose features are categorical) and ``why``. Known after fit, not kept in
-        model files."""
+        timestamp, whose features are categorical) and ``why``. Known after fit, and kept in
+        model files (not in those written before nbayes kept them)."""
         choices = self.__dict__.get("_choices")
         if choices is None:
             raise NotFittedError(
-                "The column choices are made by fit (and are not kept in model files); "
-                "call fit, or infer_families(X, explain=True)."
+                "The column choices are made by fit (a model file written by an older nbayes "
+                "lacks them); call fit, or infer_families(X, explain=True)."
             )
         return choices_table(choices)
 
@@ -791,7 +799,23 @@ class MixedNB(BaseNB):
     def _column_labels(self) -> list[str]:
         if self._from_table:
             return [str(c) for c in self._columns]
-        return super()._column_labels()
+        inputs = super()._column_labels()  # x0, x1, ...
+        return inputs + self._calendar_of().names(inputs)
+
+    def _block_names(self, feature_names=None) -> list[list[str]]:
+        """As :meth:`BaseNB._block_names`; a name given per input column names its calendar
+        features too (``"W.month"`` for a date column named ``"W"``)."""
+        if feature_names is None:
+            return super()._block_names()
+        names = np.asarray(feature_names, dtype=str)
+        if names.shape != (self.n_features_in_,):
+            raise ParameterError(
+                f"feature_names must have one name per input column ({self.n_features_in_}); "
+                f"got shape {names.shape}."
+            )
+        full = [str(n) for n in names]
+        full += self._calendar_of().names(full)
+        return [[full[j] for j in cols] for cols in self._block_columns()]
 
     def _linear_names(self, block_names) -> np.ndarray:
         """One-hot columns of categorical groups are named by value: ``"city=Rome"``."""
@@ -909,6 +933,7 @@ class MixedNB(BaseNB):
             "positions": [np.asarray(p, dtype=np.int64) for p in self._layout.positions],
             "vocabularies": self._layout.vocabulary_state(),
             "calendar": self._calendar_of().state(),
+            **({"choices": choices_state(self._choices)} if self.__dict__.get("_choices") else {}),
         }
 
     def _set_layout(self, layout, n_features: int) -> None:
@@ -937,7 +962,11 @@ class MixedNB(BaseNB):
         self._calendar = calendar
         self._from_table = bool(layout["from_table"])
         self.__dict__.pop("_family_sources", None)
-        self.__dict__.pop("_choices", None)
+        choices = choices_from_state(layout.get("choices"))  # None in older files
+        if choices is None:
+            self.__dict__.pop("_choices", None)
+        else:
+            self._choices = choices
         self._layout = self._new_layout(positions, [spec is not None for spec in vocab_specs])
         self._layout.set_vocabulary_state(vocab_specs)
 

@@ -42,7 +42,7 @@ from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
 from .._validation import show
 from ..base import Mode, SurveyStep
-from ..columns import read_column, warn_of
+from ..columns import choices_from_state, choices_state, choices_table
 from ..distributions import Binned
 from ..distributions._estimates import check_alpha, pseudo_count
 from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
@@ -52,6 +52,7 @@ from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
 from ._columns import ColumnLayout
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
+from ._table_reading import TableReading
 
 STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency;
@@ -235,14 +236,16 @@ class _SemiNaiveNB(BaseNB):
 
     #: No feature families: the model logic lives in :mod:`nbayes.seminaive`.
     families_: tuple = ()
+    #: How the fitted table is read (None: its columns as given); see ._table_reading.
+    _reading: TableReading | None
 
-    #: Highest order of count tables the model needs (2: pairs, 3: triples).
     def capabilities(self) -> frozenset[str]:
         """Explanations and a generative joint probability; no candidate scoring yet (see
         :meth:`finalize_params`), no linear form, and no feature subsets: a feature's terms
         condition on others (see :meth:`EstimatorProtocol.capabilities`)."""
         return frozenset({base.EXPLANATIONS, base.JOINT_PROBABILITY})
 
+    #: Highest order of count tables the model needs (2: pairs, 3: triples).
     def _order(self) -> int:
         raise NotImplementedError
 
@@ -330,25 +333,26 @@ class _SemiNaiveNB(BaseNB):
                         f"Found array with 0 {what} (shape={df.shape}) while a minimum of 1 "
                         f"is required by {type(self).__name__}."
                     )
+            # A table is read as MixedNB(columns="auto") reads it (see ._table_reading).
+            self.__dict__.pop("_reading", None)
+            self._choices = None
+            if from_table:
+                reading = TableReading.of(df, set(self.categorical or ()), type(self).__name__)
+                self._choices = reading.choices
+                if reading.changes():
+                    self._reading = reading
+                    df = reading.apply(df, True, type(self).__name__)
             self._set_columns(df, from_table)
-            # The typology's warnings (identifiers, coded missing values) for the columns
-            # read as they come; the columns named categorical are the user's choice.
-            declared = set(self.categorical or ())
-            warn_of(
-                [
-                    read_column(df.iloc[:, p], label)
-                    for p, label in enumerate(self._columns)  # bounded by the table's width
-                    if label not in declared
-                ],
-                type(self).__name__,
-                leaves_out=False,
-            )
             return df
         if not hasattr(self, "_columns"):
             raise NotFittedError(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
+        fitted: TableReading | None = self.__dict__.get("_reading")
+        if fitted is not None:
+            # by name when fitted on a table and given one; the result is in fitted order
+            return fitted.apply(df, from_table and self._from_table, type(self).__name__)
         return self._align(df, from_table)
 
     def _set_columns(self, df: pd.DataFrame, from_table: bool) -> None:
@@ -365,6 +369,9 @@ class _SemiNaiveNB(BaseNB):
             self.__dict__.pop("feature_names_in_", None)
         declared = set(self.categorical or ())
         unknown = declared - set(self._columns)
+        reading = self.__dict__.get("_reading")
+        if reading is not None:  # calendar features are categories
+            declared.update(reading.calendar_names())
         if unknown:
             raise ParameterError(
                 f"Parameter 'categorical' names column(s) {sorted(map(str, unknown))!r} that "
@@ -623,6 +630,9 @@ class _SemiNaiveNB(BaseNB):
         edges from the survey's ``summary`` (see :meth:`survey_step`) as ``fit`` on all the
         rows would make them; without a survey, numeric columns need ``bin_edges``."""
         self._forget()
+        # No rows to read: every column is modelled as it is (as MixedNB from a survey).
+        self.__dict__.pop("_reading", None)
+        self._choices = None
         self._set_columns(_meta_frame(meta), isinstance(meta, pd.DataFrame))
         self._set_edges(None if summary is None else summary["bins"])
         cat = np.flatnonzero(~self._numeric).tolist()
@@ -687,6 +697,20 @@ class _SemiNaiveNB(BaseNB):
         return {k: v.copy() for k, v in self._edges.items()}
 
     @property
+    def column_choices_(self) -> pd.DataFrame:
+        """How each column of the table fitted on was read (see :mod:`nbayes.columns`):
+        indexed by column, with ``kind``, ``family`` ("binned", "categorical", "calendar"
+        for a timestamp, whose features are categories, "left out" for an identifier) and
+        ``why``. Known after fitting on a DataFrame, and kept in model files."""
+        choices = self.__dict__.get("_choices")
+        if not choices:
+            raise NotFittedError(
+                f"This {type(self).__name__} has no column choices: they are made when it is "
+                "fitted on a DataFrame (an array's columns are modelled as they are)."
+            )
+        return choices_table(choices)
+
+    @property
     def categories_(self) -> dict:
         """Categories of each categorical column, in code order (column label -> array)."""
         check_is_fitted(self, "stats_")
@@ -740,7 +764,9 @@ class _SemiNaiveNB(BaseNB):
             The rows to explain (a few at a time: memory is n_samples x n_classes x
             n_features).
         feature_names : array-like of shape (n_features,), optional
-            Names of the input columns; by default ``feature_names_in_`` or ``x0, x1, ...``.
+            Names of the input columns (of the table fitted on: a left-out identifier's is
+            skipped, a date column's names its calendar features, ``"W.month"``); by
+            default ``feature_names_in_`` or ``x0, x1, ...``.
 
         Returns
         -------
@@ -758,9 +784,7 @@ class _SemiNaiveNB(BaseNB):
         """
         predicted = pd.Index(self.classes_).get_indexer(self.predict(X))
         df = self._validate_X(X, reset=False)
-        names = np.asarray(
-            self._column_labels() if feature_names is None else feature_names, dtype=str
-        )
+        names = np.asarray(self._explained_names(feature_names), dtype=str)
         jll, terms, given = self._terms(df, self._codes(df, "score"), names)
         scores = jll.copy()
         rows = np.arange(len(predicted))
@@ -776,6 +800,21 @@ class _SemiNaiveNB(BaseNB):
             runner_up=runner_up,
             given=given,
         )
+
+    def _explained_names(self, feature_names) -> list:
+        """The name of every modelled column: ``feature_names`` (one per column of the table
+        fitted on: a left-out identifier's name is skipped, a date column's gives its
+        calendar features' names) or the fitted labels."""
+        if feature_names is None:
+            return self._column_labels()
+        names = [str(n) for n in np.asarray(feature_names, dtype=str).ravel()]
+        reading = self.__dict__.get("_reading")
+        width = len(self._columns) if reading is None else len(reading.labels)
+        if np.ndim(feature_names) != 1 or len(names) != width:
+            raise ParameterError(
+                f"feature_names must have one name per input column ({width}); got {len(names)}."
+            )
+        return names if reading is None else reading.renamed(names)
 
     def _terms(self, df: pd.DataFrame, codes: np.ndarray, names: np.ndarray) -> tuple:
         """(log P(y, x) (rows, C), terms (rows, C, d) adding up to it less the log prior,
@@ -839,7 +878,19 @@ class _SemiNaiveNB(BaseNB):
             "numeric": self._numeric.copy(),
             "vocabulary": self._layout.vocabulary_state()[0],
             "edges": [self._edges[self._columns[p]] for p in np.flatnonzero(self._numeric)],
+            **self._reading_state(),
         }
+
+    def _reading_state(self) -> dict:
+        """The table reading and the choices table, for model files (none when the model
+        takes its columns as given: files as before)."""
+        out = {}
+        reading = self.__dict__.get("_reading")
+        if reading is not None:
+            out["reading"] = reading.state()
+        if self.__dict__.get("_choices"):
+            out["choices"] = choices_state(self._choices)
+        return out
 
     def get_state(self) -> dict:
         """The fitted state as plain data (see :meth:`BaseNB.get_state`); ``statistics`` are
@@ -859,6 +910,13 @@ class _SemiNaiveNB(BaseNB):
             e.ndim != 1 or np.any(np.diff(e) <= 0) for e in edges
         ):
             raise ValueError("the numeric columns' bin edges are inconsistent.")
+        reading: TableReading | None = None
+        if "reading" in layout:
+            reading = TableReading.from_state(layout["reading"])
+            if reading.names() != columns:
+                raise ValueError("the table reading does not give the model's columns.")
+        self._reading = reading
+        self._choices = choices_from_state(layout.get("choices"))
         self._columns, self._from_table = columns, bool(layout["from_table"])
         self._numeric = numeric
         self._layout = self._new_layout()
@@ -976,7 +1034,12 @@ _COMMON_DOC = """
         ``partial_fit`` (``fit``, ``nbayes.dask.fit`` and ``nbayes train`` find them from
         all the rows).
     categorical : list, optional
-        Columns to treat as categories although they hold numbers.
+        Columns to treat as categories although they hold numbers. A DataFrame is read by
+        the typology of :mod:`nbayes.columns`, as ``MixedNB(columns="auto")`` reads it:
+        identifiers are left out (with one ColumnWarning) and timestamps become calendar
+        features (``"when.month"``, categories); a column named here is not read so, which
+        keeps an identifier, or dates as their written values. The choices are in
+        ``column_choices_``; arrays are modelled as they are.
     fit_prior : bool, default=True
     class_prior : array-like of shape (n_classes,), optional
     prior_alpha : float, default=0.0
@@ -1375,6 +1438,11 @@ class JointBayes(_SemiNaiveNB):
         if self.backoff is not None:
             if not hasattr(self, "backoff_"):
                 self.backoff_ = clone(self.backoff)
+                reading = self.__dict__.get("_reading")
+                if "categorical" in self.backoff_.get_params() and reading is not None:
+                    # The calendar features of this model's table are categories there too.
+                    own = list(self.backoff_.get_params()["categorical"] or [])
+                    self.backoff_.set_params(categorical=own + reading.calendar_names())
                 if "bin_edges" in self.backoff_.get_params() and self._edges:
                     # A semi-naive backoff learns batch by batch too, so it cuts numeric
                     # columns at this model's edges (those it was not given itself).

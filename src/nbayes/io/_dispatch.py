@@ -191,6 +191,8 @@ def dump_mixed(state: dict) -> tuple[dict, dict]:
     if layout.get("calendar"):
         meta["mixed"]["version"] = 2
         meta["mixed"]["calendar"] = layout["calendar"]
+    if layout.get("choices") is not None:  # the choices table (older files lack it)
+        meta["mixed"]["choices"] = plain.to_jsonable(layout["choices"], "column choices")
     return meta, arrays
 
 
@@ -250,6 +252,8 @@ def load_mixed(meta: dict, arrays: dict) -> dict:
         "vocabularies": vocabularies,
         "calendar": calendar,
     }
+    if "choices" in layout:
+        state["layout"]["choices"] = plain.from_jsonable(layout["choices"], "column choices")
     return state
 
 
@@ -326,8 +330,10 @@ def _check_vectorizer(vec) -> None:
         ) from None
 
 
-#: Version of the semi-naive models' column layout inside the format-1 ``state``.
+#: Version of the semi-naive models' column layout inside the format-1 ``state``; 2 adds
+#: the table reading (identifiers left out, calendar features).
 SEMINAIVE_LAYOUT_VERSION = 1
+SEMINAIVE_LAYOUT_VERSIONS = (1, 2)
 
 
 def dump_seminaive(state: dict) -> tuple[dict, dict]:
@@ -354,6 +360,12 @@ def dump_seminaive(state: dict) -> tuple[dict, dict]:
             "order": max(int(k[1:]) for k in state["statistics"] if k[1:].isdigit()),
         },
     }
+    kept: dict = meta["seminaive"]  # type: ignore[assignment]
+    for key in ("reading", "choices"):  # how a table was read (see estimators/_table_reading)
+        if layout.get(key) is not None:
+            kept[key] = plain.to_jsonable(layout[key], f"the table's {key}")
+    if layout.get("reading") is not None:
+        kept["version"] = 2  # a reader of version 1 would model other columns
     if state.get("backoff") is not None:  # JointBayes' fitted backoff model, under backoff/
         name = type(state["params"]["backoff"]).__name__
         inner_meta, inner_arrays = KINDS[name][0](state["backoff"])
@@ -379,7 +391,7 @@ def _load_backoff(meta: dict, arrays: dict) -> dict | None:
 
 def load_seminaive(meta: dict, arrays: dict) -> dict:
     layout = meta.get("seminaive") if isinstance(meta, dict) else None
-    if not isinstance(layout, dict) or layout.get("version") != SEMINAIVE_LAYOUT_VERSION:
+    if not isinstance(layout, dict) or layout.get("version") not in SEMINAIVE_LAYOUT_VERSIONS:
         raise ModelFormatError(
             "Model file: the semi-naive model's column layout is missing or of a version this "
             f"nbayes does not read (reads {SEMINAIVE_LAYOUT_VERSION})."
@@ -424,6 +436,11 @@ def load_seminaive(meta: dict, arrays: dict) -> dict:
                 layout.get("vocabulary"), arrays, "vocabulary/", "the category vocabulary"
             ),
             "edges": [plain.take(arrays, f"edges/{i}", kinds="f", ndim=1) for i in range(n_edges)],
+            **{
+                key: plain.from_jsonable(layout[key], f"the table's {key}")
+                for key in ("reading", "choices")
+                if key in layout and (key != "reading" or layout.get("version") == 2)
+            },
         },
         **({} if backoff is None else {"backoff": backoff}),
     }
