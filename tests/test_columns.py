@@ -120,6 +120,10 @@ def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
     codes = pd.Series(RNG.choice(np.arange(61382, 75440), 80, replace=False))
     assert kind(codes, "distcod") == kind(codes, "docno") == kind(codes, "PID") == "identifier"
     assert kind(codes, "income") == "number"
+    # A code's ending as a word of its own, not the end of an ordinary word.
+    assert kind(codes, "case_no") == kind(codes, "DocNum") == "identifier"
+    for measure in ("casino", "maximum", "premium", "sodium", "Volcano"):
+        assert kind(codes, measure) == "number", measure
     # pscl/ca2006's district: 37 whole numbers of 1..53, distinct.
     assert kind(RNG.choice(np.arange(1, 54), 37, replace=False), "district") == "identifier"
     # geepack/koch's row names 17.1, 17.2 ...; psych/msq's subjects 6.1, 6.2 ... repeated.

@@ -118,10 +118,37 @@ ID_DENSITY = 0.5
 #: dashes and underscores.
 ID_NAMES = frozenset({"", "id", "rownames", "rowname", "index", "rowid", "rownumber", "row"})
 #: Names of a code that identifies a row (compared as :data:`ID_NAMES`): short forms of an
-#: identifier (``PID``), and endings of a number's or a code's name (``docno``, ``distcod``,
-#: ``case_nr``) on names longer than four letters.
+#: identifier (``PID``), and endings of a number's or a code's name (``distcod``, ``case_nr``)
+#: on names longer than four letters.
 CODE_NAMES = frozenset({"pid", "uid", "sid", "cid", "fid", "gid", "oid", "uuid", "guid"})
-CODE_ENDINGS = ("no", "nr", "num", "cod", "code")
+CODE_ENDINGS = ("nr", "cod", "code")
+#: Endings that are also the end of ordinary words (``casino``, ``maximum``): a code's name only
+#: after a separator or a capital (``case_no``, ``DocNum``) or after a word of
+#: :data:`CODE_STEMS` (``docno``).
+WORD_ENDINGS = ("no", "num")
+CODE_STEMS = frozenset(
+    {
+        "doc",
+        "case",
+        "row",
+        "id",
+        "serial",
+        "item",
+        "order",
+        "record",
+        "ticket",
+        "invoice",
+        "account",
+        "patient",
+        "subject",
+        "sample",
+        "file",
+        "ref",
+        "seq",
+        "obs",
+        "unit",
+    }
+)
 #: Share of a sample that must parse under one date format for the column to be dates.
 DATE_SHARE = 0.95
 #: Written date forms tried, in this order (``ISO8601`` takes every ISO form pandas knows).
@@ -533,10 +560,21 @@ def looks_like_index_name(name) -> bool:
 
 
 def looks_like_code_name(name) -> bool:
-    """Whether a column name is that of a code: :data:`CODE_NAMES`, or a name of more than
-    four letters ending in one of :data:`CODE_ENDINGS`."""
+    """Whether a column name is that of a code: :data:`CODE_NAMES`, a name of more than four
+    letters ending in one of :data:`CODE_ENDINGS`, or one of :data:`WORD_ENDINGS` as a word
+    of its own (see there)."""
     key = _name_key(name)
-    return key in CODE_NAMES or (len(key) > 4 and key.endswith(CODE_ENDINGS))
+    if key in CODE_NAMES or (len(key) > 4 and key.endswith(CODE_ENDINGS)):
+        return True
+    for ending in WORD_ENDINGS:
+        if len(key) > len(ending) + 1 and key.endswith(ending):
+            text = str(name)
+            apart = re.search(rf"[\s._-]{ending}$", text, re.I) or text.endswith(
+                ending.capitalize()
+            )
+            if apart or key[: -len(ending)] in CODE_STEMS:
+                return True
+    return False
 
 
 def _row_names(name, values: pd.Series) -> bool:
