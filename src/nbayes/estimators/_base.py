@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from .. import _engine as engine
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc, shared_parameters
+from .._params import check_params
 from .._validation import row_offset, show
 from ..distributions import Family, Labels
 from ..distributions._arrays import compressed_view
@@ -422,6 +423,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.classes_.tolist(), model.class_count_.tolist()
         (['a', 'b'], [2.0, 1.0])
         """
+        check_params(self)
         for attr in ("classes_", "stats_", PENDING):
             self.__dict__.pop(attr, None)
         self.__dict__.pop("_cv_chosen", None)
@@ -545,6 +547,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.partial_fit([[0, 3]], ["b"]).class_count_.tolist()
         [2.0, 1.0]
         """
+        check_params(self)
         first = not hasattr(self, "classes_")
         if first and classes is None:
             raise ParameterError(
@@ -729,6 +732,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
         ['a']
         """
+        check_params(self)
         self._forget()
         if isinstance(meta, (int, np.integer)):
             self.n_features_in_ = int(meta)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import warnings
 from functools import partial
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
 from .._docstrings import shared_parameters
+from .._params import Interval, StrOptions, check_params
 from .._validation import user_stacklevel
 from ..columns import Calendar, ColumnReading, choices_table, read_column, warn_of
 from ..distributions import REGISTRY, Family, make_family
@@ -25,6 +28,7 @@ from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterErro
 from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
+from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING
 from ._encoding import as_frame, infer_family
 from ._protocol import SurveyStep
 from ._survey import survey_columns
@@ -172,6 +176,24 @@ class MixedNB(BaseNB):
     #: The fitted table's column labels, then the labels of its calendar features.
     _columns: list
 
+    _parameter_constraints: ClassVar[dict] = {
+        "columns": [StrOptions({"auto"}), list, tuple],
+        "remainder": [StrOptions(set(REMAINDER))],
+        "missing": [StrOptions(set(MISSING_POLICIES))],
+        "unseen": [StrOptions(set(UNSEEN))],
+        "max_int_categories": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        **SMOOTHING,
+        "var_smoothing": [Real, StrOptions({"auto", "cv"})],
+        **CLASS_PRIOR,
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "alpha": ALPHA_MESSAGE,
+        "columns": (
+            "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
+            "[('gaussian', ['age']), ('categorical', ['city'])]; got {value}."
+        ),
+    }
+
     def __init__(
         self,
         columns="auto",
@@ -200,24 +222,6 @@ class MixedNB(BaseNB):
         self.prior_alpha = prior_alpha
 
     # -- parameters and column groups --------------------------------------------------------
-    def _check_params(self) -> None:
-        for name, allowed in (
-            ("missing", MISSING_POLICIES),
-            ("unseen", UNSEEN),
-            ("remainder", REMAINDER),
-        ):
-            if getattr(self, name) not in allowed:
-                raise ParameterError(
-                    f"Parameter {name!r} must be one of {allowed}; got {getattr(self, name)!r}."
-                )
-        if not (isinstance(self.columns, str) and self.columns == "auto") and not isinstance(
-            self.columns, (list, tuple)
-        ):
-            raise ParameterError(
-                "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
-                f"[('gaussian', ['age']), ('categorical', ['city'])]; got {self.columns!r}."
-            )
-
     @property
     def _family_missing(self) -> str:
         return "error" if self.missing == "error" else "ignore"
@@ -279,11 +283,6 @@ class MixedNB(BaseNB):
         limit = self.max_int_categories
         if isinstance(limit, str) and limit == "auto":
             return max(20, int(np.sqrt(n_rows)))
-        if not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0:
-            raise ParameterError(
-                "Parameter 'max_int_categories' must be 'auto' or a non-negative integer; got "
-                f"{self.max_int_categories!r}."
-            )
         return int(limit)
 
     def _infer(self, df: pd.DataFrame, positions: np.ndarray, survey=None) -> list[ColumnReading]:
@@ -442,7 +441,6 @@ class MixedNB(BaseNB):
 
     # -- BaseNB hooks ---------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
-        self._check_params()
         from_table = isinstance(X, pd.DataFrame) or hasattr(X, "schema")
         df = as_frame(X)
         if reset:
@@ -524,8 +522,8 @@ class MixedNB(BaseNB):
                     partial(_survey.merge_surveys, capped, cap),
                 )
         rows, n_unique, found = self._survey_counts(meta, summary)
+        check_params(self)
         probe = clone(self)
-        probe._check_params()
         probe._set_columns(meta.columns, from_table=True)
         probe._resolve_groups(meta, survey=(rows, n_unique))
         lacking = [
@@ -549,8 +547,8 @@ class MixedNB(BaseNB):
         rows needed) and the survey's summary (see :meth:`survey_step`): groups and category
         codes come out exactly as ``fit`` on all the rows would make them."""
         meta = self._table_meta(meta)
+        check_params(self)
         self._forget()
-        self._check_params()
         self._set_columns(meta.columns, from_table=True)
         rows, n_unique, found = self._survey_counts(meta, summary)
         self._resolve_groups(meta, survey=(rows, n_unique))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import warnings
 from functools import partial
 from itertools import pairwise
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -18,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _engine as engine
 from .._docstrings import shared_parameters
+from .._params import Interval, StrOptions
 from .._validation import user_stacklevel
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
 from ..distributions.categorical import expand, offsets_of
@@ -25,6 +28,7 @@ from ..exceptions import ParameterError
 from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
+from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING, THRESHOLD
 from ._protocol import SurveyStep
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
@@ -71,6 +75,14 @@ class _DiscreteNB(BaseNB):
     """Common parameters of the smoothed discrete presets."""
 
     _finalize_only = _DISCRETE_FINALIZE
+    _parameter_constraints: ClassVar[dict] = {
+        **SMOOTHING,
+        "force_alpha": ["boolean"],
+        **CLASS_PRIOR,
+        "missing": [StrOptions({"error", "ignore"})],
+        **THRESHOLD,
+    }
+    _parameter_messages: ClassVar[dict] = {"alpha": ALPHA_MESSAGE}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -172,6 +184,19 @@ class GaussianNB(BaseNB):
     [1]
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "priors": ["array-like", None],
+        "var_smoothing": [Real, StrOptions({"auto", "cv"})],
+        "prior_alpha": CLASS_PRIOR["prior_alpha"],
+        "missing": [StrOptions({"error", "ignore"})],
+        "var_pooling": [StrOptions({"per_class", "shared"})],
+        "estimate": [StrOptions({"mle", "posterior_predictive"})],
+        "mean_prior": [Real, "array-like", None],
+        "mean_prior_count": [Interval(Real, 0, None, closed="neither")],
+        "var_prior": [Real, "array-like", None],
+        "var_prior_count": [Interval(Real, 0, None, closed="neither")],
+        **THRESHOLD,
+    }
     _finalize_only = frozenset(
         {
             "priors",
@@ -297,6 +322,11 @@ class BernoulliNB(_DiscreteNB):
     >>> BernoulliNB().fit(X, y).predict([[1, 0, 0]]).tolist()
     ['spam']
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "binarize": [Real, None],
+    }
 
     def __init__(
         self,
@@ -454,6 +484,10 @@ class ComplementNB(MultinomialNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"norm"}
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "norm": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -538,6 +572,10 @@ class PoissonNB(_DiscreteNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"beta"}
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "beta": [Interval(Real, 0, None, closed="left")],
+    }
 
     def __init__(
         self,
@@ -657,6 +695,12 @@ class CategoricalNB(_DiscreteNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"min_categories", "unseen"}
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "min_categories": [Interval(Integral, 1, None, closed="left"), "array-like", None],
+        "missing": [StrOptions({"error", "ignore", "category"})],
+        "unseen": [StrOptions({"error", "ignore", "smooth"})],
+    }
 
     def __init__(
         self,

@@ -29,6 +29,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from functools import partial
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -39,6 +41,7 @@ from .. import _engine as engine
 from .._discretise import mdl_edges as mdl_edges  # public here, where it is documented
 from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
+from .._params import HasMethods, Interval, Options, StrOptions, check_params
 from .._validation import show
 from ..columns import read_column, warn_of
 from ..distributions import Binned
@@ -48,6 +51,7 @@ from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts, _explain, aode, joint, network
 from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
 from ._columns import ColumnLayout
+from ._constraints import CLASS_PRIOR, SMOOTHING, fixed_alpha_message
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
 from ._protocol import Mode, SurveyStep
@@ -235,6 +239,28 @@ class _SemiNaiveNB(BaseNB):
     #: No feature families: the model logic lives in :mod:`nbayes.seminaive`.
     families_: tuple = ()
 
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real, "array-like"],
+        "estimate": SMOOTHING["estimate"],
+        "missing": [StrOptions(set(MISSING))],
+        "binning": [StrOptions(set(BINNINGS)), Binned],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "bin_edges": [dict, None],
+        "categorical": ["array-like", None],
+        **CLASS_PRIOR,
+        "max_table_bytes": [Interval(Integral, 1, None, closed="left")],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "alpha": fixed_alpha_message,
+        "binning": (
+            f"Parameter 'binning' must be one of {BINNINGS} or a "
+            "nbayes.distributions.Binned family; got {value}."
+        ),
+        "bin_edges": (
+            "Parameter 'bin_edges' must be None or a dict {{column: increasing edges}}; got {kind}."
+        ),
+    }
+
     #: Highest order of count tables the model needs (2: pairs, 3: triples).
     def _order(self) -> int:
         raise NotImplementedError
@@ -280,40 +306,8 @@ class _SemiNaiveNB(BaseNB):
         params = super().get_params(deep=deep)
         return {k: v for k, v in params.items() if not k.startswith("binning__")}
 
-    def _check_common(self) -> None:
-        if (
-            not isinstance(self.n_bins, (int, np.integer))
-            or isinstance(self.n_bins, bool)
-            or self.n_bins < 1
-        ):
-            raise ParameterError(
-                f"Parameter 'n_bins' must be an integer >= 1; got {self.n_bins!r}."
-            )
-        if self.missing not in MISSING:
-            raise ParameterError(
-                f"Parameter 'missing' must be one of {MISSING}; got {self.missing!r}."
-            )
-        if not isinstance(self.binning, Binned) and (
-            not isinstance(self.binning, str) or self.binning not in BINNINGS
-        ):
-            raise ParameterError(
-                f"Parameter 'binning' must be one of {BINNINGS} or a "
-                f"nbayes.distributions.Binned family; got {self.binning!r}."
-            )
-        if self.bin_edges is not None and not isinstance(self.bin_edges, dict):
-            raise ParameterError(
-                "Parameter 'bin_edges' must be None or a dict {column: increasing edges}; got "
-                f"{type(self.bin_edges).__name__}."
-            )
-        if not isinstance(self.max_table_bytes, (int, np.integer)) or self.max_table_bytes < 1:
-            raise ParameterError(
-                f"Parameter 'max_table_bytes' must be a positive integer; got "
-                f"{self.max_table_bytes!r}."
-            )
-
     # -- columns -------------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
-        self._check_common()
         from_table = isinstance(X, pd.DataFrame) or hasattr(X, "schema")
         df = as_frame(X, type(self).__name__)
         if reset:
@@ -523,6 +517,7 @@ class _SemiNaiveNB(BaseNB):
         >>> model.classes_.tolist(), model.class_count_.tolist()
         ([0, 1], [2.0, 2.0])
         """
+        check_params(self)
         for attr in ("classes_", "stats_", "backoff_"):  # a refit starts afresh
             self.__dict__.pop(attr, None)
         df = self._validate_X(X, reset=True)
@@ -595,9 +590,9 @@ class _SemiNaiveNB(BaseNB):
         ``fit``); None when nothing needs surveying."""
         if summary is not None:
             return None
+        check_params(self)
         probe = clone(self)
         frame = _meta_frame(meta)
-        probe._check_common()
         probe._set_columns(frame, isinstance(meta, pd.DataFrame))
         numeric = probe._unbinned()
         categorical = [probe._columns[p] for p in np.flatnonzero(~probe._numeric)]
@@ -615,6 +610,7 @@ class _SemiNaiveNB(BaseNB):
         ``meta`` (a DataFrame with no rows, or the number of columns), category codes and bin
         edges from the survey's ``summary`` (see :meth:`survey_step`) as ``fit`` on all the
         rows would make them; without a survey, numeric columns need ``bin_edges``."""
+        check_params(self)
         self._forget()
         self._set_columns(_meta_frame(meta), isinstance(meta, pd.DataFrame))
         self._set_edges(None if summary is None else summary["bins"])
@@ -1017,6 +1013,17 @@ class AODE(_SemiNaiveNB):
     """
     )
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_constraints,
+        "n": [Options(Integral, {1, 2})],
+        # inf: no parent qualifies, which is naive Bayes
+        "min_parent_count": [Interval(Real, 0, np.inf, closed="both")],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_messages,
+        "n": "Parameter 'n' must be 1 (AODE) or 2 (A2DE); got {value}.",
+    }
+
     def __init__(
         self,
         n=1,
@@ -1049,16 +1056,10 @@ class AODE(_SemiNaiveNB):
         self.max_table_bytes = max_table_bytes
 
     def _order(self) -> int:
-        if self.n not in (1, 2) or isinstance(self.n, bool):
-            raise ParameterError(f"Parameter 'n' must be 1 (AODE) or 2 (A2DE); got {self.n!r}.")
         return self.n + 1
 
     def _build(self, stats, a):
         m = float(self.min_parent_count)
-        if np.isnan(m) or m < 0:  # inf: no parent qualifies, which is naive Bayes
-            raise ParameterError(
-                f"Parameter 'min_parent_count' must be >= 0; got {self.min_parent_count!r}."
-            )
         # Scoring holds about n + 1 normalisations of every cell of the top table.
         _counts.check_size(
             stats["n_categories"] + 1,
@@ -1214,6 +1215,11 @@ class KDB(_Network):
     """
     )
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_constraints,
+        "k": [Interval(Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         k=2,
@@ -1244,8 +1250,6 @@ class KDB(_Network):
         self.max_table_bytes = max_table_bytes
 
     def _order(self):
-        if not isinstance(self.k, (int, np.integer)) or isinstance(self.k, bool) or self.k < 0:
-            raise ParameterError(f"Parameter 'k' must be an integer >= 0; got {self.k!r}.")
         return min(int(self.k), max(self.n_features_in_ - 1, 0)) + 1
 
     def _k(self):
@@ -1283,6 +1287,19 @@ class JointBayes(_SemiNaiveNB):
     [0, 1, 1, 0]
     """
     )
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_constraints,
+        "min_count": [Interval(Real, 0, None, closed="left")],
+        "backoff": [None, HasMethods(["partial_fit", "predict_joint_log_proba", "explain"])],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_messages,
+        "backoff": (
+            "Parameter 'backoff' must be None (naive Bayes from the same counts) or an nbayes "
+            "estimator such as MixedNB(); got {value}."
+        ),
+    }
 
     def __init__(
         self,
@@ -1351,8 +1368,6 @@ class JointBayes(_SemiNaiveNB):
 
     def _build(self, stats, a):
         m = float(self.min_count)
-        if not np.isfinite(m) or m < 0:
-            raise ParameterError(f"Parameter 'min_count' must be >= 0; got {self.min_count!r}.")
         return {
             "joint": joint.finalize(stats, float(np.mean(a)) if a.size else 1.0, m),
             "naive": aode.finalize_level(stats, 0, a, 1.0),
