@@ -22,7 +22,7 @@ from .._validation import rows_from, spelling_key
 from ..columns import input_column
 from ..exceptions import DataError
 from ._common import format_table, plural, say_warning
-from ._labels import describe, label_codes
+from ._labels import describe, written_label_codes
 from ._models import class_labels, inner, load_plan
 from ._scoring import predicted_codes
 from ._tables import ReadOptions, open_table, read_dtypes
@@ -79,7 +79,7 @@ class Scores:
         """Fold one chunk's true labels and predicted probabilities into the totals."""
         y_true = y_true if isinstance(y_true, pd.Series) else pd.Series(np.asarray(y_true))
         n_classes = len(self.classes)
-        codes = label_codes(y_true, self.classes)
+        codes = written_label_codes(y_true, self.classes)
         unknown = codes < 0
         if unknown.any():  # labels the model never saw: counted as errors, matrix grows
             spelled = y_true[unknown].astype(str).to_numpy(dtype=object)
@@ -268,7 +268,7 @@ def misleading_columns(the_plan, kept: list) -> list[dict]:
     n_rows = max(100, min(BLAME_ROWS, BLAME_CELLS // max(n_classes * n_features, 1)))
     inputs = pd.concat([k[0] for k in kept], ignore_index=True).iloc[:n_rows]
     y = pd.concat([k[1] for k in kept], ignore_index=True).iloc[:n_rows]
-    codes = label_codes(y, np.asarray(est.classes_))
+    codes = written_label_codes(y, np.asarray(est.classes_))
     known = codes >= 0
     if not known.any():
         return []
