@@ -48,7 +48,7 @@ from ..distributions import Binned
 from ..distributions._estimates import check_alpha, pseudo_count
 from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
 from ..exceptions import DataError, NotFittedError, ParameterError
-from ..seminaive import _counts, _explain, aode, joint, network
+from ..seminaive import _counts, _feature_terms, aode, joint, network
 from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
 from ._columns import ColumnLayout
 from ._constraints import CLASS_PRIOR, SMOOTHING, fixed_alpha_message
@@ -1076,11 +1076,11 @@ class AODE(_SemiNaiveNB):
 
     def _terms(self, df, codes, names):
         # Each feature's factors averaged over the qualifying super-parents with their
-        # share of the average (see nbayes.seminaive._explain); ``given`` lists the
+        # share of the average (see nbayes.seminaive._feature_terms); ``given`` lists the
         # super-parents used in the row.
         prior = self.class_log_prior_
-        terms, parents = _explain.aode_terms(codes, self.tables_["levels"], prior)
-        return prior + terms.sum(axis=2), terms, _explain.given_text(parents, names)
+        terms, parents = _feature_terms.aode_terms(codes, self.tables_["levels"], prior)
+        return prior + terms.sum(axis=2), terms, _feature_terms.given_text(parents, names)
 
 
 class _Network(_SemiNaiveNB):
@@ -1114,7 +1114,7 @@ class _Network(_SemiNaiveNB):
         parents = np.zeros((1, d, d), dtype=bool)
         for j, pa in enumerate(net["parents"]):  # bounded by the features
             parents[0, j, list(pa)] = True
-        given = _explain.given_text(parents, names)
+        given = _feature_terms.given_text(parents, names)
         return jll, terms, np.broadcast_to(given, codes.shape)
 
 
@@ -1414,14 +1414,14 @@ class JointBayes(_SemiNaiveNB):
         terms = np.zeros((len(codes), prior.size, d))
         given = np.empty(codes.shape, dtype=object)
         a = pseudo_count(check_alpha(self.alpha, d, self.estimate), self.estimate)
-        terms[own] = _explain.joint_terms(
+        terms[own] = _feature_terms.joint_terms(
             codes[own], self.stats_, float(np.mean(a)) if a.size else 1.0, prior, jll[own]
         )
         earlier = np.tril(np.ones((d, d), dtype=bool), -1)[None]
-        given[own] = _explain.given_text(earlier, names)
+        given[own] = _feature_terms.given_text(earlier, names)
         rest = np.flatnonzero(~own)
         if rest.size and self.backoff is None:
-            naive, _ = _explain.aode_terms(codes[rest], [self.tables_["naive"]], prior)
+            naive, _ = _feature_terms.aode_terms(codes[rest], [self.tables_["naive"]], prior)
             terms[rest], given[rest] = naive, ""
         elif rest.size:
             ex = self.backoff_.explain(df.iloc[rest], feature_names=names)
