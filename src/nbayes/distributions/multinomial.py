@@ -299,9 +299,9 @@ class Multinomial(Family):
         with np.errstate(divide="ignore", invalid="ignore"):
             log_totals = np.log(totals).ravel()
             # Whole counts go to the compiled loop where it is built: it looks the logarithms
-            # of every cell up in one pass, faster than the passes below (Enron's search: 26
-            # against 37 ms of CPU). Other sums (TF-IDF) have no table to look up: there the
-            # cells without a count are what costs nothing.
+            # of every cell up in one pass, faster than the passes below. Other sums (TF-IDF)
+            # have no table to look up: there the cells without a count are what costs
+            # nothing.
             log1p_cells = compiled is None or not _looks_whole(counts)
             if scalar and (a > 0).all() and log1p_cells:  # zero cells cost nothing
                 weights_t, per_count = _stacked_log1p_cells(counts, columns, a[:, 0], log_totals)
