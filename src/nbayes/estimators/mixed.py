@@ -625,9 +625,6 @@ class MixedNB(BaseNB):
         self._layout, groups = self._layout.restricted(stats["groups"])
         return {**stats, "groups": groups}
 
-    def _label(self, p: int) -> str:
-        return f"column {self._columns[p]!r} (index {p})"
-
     def _blocks(self, df: pd.DataFrame, mode="score", counted=None) -> list:
         layout = self._layout
         blocks = []

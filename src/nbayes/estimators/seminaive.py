@@ -56,7 +56,6 @@ from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
 from ._protocol import Mode, SurveyStep
 
-STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency;
 #: a :class:`~nbayes.distributions.Binned` family instance is accepted too (see ``binning``).
 BINNINGS = ("mdl", "quantile")
