@@ -27,13 +27,12 @@ from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
 from . import _survey
 from ._base import BaseNB
-from ._columns import ColumnLayout
+from ._columns import MISSING_POLICIES, ColumnLayout
 from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING
 from ._encoding import as_frame, infer_family
 from ._protocol import SurveyStep
 from ._survey import survey_columns
 
-MISSING_POLICIES = ("error", "ignore", "category")
 REMAINDER = ("auto", "drop", "error")
 
 
