@@ -49,3 +49,10 @@ def fixed_alpha_message(value) -> str:
             "estimators); compare values with sklearn.model_selection.GridSearchCV."
         )
     return text
+
+
+#: ``var_smoothing`` in words, for the models that can choose it by cross-validation.
+VAR_SMOOTHING_MESSAGE = (
+    "Parameter 'var_smoothing' must be a non-negative number or 'auto' ('cv': chosen by "
+    "cross-validation); got {value}."
+)

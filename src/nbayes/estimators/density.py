@@ -96,7 +96,12 @@ class DensityNB(BaseNB):
         "prior_alpha": CLASS_PRIOR["prior_alpha"],
         "missing": [StrOptions({"error", "ignore"})],
     }
-    _parameter_messages: ClassVar[dict] = {"alpha": fixed_alpha_message}
+    _parameter_messages: ClassVar[dict] = {
+        "alpha": fixed_alpha_message,
+        "var_smoothing": (
+            "Parameter 'var_smoothing' must be a non-negative number or 'auto'; got {value}."
+        ),
+    }
 
     def __init__(
         self,

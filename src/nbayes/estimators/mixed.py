@@ -28,7 +28,7 @@ from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterErro
 from . import _survey
 from ._base import BaseNB
 from ._columns import MISSING_POLICIES, ColumnLayout
-from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING
+from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING, VAR_SMOOTHING_MESSAGE
 from ._encoding import as_frame, infer_family
 from ._protocol import SurveyStep
 from ._survey import survey_columns
@@ -187,6 +187,7 @@ class MixedNB(BaseNB):
     }
     _parameter_messages: ClassVar[dict] = {
         "alpha": ALPHA_MESSAGE,
+        "var_smoothing": VAR_SMOOTHING_MESSAGE,
         "columns": (
             "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
             "[('gaussian', ['age']), ('categorical', ['city'])]; got {value}."

@@ -28,7 +28,13 @@ from ..exceptions import ParameterError
 from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
-from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING, THRESHOLD
+from ._constraints import (
+    ALPHA_MESSAGE,
+    CLASS_PRIOR,
+    SMOOTHING,
+    THRESHOLD,
+    VAR_SMOOTHING_MESSAGE,
+)
 from ._protocol import SurveyStep
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
@@ -196,6 +202,16 @@ class GaussianNB(BaseNB):
         "var_prior": [Real, "array-like", None],
         "var_prior_count": [Interval(Real, 0, None, closed="neither")],
         **THRESHOLD,
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "var_smoothing": VAR_SMOOTHING_MESSAGE,
+        "estimate": "GaussianNB supports estimate in ('mle', 'posterior_predictive'); got {value}.",
+        "mean_prior_count": (
+            "Parameter 'mean_prior_count' must be positive (prior observations); got {value}."
+        ),
+        "var_prior_count": (
+            "Parameter 'var_prior_count' must be positive (prior observations); got {value}."
+        ),
     }
     _finalize_only = frozenset(
         {
