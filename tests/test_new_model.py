@@ -12,12 +12,16 @@ imported, as is the parser's list of choices: the command is reached through its
 
 from __future__ import annotations
 
+from numbers import Real
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import nbayes
 from nbayes import base
+from nbayes._params import Interval
 from nbayes.cli import _models
 from nbayes.cli import train as train_module
 from nbayes.cli.train import train
@@ -37,6 +41,7 @@ class PresenceNB(BaseNB):
     """
 
     _finalize_only = frozenset({"alpha"})
+    _parameter_constraints: ClassVar[dict] = {"alpha": [Interval(Real, 0, None, closed="left")]}
 
     def __init__(self, *, alpha=1.0):
         self.alpha = alpha

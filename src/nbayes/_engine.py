@@ -437,9 +437,8 @@ def _single_threaded_blas():
     """Context that runs BLAS on one thread, for the scoring products.
 
     Their output has one column per class: too narrow for BLAS threads to pay off, and on a
-    busy machine threads waiting for each other stalled single products for 100 ms and more
-    (a 10k x 50 by 50 x 20 product: 68 ms per call with two threads under load, about 1 ms
-    on one). scikit-learn limits threads the same way where oversubscription hurts.
+    busy machine threads waiting for each other stall single products many times over.
+    scikit-learn limits threads the same way where oversubscription hurts.
     """
     global _BLAS
     from threadpoolctl import ThreadpoolController
@@ -598,9 +597,8 @@ def _normalise_rows(jll: np.ndarray, log: bool) -> int:
 
 def _row_max(a: np.ndarray) -> np.ndarray:
     """Maximum of each row. numpy reduces narrow row-major rows slowly (one inner loop per
-    row), so up to a couple of dozen columns are folded together instead (measured faster up
-    to about 30); the loop is bounded by that count. Class-major rows reduce fast as they
-    are."""
+    row), so up to a couple of dozen columns are folded together instead; the loop is bounded
+    by that count. Class-major rows reduce fast as they are."""
     if a.shape[1] == 0:
         return np.zeros(a.shape[0])
     if a.shape[1] > 24 or not a.flags.c_contiguous:

@@ -17,13 +17,9 @@ from ..exceptions import NBayesError, UnseenCategoryWarning
 class CLIError(NBayesError):
     """A data or runtime problem the command reports without a traceback (exit status 1)."""
 
-    exit_status = 1
-
 
 class UsageError(CLIError, ValueError):
     """Options that do not fit together (exit status 2, like argparse's own errors)."""
-
-    exit_status = 2
 
 
 #: The warnings said by the command now running (each is said once).

@@ -34,28 +34,28 @@ def cv_names(settings) -> list[str]:
     return [p for p in OPTIONS if getattr(settings, p) == "cv"]
 
 
-def start(the_plan, names: list[str]) -> None:
+def start(plan, names: list[str]) -> None:
     """Give the plan's model a number where it was told "cv" (``partial_fit`` cannot choose),
     after checking that the model has each parameter at finalize time."""
-    est = the_plan.estimator
+    est = plan.estimator
     spec = base.inner_model(est)  # not fitted yet: TextNB's configured classifier
     allowed = spec.finalize_params()
     for name in names:  # at most two
         if name not in allowed:
-            raise UsageError(f"{OPTIONS[name]} cv does not apply to --model {the_plan.model}.")
+            raise UsageError(f"{OPTIONS[name]} cv does not apply to --model {plan.model}.")
     values = {p: CV_START[p] for p in names}
     if "alpha" in names and spec.get_params().get("estimate") == "map":
         values["alpha"] = 1.0 + CV_CANDIDATES["alpha"][0]
     spec.set_params(**values)
 
 
-def choose(table, the_plan, target: str, dtypes: dict, names: list[str]) -> dict:
+def choose(table, plan, target: str, dtypes: dict, names: list[str]) -> dict:
     """Choose ``names`` by 5-fold cross-validated log-loss over DATA; the plan's model
     becomes the fitted model with the chosen values. Returns them."""
-    est = the_plan.estimator
+    est = plan.estimator
     model = inner(est)  # a text model's classifier, which counts the word counts
     classes = model.classes_
-    columns = [*the_plan.features, target]
+    columns = [*plan.features, target]
 
     def folds(desc: str):
         """(fold, rows of X, class codes) of every chunk and fold."""
@@ -67,7 +67,7 @@ def choose(table, the_plan, target: str, dtypes: dict, names: list[str]) -> dict
                     f"{table.path}: label {y[unknown]!r} at row {offset + unknown} was not "
                     "in the training pass; the data changed between the passes."
                 )
-            X = the_plan.inputs(chunk, offset, table.path)
+            X = plan.inputs(chunk, offset, table.path)
             if model is not est:
                 X = est.transform(X)
             fold = hash_folds(offset + np.arange(len(chunk)), CV_FOLDS)
@@ -104,11 +104,11 @@ def choose(table, the_plan, target: str, dtypes: dict, names: list[str]) -> dict
                 losses[c] -= log_p[np.arange(c_k.size), c_k].sum()
             rows += c_k.size
         chosen[name] = float(grid[int(np.argmin(losses))])
-        the_plan.notes.append(
+        plan.notes.append(
             f"{OPTIONS[name]} {chosen[name]:.4g}, chosen by {CV_FOLDS}-fold cross-validated "
             f"log-loss ({losses.min() / rows:.4g}) among {grid.size} values from {grid[0]:.3g} "
             f"to {grid[-1]:.3g}"
         )
     prefix = "classifier__" if model is not est else ""
-    the_plan.estimator = est.finalize_with({prefix + k: v for k, v in chosen.items()})
+    plan.estimator = est.finalize_with({prefix + k: v for k, v in chosen.items()})
     return chosen

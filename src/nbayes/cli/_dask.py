@@ -135,11 +135,11 @@ def _in_partition(exc: NBayesError, partition_info) -> NBayesError:
 
 
 def _training_partition(
-    frame: pd.DataFrame, the_plan, target: str, path: str, partition_info=None
+    frame: pd.DataFrame, plan, target: str, path: str, partition_info=None
 ) -> pd.DataFrame:
     """One partition as the estimator's input plus a label column (as ``train`` does)."""
     try:
-        X = the_plan.inputs(frame, 0, path)
+        X = plan.inputs(frame, 0, path)
         y = class_labels(frame[target], 0, path, target)
     except NBayesError as exc:
         raise _in_partition(exc, partition_info) from exc
@@ -165,18 +165,18 @@ def _parse_errors(table: Table):
         ) from None
 
 
-def train_on_cluster(spec: str, table: Table, the_plan, target: str, first: pd.DataFrame) -> int:
-    """Fit ``the_plan.estimator`` on every row of DATA on the cluster; return the row count."""
+def train_on_cluster(spec: str, table: Table, plan, target: str, first: pd.DataFrame) -> int:
+    """Fit ``plan.estimator`` on every row of DATA on the cluster; return the row count."""
     nbdask, _ = dask_modules()
-    columns = [*the_plan.features, target]
+    columns = [*plan.features, target]
     with connect(spec):
-        raw = read_frame(table, columns, the_plan.schema)
-        meta = _training_partition(first[columns].iloc[:0], the_plan, target, table.path)
-        frame = raw.map_partitions(_training_partition, the_plan, target, table.path, meta=meta)
-        est = the_plan.estimator
+        raw = read_frame(table, columns, plan.schema)
+        meta = _training_partition(first[columns].iloc[:0], plan, target, table.path)
+        frame = raw.map_partitions(_training_partition, plan, target, table.path, meta=meta)
+        est = plan.estimator
         with _parse_errors(table):
-            if the_plan.is_text:
-                nbdask.fit(est, frame[the_plan.text_column], frame[LABEL])
+            if plan.is_text:
+                nbdask.fit(est, frame[plan.text_column], frame[LABEL])
             else:
                 nbdask.fit(est, frame, LABEL)
     return round(float(inner(est).class_count_.sum()))
@@ -184,7 +184,7 @@ def train_on_cluster(spec: str, table: Table, the_plan, target: str, first: pd.D
 
 def _em_partition(
     frame: pd.DataFrame,
-    the_plan,
+    plan,
     target: str,
     path: str,
     unlabeled_value: str,
@@ -194,7 +194,7 @@ def _em_partition(
     unlabeled row (label ``unlabeled_value`` or empty), as ``train --unlabeled-value``
     reads it."""
     try:
-        X = the_plan.inputs(frame, 0, path)
+        X = plan.inputs(frame, 0, path)
     except NBayesError as exc:
         raise _in_partition(exc, partition_info) from exc
     labels = frame[target]
@@ -206,22 +206,22 @@ def _em_partition(
 
 
 def em_on_cluster(
-    spec: str, table: Table, the_plan, target: str, first: pd.DataFrame, em, unlabeled_value: str
+    spec: str, table: Table, plan, target: str, first: pd.DataFrame, em, unlabeled_value: str
 ) -> tuple[int, int]:
     """Run the SemiSupervisedNB ``em`` over every row of DATA on the cluster, one distributed
     pass per iteration; return the row count and the unlabeled row count."""
     import dask
 
     nbdask, _ = dask_modules()
-    columns = [*the_plan.features, target]
+    columns = [*plan.features, target]
     with connect(spec):
-        raw = read_frame(table, columns, the_plan.schema)
-        args = (the_plan, target, table.path, unlabeled_value)
+        raw = read_frame(table, columns, plan.schema)
+        args = (plan, target, table.path, unlabeled_value)
         meta = _em_partition(first[columns].iloc[:0], *args)
         frame = raw.map_partitions(_em_partition, *args, meta=meta)
         with _parse_errors(table):
-            if the_plan.is_text:
-                nbdask.fit_semisupervised(em, frame[the_plan.text_column], frame[LABEL])
+            if plan.is_text:
+                nbdask.fit_semisupervised(em, frame[plan.text_column], frame[LABEL])
             else:
                 nbdask.fit_semisupervised(em, frame, LABEL)
             rows, unlabeled = dask.compute(frame.shape[0], frame[LABEL].isna().sum())
@@ -231,7 +231,7 @@ def em_on_cluster(
 def _predicted(
     frame: pd.DataFrame,
     model,
-    the_plan,
+    plan,
     keep: tuple,
     proba: bool,
     path: str,
@@ -239,7 +239,7 @@ def _predicted(
     partition_info=None,
 ) -> pd.DataFrame:
     try:
-        return predict_chunk(model, the_plan, frame, 0, path, keep, proba, threshold)
+        return predict_chunk(model, plan, frame, 0, path, keep, proba, threshold)
     except NBayesError as exc:
         raise _in_partition(exc, partition_info) from exc
 
@@ -257,7 +257,7 @@ def _predict_meta(raw_meta: pd.DataFrame, keep: tuple, classes, proba: bool) -> 
 def predict_on_cluster(
     spec: str,
     table: Table,
-    the_plan,
+    plan,
     columns: list[str],
     keep: tuple,
     proba: bool,
@@ -269,12 +269,12 @@ def predict_on_cluster(
 
     dask_modules()
     with connect(spec) as client:
-        raw = read_frame(table, columns, the_plan.schema)
-        est = the_plan.estimator
+        raw = read_frame(table, columns, plan.schema)
+        est = plan.estimator
         model = dask.delayed(est)  # shipped once per worker, not with every task
         meta = _predict_meta(raw._meta, keep, est.classes_, proba)
         out = raw.map_partitions(
-            _predicted, model, the_plan, keep, proba, table.path, threshold, meta=meta
+            _predicted, model, plan, keep, proba, table.path, threshold, meta=meta
         )
         rows = 0
         # Partitions run in parallel; each result is written, in order, as soon as it and

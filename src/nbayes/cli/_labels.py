@@ -9,8 +9,8 @@ labels such as ``01`` or ``N/A`` stay strings. Integer classes then sort numeric
 model file keeps them as integers.
 
 When a file's labels are compared with a model's classes (``nbayes evaluate``),
-:func:`label_codes` compares by value: ``1.0`` in one file is the class ``1`` learned from
-another.
+:func:`written_label_codes` compares by value: ``1.0`` in one file is the class ``1``
+learned from another.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def is_string_kind(series: pd.Series) -> bool:
     return series.dtype.kind not in "biuf"
 
 
-def label_codes(labels: pd.Series, classes: np.ndarray) -> np.ndarray:
+def written_label_codes(labels: pd.Series, classes: np.ndarray) -> np.ndarray:
     """Index of each label in ``classes``, compared by value; -1 for a label not there.
 
     Numeric classes match numbers however they are written (``1``, ``1.0``, ``"1.0"``);
@@ -100,7 +100,7 @@ def label_codes(labels: pd.Series, classes: np.ndarray) -> np.ndarray:
 
 
 def _distinct_codes(labels: pd.Series, classes: np.ndarray) -> np.ndarray:
-    """:func:`label_codes` of a few distinct labels."""
+    """:func:`written_label_codes` of a few distinct labels."""
     if classes.dtype.kind in "iuf":
         values = labels
         if labels.dtype.kind not in "iuf":

@@ -406,13 +406,13 @@ def _chosen(reading: ColumnReading, family: str | None) -> ColumnReading:
     return replace(reading, family=family)
 
 
-def _told(the_plan: Plan, choices: list[ColumnReading]) -> Plan:
-    """``the_plan`` with its choices, which its notes show as a table."""
-    the_plan.choices = choices
+def _told(plan: Plan, choices: list[ColumnReading]) -> Plan:
+    """``plan`` with its choices, which its notes show as a table."""
+    plan.choices = choices
     if choices:
         lines = format_choices(choices)
-        the_plan.notes.insert(0, "how each column is read:\n  " + "\n  ".join(lines))
-    return the_plan
+        plan.notes.insert(0, "how each column is read:\n  " + "\n  ".join(lines))
+    return plan
 
 
 def _reading(column: str, values: pd.Series) -> ColumnReading:
@@ -434,7 +434,7 @@ def _coded_warning(column: str, reading: ColumnReading) -> str:
     )
 
 
-def plan(
+def choose_plan(
     first: pd.DataFrame,
     target: str,
     model: str,

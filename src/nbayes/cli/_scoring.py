@@ -29,7 +29,7 @@ def predicted_codes(proba: np.ndarray, threshold: float | None) -> np.ndarray:
 
 def predict_chunk(
     est,
-    the_plan,
+    plan,
     chunk,
     offset: int,
     data: str,
@@ -40,7 +40,7 @@ def predict_chunk(
     """The output rows of one chunk: ``keep`` columns, ``prediction``, ``proba_<class>``;
     ``threshold`` as :func:`predicted_codes`."""
     classes = np.asarray(est.classes_)
-    X = the_plan.inputs(chunk, offset, data, scoring=True)
+    X = plan.inputs(chunk, offset, data, scoring=True)
     with rows_from(offset):
         p = est.predict_proba(X)
     out = chunk[list(keep)].reset_index(drop=True)

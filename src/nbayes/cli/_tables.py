@@ -2,7 +2,7 @@
 
 Every reader yields ``(offset, DataFrame)`` pairs of at most ``chunk_rows`` rows, so memory
 depends on the chunk size, not on the file size. Column types are fixed from the first chunk
-(:func:`infer_schema`) and every later chunk is converted to them (:func:`conform`), so a
+(:func:`infer_kind`) and every later chunk is converted to them (:func:`conform`), so a
 column cannot silently change type half-way through a file.
 """
 
@@ -805,11 +805,6 @@ def open_table(path: str, options: ReadOptions, progress: bool = False) -> Table
 
 
 # -- column types -------------------------------------------------------------------------------
-def infer_schema(frame: pd.DataFrame) -> dict[str, str]:
-    """Kind of each column from a first chunk: ``int``, ``float``, ``bool`` or ``str``."""
-    return {col: infer_kind(frame[col], col) for col in frame.columns}
-
-
 def infer_kind(series: pd.Series, column: str) -> str:
     """Kind of one column as read: ``int``, ``float``, ``bool``, ``datetime`` or ``str``.
 

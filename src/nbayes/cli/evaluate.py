@@ -22,7 +22,7 @@ from .._validation import rows_from, spelling_key
 from ..columns import input_column
 from ..exceptions import DataError
 from ._common import format_table, plural, say_warning
-from ._labels import describe, label_codes
+from ._labels import describe, written_label_codes
 from ._models import class_labels, inner, load_plan
 from ._scoring import predicted_codes
 from ._tables import ReadOptions, open_table, read_dtypes
@@ -79,7 +79,7 @@ class Scores:
         """Fold one chunk's true labels and predicted probabilities into the totals."""
         y_true = y_true if isinstance(y_true, pd.Series) else pd.Series(np.asarray(y_true))
         n_classes = len(self.classes)
-        codes = label_codes(y_true, self.classes)
+        codes = written_label_codes(y_true, self.classes)
         unknown = codes < 0
         if unknown.any():  # labels the model never saw: counted as errors, matrix grows
             spelled = y_true[unknown].astype(str).to_numpy(dtype=object)
@@ -206,17 +206,17 @@ def evaluate(
     (1.0, [[2, 0], [0, 2]])
     """
     read = read or ReadOptions()
-    the_plan = load_plan(model, text_column)
-    read = remembered_reading(the_plan, data, read)
-    target = target or the_plan.target
+    plan = load_plan(model, text_column)
+    read = remembered_reading(plan, data, read)
+    target = target or plan.target
     if not target:
         raise DataError("The model does not record its target column; pass --target COL.")
-    est = the_plan.estimator
+    est = plan.estimator
     classes = np.asarray(est.classes_)
-    cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
+    cut = decision_threshold(est, threshold, threshold_scale, plan.threshold)
     scores = Scores(classes, cut)
     kept: list = []  # the first rows' inputs and labels, to name misleading columns
-    for _, inputs, y, proba in scored_chunks(the_plan, data, target, read, progress):
+    for _, inputs, y, proba in scored_chunks(plan, data, target, read, progress):
         scores.add(y, proba)
         if sum(len(k[1]) for k in kept) < BLAME_ROWS:
             kept.append((inputs, y))
@@ -229,7 +229,7 @@ def evaluate(
         and report["baseline_accuracy"] is not None
         and report["accuracy"] < report["baseline_accuracy"] - WORSE_BY
     ):
-        report["misleading_columns"] = misleading_columns(the_plan, kept)
+        report["misleading_columns"] = misleading_columns(plan, kept)
     return report
 
 
@@ -252,7 +252,7 @@ def baseline(est, scores: Scores) -> dict:
     }
 
 
-def misleading_columns(the_plan, kept: list) -> list[dict]:
+def misleading_columns(plan, kept: list) -> list[dict]:
     """The columns that, each alone with the class prior, score the kept rows of DATA worse
     than the prior alone (a higher log-loss by over :data:`BLAME_NATS` per row), worst first,
     at most :data:`BLAME_MOST`; each with why its reading may be to blame and the fix.
@@ -260,15 +260,15 @@ def misleading_columns(the_plan, kept: list) -> list[dict]:
     This is the naive model's own evidence split by column (``explain``'s terms): a column
     read with the wrong family, or one that does not carry over from training to DATA,
     pushes rows towards wrong classes on its own."""
-    est = the_plan.estimator
-    if the_plan.is_text or not kept or not hasattr(est, "explain"):
+    est = plan.estimator
+    if plan.is_text or not kept or not hasattr(est, "explain"):
         return []
-    n_classes, n_features = len(est.classes_), len(the_plan.features)
+    n_classes, n_features = len(est.classes_), len(plan.features)
     # explain's terms are rows x classes x columns: keep them near 32 MB.
     n_rows = max(100, min(BLAME_ROWS, BLAME_CELLS // max(n_classes * n_features, 1)))
     inputs = pd.concat([k[0] for k in kept], ignore_index=True).iloc[:n_rows]
     y = pd.concat([k[1] for k in kept], ignore_index=True).iloc[:n_rows]
-    codes = label_codes(y, np.asarray(est.classes_))
+    codes = written_label_codes(y, np.asarray(est.classes_))
     known = codes >= 0
     if not known.any():
         return []
@@ -387,26 +387,26 @@ def baseline_warning(report: dict) -> str | None:
     )
 
 
-def scored_chunks(the_plan, data: str, target: str, read: ReadOptions, progress: bool = False):
+def scored_chunks(plan, data: str, target: str, read: ReadOptions, progress: bool = False):
     """Read the labelled table DATA chunk by chunk and score it.
 
     Yields
     ------
     (offset, inputs, y, proba)
-        The chunk's first row number, the model's inputs (as ``the_plan.inputs``), its labels
+        The chunk's first row number, the model's inputs (as ``plan.inputs``), its labels
         (a Series indexed from 0; none may be missing) and ``predict_proba`` of the inputs.
     """
-    est = the_plan.estimator
+    est = plan.estimator
     table = open_table(data, read, progress)
-    columns = required_columns(table, the_plan, [target])
-    dtypes = read_dtypes(the_plan.schema)
+    columns = required_columns(table, plan, [target])
+    dtypes = read_dtypes(plan.schema)
     if np.asarray(est.classes_).dtype.kind not in "iuf":
         # Text and boolean classes compare as text; numbers are read as numbers (1.0 == 1).
         dtypes[target] = str
     for offset, chunk in table.chunks(columns, dtypes, desc="evaluating"):
         y = chunk[target]
         class_labels(y, offset, data, target, rows="evaluation")  # no label may be missing
-        inputs = the_plan.inputs(chunk, offset, data, scoring=True)
+        inputs = plan.inputs(chunk, offset, data, scoring=True)
         with rows_from(offset):
             proba = est.predict_proba(inputs)
         yield offset, inputs, y.reset_index(drop=True), proba

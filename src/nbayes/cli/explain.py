@@ -68,10 +68,10 @@ def explain(
     ('colour=yellow', 'apple')
     """
     read = read or ReadOptions()
-    the_plan = load_plan(model, text_column)
+    plan = load_plan(model, text_column)
     if data is not None:
-        read = remembered_reading(the_plan, data, read)
-    est = the_plan.estimator
+        read = remembered_reading(plan, data, read)
+    est = plan.estimator
     classes = [c for c in np.asarray(est.classes_).tolist()]
     top: dict = {}
     linear = True
@@ -94,8 +94,8 @@ def explain(
         return report
     read = ReadOptions(**{**read.__dict__, "chunk_rows": max(1, rows)})
     table = open_table(data, read)
-    columns = required_columns(table, the_plan)
-    reader = table.chunks(columns, read_dtypes(the_plan.schema))
+    columns = required_columns(table, plan)
+    reader = table.chunks(columns, read_dtypes(plan.schema))
     first = next(reader, None)
     reader.close()
     if first is None:
@@ -103,7 +103,7 @@ def explain(
     offset, chunk = first
     chunk = chunk.iloc[:rows]
     with rows_from(offset):
-        ex = est.explain(the_plan.inputs(chunk, offset, data, scoring=True))
+        ex = est.explain(plan.inputs(chunk, offset, data, scoring=True))
     for i in range(len(chunk)):  # a handful of rows, capped by --rows
         frame = ex.to_frame(i, k)
         frame = frame[frame["contribution"] != 0]

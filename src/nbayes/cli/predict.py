@@ -26,14 +26,14 @@ class PredictResult:
     classes: list
 
 
-def required_columns(table, the_plan, extra=()) -> list[str]:
+def required_columns(table, plan, extra=()) -> list[str]:
     """The columns the model reads plus ``extra``; a missing one is a DataError."""
     have = table.columns
-    missing = [c for c in the_plan.features if c not in have]
+    missing = [c for c in plan.features if c not in have]
     if missing:
         raise DataError(
             f"{table.path}: lacks column(s) {names(missing)} that the model was trained on (it "
-            f"reads {names(the_plan.features)}; this file has {names(have)}). Was the model "
+            f"reads {names(plan.features)}; this file has {names(have)}). Was the model "
             "trained on other data?"
         )
     absent = [c for c in extra if c not in have]
@@ -41,7 +41,7 @@ def required_columns(table, the_plan, extra=()) -> list[str]:
         raise DataError(
             f"{table.path}: no column(s) {names(absent)}; the columns are {names(have)}."
         )
-    return list(dict.fromkeys([*the_plan.features, *extra]))
+    return list(dict.fromkeys([*plan.features, *extra]))
 
 
 def _output_columns(classes, proba: bool) -> list[str]:
@@ -70,7 +70,7 @@ def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
     return out
 
 
-def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOptions:
+def remembered_reading(plan, data: str | None, read: ReadOptions) -> ReadOptions:
     """``read`` with the ``--no-header`` / ``--names`` given at training, when the user gives
     neither now and DATA is a CSV/TSV; likewise the numbers' separators, the missing-value
     markers, the spaces after separators and the encoding.
@@ -78,7 +78,7 @@ def remembered_reading(the_plan, data: str | None, read: ReadOptions) -> ReadOpt
     Names apply only to a file with as many fields as names: a file with fewer (say, without
     the label column) would otherwise have its columns silently shifted.
     """
-    stored = the_plan.reading or {}
+    stored = plan.reading or {}
     numbers: dict[str, Any] = {k: stored.get(k) for k in ("decimal", "thousands") if stored.get(k)}
     csv_data = (read.format or detect_format(data or "-")[0]) in ("csv", "tsv")
     if numbers and read.decimal == "." and read.thousands is None and csv_data:
@@ -198,26 +198,26 @@ def predict(
     """
     read = read or ReadOptions()
     check_output(output, MODEL=model, DATA=data)
-    the_plan = load_plan(model, text_column)
-    read = remembered_reading(the_plan, data, read)
-    est = the_plan.estimator
+    plan = load_plan(model, text_column)
+    read = remembered_reading(plan, data, read)
+    est = plan.estimator
     keep = tuple(dict.fromkeys(keep))
     _check_keep(keep, est.classes_, proba)
-    cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
+    cut = decision_threshold(est, threshold, threshold_scale, plan.threshold)
     table = open_table(data, read, progress)
-    columns = required_columns(table, the_plan, keep)
+    columns = required_columns(table, plan, keep)
     rows = 0
     with TableWriter(output, out_format) as writer:
         if dask is not None:
             from ._dask import predict_on_cluster
 
-            rows = predict_on_cluster(dask, table, the_plan, columns, keep, proba, writer, cut)
+            rows = predict_on_cluster(dask, table, plan, columns, keep, proba, writer, cut)
         for offset, chunk in (
             []
             if dask is not None
-            else table.chunks(columns, read_dtypes(the_plan.schema), desc="predicting")
+            else table.chunks(columns, read_dtypes(plan.schema), desc="predicting")
         ):
-            writer.write(predict_chunk(est, the_plan, chunk, offset, data, keep, proba, cut))
+            writer.write(predict_chunk(est, plan, chunk, offset, data, keep, proba, cut))
             rows += len(chunk)
         if rows == 0:  # a header and no rows: the output is a header and no rows
             writer.write(_empty_output(table, keep, est.classes_, proba))

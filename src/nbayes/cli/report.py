@@ -292,15 +292,15 @@ def _evaluation(est, metrics: dict, inputs, y, proba, cut) -> str:
     return _html.section("evaluation", f"Evaluation on {metrics['data']}", parts)[2]
 
 
-def _score(the_plan, data, target, read, progress, threshold, threshold_scale):
+def _score(plan, data, target, read, progress, threshold, threshold_scale):
     """Metrics over all rows of DATA, and the first PLOT_ROWS rows' inputs, labels and
     probabilities for the plots."""
-    est = the_plan.estimator
-    cut = decision_threshold(est, threshold, threshold_scale, the_plan.threshold)
+    est = plan.estimator
+    cut = decision_threshold(est, threshold, threshold_scale, plan.threshold)
     scores = Scores(np.asarray(est.classes_), cut)
     kept: list = []
     n_kept = 0
-    for _, inputs, y, proba in scored_chunks(the_plan, data, target, read, progress):
+    for _, inputs, y, proba in scored_chunks(plan, data, target, read, progress):
         scores.add(y, proba)
         if n_kept < PLOT_ROWS:
             take = min(PLOT_ROWS - n_kept, len(y))
@@ -366,14 +366,14 @@ def report(
     if data is None:  # no table to read: the model alone (it may have no column names)
         est = load(model)
     else:
-        the_plan = load_plan(model, text_column)
-        est = the_plan.estimator
-        read = remembered_reading(the_plan, data, read or ReadOptions())
-        target = target or the_plan.target
+        plan = load_plan(model, text_column)
+        est = plan.estimator
+        read = remembered_reading(plan, data, read or ReadOptions())
+        target = target or plan.target
         if not target:
             raise ParameterError("The model does not record its target column; pass --target COL.")
         metrics, inputs, y, proba, cut = _score(
-            the_plan, data, target, read, progress, threshold, threshold_scale
+            plan, data, target, read, progress, threshold, threshold_scale
         )
         evaluation = _evaluation(est, metrics, inputs, y, proba, cut)
     features, named = _top_features(est, top_k)

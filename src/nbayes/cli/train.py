@@ -37,9 +37,9 @@ from ._models import (
     MODELS,
     SEMINAIVE,
     Settings,
+    choose_plan,
     class_labels,
     inner,
-    plan,
     sort_classes,
 )
 from ._tables import ReadOptions, open_table, read_dtypes
@@ -178,7 +178,7 @@ def train(
     ]
     reader.close()
     later = _values_further_down(table, empty) if empty else {}
-    the_plan = plan(
+    plan = choose_plan(
         head,
         target,
         model,
@@ -191,17 +191,17 @@ def train(
         read=read,
     )
     if spaced:
-        the_plan.notes.append(
+        plan.notes.append(
             f"every {table.sep!r} in the first lines is followed by a space: those spaces are "
             "skipped, so that values, labels and column names do not begin with one (the "
             "model remembers it for predict and evaluate)"
         )
-    est = the_plan.estimator
-    dtypes = {**read_dtypes(the_plan.schema), target: str}
+    est = plan.estimator
+    dtypes = {**read_dtypes(plan.schema), target: str}
     if unlabeled_value is not None:
         rows, strings = _train_by_em(
             table,
-            the_plan,
+            plan,
             target,
             dtypes,
             unlabeled_value,
@@ -210,20 +210,20 @@ def train(
             dask=dask,
             first=first[1],
         )
-        est = the_plan.estimator
+        est = plan.estimator
     elif dask is not None:
         from ._dask import train_on_cluster
 
-        rows = train_on_cluster(dask, table, the_plan, target, first[1])
+        rows = train_on_cluster(dask, table, plan, target, first[1])
         strings = False
     else:
         chosen = _cv.cv_names(settings)
         if chosen:
-            _cv.start(the_plan, chosen)
-        rows, strings = _train_in_chunks(table, the_plan, target, dtypes, settings)
+            _cv.start(plan, chosen)
+        rows, strings = _train_in_chunks(table, plan, target, dtypes, settings)
         if chosen:
-            _cv.choose(table, the_plan, target, dtypes, chosen)
-            est = the_plan.estimator
+            _cv.choose(table, plan, target, dtypes, chosen)
+            est = plan.estimator
     sort_classes(est, strings)
     # --no-header / --names / --decimal / --thousands / --na-values / --encoding are
     # remembered, so predict and evaluate read such files alike.
@@ -237,40 +237,40 @@ def train(
         reading.update(na_values=list(opts.na_values))
     if opts.skip_spaces:
         reading.update(skip_spaces=True)
-    metadata = {"cli": {**the_plan.metadata(rows, Path(data).name), "read": reading}}
+    metadata = {"cli": {**plan.metadata(rows, Path(data).name), "read": reading}}
     if threshold is not None:
         log_odds = _set_threshold(est, threshold, threshold_scale)
         metadata["cli"]["decision_threshold"] = log_odds
         second = np.asarray(est.classes_).tolist()[1]
-        the_plan.notes.append(
+        plan.notes.append(
             f"predicting {second!r} when its log-odds exceed {log_odds:.4g} "
             f"(probability above {1 / (1 + np.exp(-log_odds)):.4g})"
         )
     path = save(est, output, metadata=metadata)
     joined = table.line_break_warning()
     if joined:
-        the_plan.warnings.append(joined)
+        plan.warnings.append(joined)
     repeated = table.repeated_names_warning()
     if repeated:
-        the_plan.warnings.append(repeated)
+        plan.warnings.append(repeated)
     inner = base.inner_model(est)
     # Under EM the class weights include the unlabeled rows' shares: no row counts then.
     labeled = inner.class_count_ if unlabeled_value is None else None
     if labeled is not None:
-        the_plan.warnings.extend(_marker_classes(inner.classes_, labeled))
-    the_plan.warnings.extend(_lookalike_classes(inner.classes_, labeled, target))
+        plan.warnings.extend(_marker_classes(inner.classes_, labeled))
+    plan.warnings.extend(_lookalike_classes(inner.classes_, labeled, target))
     return TrainResult(
         output=path,
         estimator=type(est).__name__,
-        model=the_plan.model,
+        model=plan.model,
         rows=rows,
         classes=inner.classes_.tolist(),
         class_counts=inner.class_count_.tolist(),
-        features=the_plan.features,
-        text_column=the_plan.text_column,
+        features=plan.features,
+        text_column=plan.text_column,
         seconds=time.perf_counter() - start,
-        notes=the_plan.notes,
-        warnings=the_plan.warnings,
+        notes=plan.notes,
+        warnings=plan.warnings,
     )
 
 
@@ -349,19 +349,19 @@ def class_summary(classes: list, counts: list, full: bool = False) -> str:
 
 
 def _train_in_chunks(
-    table, the_plan, target: str, dtypes: dict, settings: Settings
+    table, plan, target: str, dtypes: dict, settings: Settings
 ) -> tuple[int, bool]:
     """Fold every chunk of DATA into the model with ``partial_fit``; return the row count and
     whether the file typed the labels as strings (JSON strings, a Parquet string column).
 
     Labels are learned as strings; :func:`sort_classes` gives them their type at the end.
     """
-    est = the_plan.estimator
-    columns = [*the_plan.features, target]
+    est = plan.estimator
+    columns = [*plan.features, target]
     classes: list = []
-    if the_plan.is_text and not settings.hashing:
-        classes = _vocabulary_pass(table, the_plan, target, dtypes)
-    surveyed = the_plan.model in SEMINAIVE and _bin_edges_pass(table, the_plan, target, dtypes)
+    if plan.is_text and not settings.hashing:
+        classes = _vocabulary_pass(table, plan, target, dtypes)
+    surveyed = plan.model in SEMINAIVE and _bin_edges_pass(table, plan, target, dtypes)
     rows, strings = 0, False
     desc = "training (pass 2/2)" if classes or surveyed else "training"
     for offset, chunk in table.chunks(columns, dtypes, desc=desc):
@@ -372,7 +372,7 @@ def _train_in_chunks(
         y = class_labels(chunk[target], offset, table.path, target)
         new = sorted(set(pd.unique(y).tolist()) - set(classes))  # hashing, not sorting
         classes.extend(new)  # append-only: statistics of known classes keep their rows
-        X = the_plan.inputs(chunk, offset, table.path)
+        X = plan.inputs(chunk, offset, table.path)
         with rows_from(offset):
             est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
         rows += len(chunk)
@@ -381,7 +381,7 @@ def _train_in_chunks(
 
 def _train_by_em(
     table,
-    the_plan,
+    plan,
     target: str,
     dtypes: dict,
     unlabeled_value: str,
@@ -399,7 +399,7 @@ def _train_by_em(
 
     from ..estimators.semisupervised import SemiSupervisedNB
 
-    columns = [*the_plan.features, target]
+    columns = [*plan.features, target]
     counts = {"rows": 0, "unlabeled": 0, "strings": False}
 
     def chunks():
@@ -416,9 +416,9 @@ def _train_by_em(
             y[~unlabeled] = labels[~unlabeled].astype(str).to_numpy(dtype=object)
             counts["rows"] += len(chunk)
             counts["unlabeled"] += int(unlabeled.sum())
-            yield the_plan.inputs(chunk, offset, table.path), y
+            yield plan.inputs(chunk, offset, table.path), y
 
-    em = SemiSupervisedNB(the_plan.estimator, unlabeled_weight=unlabeled_weight, max_iter=max_iter)
+    em = SemiSupervisedNB(plan.estimator, unlabeled_weight=unlabeled_weight, max_iter=max_iter)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", EMWarning)
         try:
@@ -428,7 +428,7 @@ def _train_by_em(
                 from ._dask import em_on_cluster
 
                 counts["rows"], counts["unlabeled"] = em_on_cluster(
-                    dask, table, the_plan, target, first, em, unlabeled_value
+                    dask, table, plan, target, first, em, unlabeled_value
                 )
         except DataError as exc:
             if "Every row is unlabeled" in str(exc):
@@ -438,13 +438,13 @@ def _train_by_em(
                     "of each class to start from."
                 ) from None
             raise
-    the_plan.warnings.extend(
+    plan.warnings.extend(
         str(w.message).replace(EM_ADVICE, _EM_ADVICE_CLI) for w in caught if w.category is EMWarning
     )
-    the_plan.estimator = em.estimator_
+    plan.estimator = em.estimator_
     rows, unlabeled = counts["rows"], counts["unlabeled"]
     held = em.heldout_log_likelihood_
-    the_plan.notes.append(
+    plan.notes.append(
         f"semi-supervised EM: {plural(rows - unlabeled, 'labeled row')} and "
         f"{plural(unlabeled, 'unlabeled row')} (label {unlabeled_value!r} or empty), "
         f"{plural(em.n_iter_, 'iteration')}"
@@ -471,27 +471,27 @@ def _weight_or_auto(value: str):
     return number
 
 
-def _bin_edges_pass(table, the_plan, target: str, dtypes: dict) -> bool:
+def _bin_edges_pass(table, plan, target: str, dtypes: dict) -> bool:
     """First pass for a semi-naive model with numeric columns: their bin edges from every row
     (the survey of the estimator protocol, as ``nbayes.dask`` runs it), fixed in the
     estimator's ``bin_edges`` so that ``partial_fit`` over the chunks equals ``fit`` on all
     rows. Returns whether a pass was made (none without numeric columns)."""
     from sklearn.base import clone
 
-    est = the_plan.estimator
-    empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in the_plan.features})
-    meta = the_plan.inputs(empty, 0, table.path)  # the columns and types, no rows
+    est = plan.estimator
+    empty = pd.DataFrame({c: pd.Series([], dtype=object) for c in plan.features})
+    meta = plan.inputs(empty, 0, table.path)  # the columns and types, no rows
     # Dates become calendar features (categories) when the model reads its first rows; the
     # survey wants only the numeric columns' edges, which it finds without them.
-    meta = meta[[c for c in meta.columns if the_plan.schema.get(c) != "datetime"]]
+    meta = meta[[c for c in meta.columns if plan.schema.get(c) != "datetime"]]
     step = est.survey_step(meta)
     if step is None or not step.labels:
         return False
     summary = None
-    columns = [*the_plan.features, target]
+    columns = [*plan.features, target]
     for offset, chunk in table.chunks(columns, dtypes, desc="bin edges (pass 1/2)"):
         y = class_labels(chunk[target], offset, table.path, target)
-        X = the_plan.inputs(chunk, offset, table.path)
+        X = plan.inputs(chunk, offset, table.path)
         with rows_from(offset):
             part = step.summarize(X[step.columns], y, None)
         summary = part if summary is None else step.combine(summary, part)
@@ -517,18 +517,18 @@ def _values_further_down(table, columns: list[str]) -> dict[str, pd.Series]:
     return {c: found.get(c, pd.Series(dtype=object)) for c in columns}
 
 
-def _vocabulary_pass(table, the_plan, target: str, dtypes: dict) -> list:
+def _vocabulary_pass(table, plan, target: str, dtypes: dict) -> list:
     """First pass over a text column: learn the vocabulary (and the labels, for free)."""
     labels: set = set()
 
     def texts():
         for offset, chunk in table.chunks(
-            [the_plan.text_column, target], dtypes, desc="vocabulary (pass 1/2)"
+            [plan.text_column, target], dtypes, desc="vocabulary (pass 1/2)"
         ):
             labels.update(class_labels(chunk[target], offset, table.path, target).tolist())
-            yield chunk[the_plan.text_column]
+            yield chunk[plan.text_column]
 
-    the_plan.estimator.learn_vocabulary(texts())
+    plan.estimator.learn_vocabulary(texts())
     return sorted(labels)
 
 

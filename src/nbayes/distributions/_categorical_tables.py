@@ -12,8 +12,7 @@ from ._categorical_layout import offsets_of
 #: row of a pair table (the two features' log theta summed) per pair of cells.
 PAIR_MAX_CATEGORIES = 32
 #: Room for pair tables, per model. Within it the tables stay in cache; a pair of cells then
-#: costs about what one cell costs (measured: 0.14 s against 0.25 s for 1M rows of 50
-#: features with 10 categories, 20 classes).
+#: costs about what one cell costs.
 PAIR_TABLE_BYTES = 4 * 2**20
 
 

@@ -21,6 +21,7 @@ from .. import _engine as engine
 from .. import base
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc, shared_parameters
+from .._params import check_params
 from .._validation import row_offset, show
 from ..base import EstimatorProtocol, Mode, check_mode
 from ..distributions import Family, Labels
@@ -81,7 +82,7 @@ def fit_classes(y: np.ndarray) -> np.ndarray:
 
     Integer labels are always valid classes; when their range is small (the usual 0..K-1),
     a bincount finds them in one pass, where ``np.unique`` and the check hash them three
-    times (50 ms of a 100 ms fit on a million rows).
+    times.
     """
     if y.dtype.kind in "iu" and y.size:
         low, high = int(y.min()), int(y.max())
@@ -278,8 +279,8 @@ _LINEAR = {
 
 #: Held-out rows are scored over only the columns they hold (``Family.finalize_stacked``
 #: with ``columns``) where they store fewer values than this many times the number of
-#: columns. With more they touch nearly every column (96% of the 100k words in each fold of
-#: the 200k x 100k text benchmark), and looking would be a wasted pass over them.
+#: columns. With more they touch nearly every column (a large text corpus's folds do), and
+#: looking would be a wasted pass over them.
 NARROW_FOLD_RATIO = 4
 #: ... and where they hold at most this share of the columns.
 NARROW_FOLD_SHARE = 0.5
@@ -362,8 +363,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def _validate_X(self, X, reset: bool):
         # Sparse integer counts (CountVectorizer's output) keep their dtype: converting them
-        # copies the matrix and makes scipy sort and deduplicate its indices (17 ms of a 33 ms
-        # predict on Enron); the families cast stored values where they need floats.
+        # copies the matrix and makes scipy sort and deduplicate its indices (a large share of
+        # a predict); the families cast stored values where they need floats.
         if (
             not reset
             and sp.issparse(X)
@@ -375,7 +376,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         ):
             # What scikit-learn's checks would find of a numeric CSR matrix of the fitted
             # width is known already: it is returned as it is, without their per-call cost
-            # (a grid search checks every held-out fold; 0.1 ms a call on a 1k-row fold).
+            # (a grid search checks every held-out fold).
             return X
         dtype = "numeric" if sp.issparse(X) else (np.float64, np.float32)
         return validate_data(
@@ -423,6 +424,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.classes_.tolist(), model.class_count_.tolist()
         (['a', 'b'], [2.0, 1.0])
         """
+        check_params(self)
         for attr in ("classes_", "stats_", PENDING):
             self.__dict__.pop(attr, None)
         self.__dict__.pop("_cv_chosen", None)
@@ -546,6 +548,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.partial_fit([[0, 3]], ["b"]).class_count_.tolist()
         [2.0, 1.0]
         """
+        check_params(self)
         first = not hasattr(self, "classes_")
         if first and classes is None:
             raise ParameterError(
@@ -740,6 +743,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
         ['a']
         """
+        check_params(self)
         self._forget()
         if isinstance(meta, (int, np.integer)):
             self.n_features_in_ = int(meta)

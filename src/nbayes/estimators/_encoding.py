@@ -635,7 +635,7 @@ def _new_table(keys: list, codes: np.ndarray, tags: set[str]):
 def _find(table, keys: list) -> np.ndarray:
     """Code of each of ``keys`` in a look-up of :func:`_new_table` (-1: not held)."""
     if isinstance(table, dict):
-        # (np.array of a list measured several times faster here than np.fromiter)
+        # (np.array of a list: faster here than np.fromiter)
         return np.array(list(map(table.get, keys, repeat(-1))), dtype=np.int64)
     return table.lookup(keys)
 

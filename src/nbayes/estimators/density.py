@@ -6,14 +6,19 @@ all columns; mixed tables use ``MixedNB(columns=[("kde", ...), ("binned", ...)])
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+from typing import ClassVar
+
 import numpy as np
 from sklearn.utils.validation import validate_data
 
 from .. import _engine as engine
 from .. import base
+from .._params import Interval, StrOptions
 from ..distributions import Density
-from ..exceptions import ParameterError
+from ..distributions.density import BANDWIDTHS, DISCRETIZE
 from ._base import BaseNB
+from ._constraints import CLASS_PRIOR, fixed_alpha_message
 
 DENSITIES = ("auto", "kde", "binned", "gaussian")
 
@@ -84,6 +89,25 @@ class DensityNB(BaseNB):
         """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`)."""
         return super().capabilities() | {base.NUMERIC_INPUT}
 
+    _parameter_constraints: ClassVar[dict] = {
+        "density": [StrOptions(set(DENSITIES))],
+        "bins": [Interval(Integral, 2, None, closed="left")],
+        "bandwidth": [StrOptions(set(BANDWIDTHS)), Interval(Real, 0, None, closed="neither")],
+        "discretize": [StrOptions(set(DISCRETIZE))],
+        "n_intervals": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Real, "array-like"],
+        "var_smoothing": [Real, StrOptions({"auto"})],
+        "priors": ["array-like", None],
+        "prior_alpha": CLASS_PRIOR["prior_alpha"],
+        "missing": [StrOptions({"error", "ignore"})],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "alpha": fixed_alpha_message,
+        "var_smoothing": (
+            "Parameter 'var_smoothing' must be a non-negative number or 'auto'; got {value}."
+        ),
+    }
+
     def __init__(
         self,
         *,
@@ -115,10 +139,6 @@ class DensityNB(BaseNB):
         )
 
     def _make_families(self, n_features):
-        if self.density not in DENSITIES:
-            raise ParameterError(
-                f"Parameter 'density' must be one of {DENSITIES}; got {self.density!r}."
-            )
         return [
             Density(
                 reading=self.density,

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import warnings
 from functools import partial
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
 from .._docstrings import shared_parameters
+from .._params import Interval, StrOptions, check_params
 from .._validation import user_stacklevel
 from ..base import SurveyStep
 from ..columns import (
@@ -33,11 +36,11 @@ from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
 from . import _survey
 from ._base import BaseNB
-from ._columns import ColumnLayout
+from ._columns import MISSING_POLICIES, ColumnLayout
+from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING, VAR_SMOOTHING_MESSAGE
 from ._encoding import as_frame, infer_family
 from ._survey import survey_columns
 
-MISSING_POLICIES = ("error", "ignore", "category")
 REMAINDER = ("auto", "drop", "error")
 
 
@@ -180,6 +183,25 @@ class MixedNB(BaseNB):
     #: The fitted table's column labels, then the labels of its calendar features.
     _columns: list
 
+    _parameter_constraints: ClassVar[dict] = {
+        "columns": [StrOptions({"auto"}), list, tuple],
+        "remainder": [StrOptions(set(REMAINDER))],
+        "missing": [StrOptions(set(MISSING_POLICIES))],
+        "unseen": [StrOptions(set(UNSEEN))],
+        "max_int_categories": [StrOptions({"auto"}), Interval(Integral, 0, None, closed="left")],
+        **SMOOTHING,
+        "var_smoothing": [Real, StrOptions({"auto", "cv"})],
+        **CLASS_PRIOR,
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "alpha": ALPHA_MESSAGE,
+        "var_smoothing": VAR_SMOOTHING_MESSAGE,
+        "columns": (
+            "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
+            "[('gaussian', ['age']), ('categorical', ['city'])]; got {value}."
+        ),
+    }
+
     def __init__(
         self,
         columns="auto",
@@ -208,24 +230,6 @@ class MixedNB(BaseNB):
         self.prior_alpha = prior_alpha
 
     # -- parameters and column groups --------------------------------------------------------
-    def _check_params(self) -> None:
-        for name, allowed in (
-            ("missing", MISSING_POLICIES),
-            ("unseen", UNSEEN),
-            ("remainder", REMAINDER),
-        ):
-            if getattr(self, name) not in allowed:
-                raise ParameterError(
-                    f"Parameter {name!r} must be one of {allowed}; got {getattr(self, name)!r}."
-                )
-        if not (isinstance(self.columns, str) and self.columns == "auto") and not isinstance(
-            self.columns, (list, tuple)
-        ):
-            raise ParameterError(
-                "Parameter 'columns' must be 'auto' or a list of (family, selector) pairs, e.g. "
-                f"[('gaussian', ['age']), ('categorical', ['city'])]; got {self.columns!r}."
-            )
-
     @property
     def _family_missing(self) -> str:
         return "error" if self.missing == "error" else "ignore"
@@ -287,11 +291,6 @@ class MixedNB(BaseNB):
         limit = self.max_int_categories
         if isinstance(limit, str) and limit == "auto":
             return max(20, int(np.sqrt(n_rows)))
-        if not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 0:
-            raise ParameterError(
-                "Parameter 'max_int_categories' must be 'auto' or a non-negative integer; got "
-                f"{self.max_int_categories!r}."
-            )
         return int(limit)
 
     def _infer(self, df: pd.DataFrame, positions: np.ndarray, survey=None) -> list[ColumnReading]:
@@ -450,7 +449,6 @@ class MixedNB(BaseNB):
 
     # -- BaseNB hooks ---------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
-        self._check_params()
         from_table = isinstance(X, pd.DataFrame) or hasattr(X, "schema")
         df = as_frame(X)
         if reset:
@@ -532,8 +530,8 @@ class MixedNB(BaseNB):
                     partial(_survey.merge_surveys, capped, cap),
                 )
         rows, n_unique, found = self._survey_counts(meta, summary)
+        check_params(self)
         probe = clone(self)
-        probe._check_params()
         probe._set_columns(meta.columns, from_table=True)
         probe._resolve_groups(meta, survey=(rows, n_unique))
         lacking = [
@@ -557,8 +555,8 @@ class MixedNB(BaseNB):
         rows needed) and the survey's summary (see :meth:`survey_step`): groups and category
         codes come out exactly as ``fit`` on all the rows would make them."""
         meta = self._table_meta(meta)
+        check_params(self)
         self._forget()
-        self._check_params()
         self._set_columns(meta.columns, from_table=True)
         rows, n_unique, found = self._survey_counts(meta, summary)
         self._resolve_groups(meta, survey=(rows, n_unique))
@@ -634,9 +632,6 @@ class MixedNB(BaseNB):
     def _restrict(self, stats: dict) -> dict:
         self._layout, groups = self._layout.restricted(stats["groups"])
         return {**stats, "groups": groups}
-
-    def _label(self, p: int) -> str:
-        return f"column {self._columns[p]!r} (index {p})"
 
     def _blocks(self, df: pd.DataFrame, mode="score", counted=None) -> list:
         layout = self._layout

@@ -10,6 +10,8 @@ from __future__ import annotations
 import warnings
 from functools import partial
 from itertools import pairwise
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .. import _engine as engine
 from .. import base
 from .._docstrings import shared_parameters
+from .._params import Interval, StrOptions
 from .._validation import user_stacklevel
 from ..base import SurveyStep
 from ..distributions import Bernoulli, Categorical, Complement, Gaussian, Multinomial, Poisson
@@ -27,6 +30,13 @@ from ..exceptions import ParameterError
 from . import _survey
 from ._base import BaseNB
 from ._columns import ColumnLayout
+from ._constraints import (
+    ALPHA_MESSAGE,
+    CLASS_PRIOR,
+    SMOOTHING,
+    THRESHOLD,
+    VAR_SMOOTHING_MESSAGE,
+)
 
 _ALPHA_FLOOR = 1e-10  # scikit-learn's floor when force_alpha=False
 
@@ -72,6 +82,14 @@ class _DiscreteNB(BaseNB):
     """Common parameters of the smoothed discrete presets."""
 
     _finalize_only = _DISCRETE_FINALIZE
+    _parameter_constraints: ClassVar[dict] = {
+        **SMOOTHING,
+        "force_alpha": ["boolean"],
+        **CLASS_PRIOR,
+        "missing": [StrOptions({"error", "ignore"})],
+        **THRESHOLD,
+    }
+    _parameter_messages: ClassVar[dict] = {"alpha": ALPHA_MESSAGE}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -173,6 +191,29 @@ class GaussianNB(BaseNB):
     [1]
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "priors": ["array-like", None],
+        "var_smoothing": [Real, StrOptions({"auto", "cv"})],
+        "prior_alpha": CLASS_PRIOR["prior_alpha"],
+        "missing": [StrOptions({"error", "ignore"})],
+        "var_pooling": [StrOptions({"per_class", "shared"})],
+        "estimate": [StrOptions({"mle", "posterior_predictive"})],
+        "mean_prior": [Real, "array-like", None],
+        "mean_prior_count": [Interval(Real, 0, None, closed="neither")],
+        "var_prior": [Real, "array-like", None],
+        "var_prior_count": [Interval(Real, 0, None, closed="neither")],
+        **THRESHOLD,
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "var_smoothing": VAR_SMOOTHING_MESSAGE,
+        "estimate": "GaussianNB supports estimate in ('mle', 'posterior_predictive'); got {value}.",
+        "mean_prior_count": (
+            "Parameter 'mean_prior_count' must be positive (prior observations); got {value}."
+        ),
+        "var_prior_count": (
+            "Parameter 'var_prior_count' must be positive (prior observations); got {value}."
+        ),
+    }
     _finalize_only = frozenset(
         {
             "priors",
@@ -307,6 +348,11 @@ class BernoulliNB(_DiscreteNB):
         """BaseNB's, and X as one matrix of numbers, word counts included (see
         :meth:`EstimatorProtocol.capabilities`)."""
         return super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "binarize": [Real, None],
+    }
 
     def __init__(
         self,
@@ -471,6 +517,10 @@ class ComplementNB(MultinomialNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"norm"}
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "norm": ["boolean"],
+    }
 
     def capabilities(self) -> frozenset[str]:
         """MultinomialNB's but ``joint_probability``: the complement weights score no
@@ -560,6 +610,10 @@ class PoissonNB(_DiscreteNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"beta"}
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "beta": [Interval(Real, 0, None, closed="left")],
+    }
 
     def capabilities(self) -> frozenset[str]:
         """BaseNB's, and X as one matrix of numbers, word counts included (see
@@ -684,6 +738,12 @@ class CategoricalNB(_DiscreteNB):
     """
 
     _finalize_only = _DISCRETE_FINALIZE | {"min_categories", "unseen"}
+    _parameter_constraints: ClassVar[dict] = {
+        **_DiscreteNB._parameter_constraints,
+        "min_categories": [Interval(Integral, 1, None, closed="left"), "array-like", None],
+        "missing": [StrOptions({"error", "ignore", "category"})],
+        "unseen": [StrOptions({"error", "ignore", "smooth"})],
+    }
 
     def __init__(
         self,

@@ -29,6 +29,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from functools import partial
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -40,6 +42,7 @@ from .. import base
 from .._discretise import mdl_edges as mdl_edges  # public here, where it is documented
 from .._discretise import mdl_value_edges, quantile_edges
 from .._docstrings import shared_parameters
+from .._params import HasMethods, Interval, Options, StrOptions, check_params
 from .._validation import show
 from ..base import Mode, SurveyStep
 from ..columns import choices_from_state, choices_state, choices_table
@@ -47,14 +50,14 @@ from ..distributions import Binned
 from ..distributions._estimates import check_alpha, pseudo_count
 from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
 from ..exceptions import DataError, NotFittedError, ParameterError
-from ..seminaive import _counts, _explain, aode, joint, network
+from ..seminaive import _counts, _feature_terms, aode, joint, network
 from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
 from ._columns import ColumnLayout
+from ._constraints import CLASS_PRIOR, SMOOTHING, fixed_alpha_message
 from ._encoding import Vocabulary, as_frame
 from ._explain import Explanation
 from ._table_reading import TableReading
 
-STATE_VERSION = 1
 #: How ``fit`` cuts numeric columns: supervised (Fayyad & Irani's MDL) or equal-frequency;
 #: a :class:`~nbayes.distributions.Binned` family instance is accepted too (see ``binning``).
 BINNINGS = ("mdl", "quantile")
@@ -245,6 +248,28 @@ class _SemiNaiveNB(BaseNB):
         condition on others (see :meth:`EstimatorProtocol.capabilities`)."""
         return frozenset({base.EXPLANATIONS, base.JOINT_PROBABILITY})
 
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real, "array-like"],
+        "estimate": SMOOTHING["estimate"],
+        "missing": [StrOptions(set(MISSING))],
+        "binning": [StrOptions(set(BINNINGS)), Binned],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "bin_edges": [dict, None],
+        "categorical": ["array-like", None],
+        **CLASS_PRIOR,
+        "max_table_bytes": [Interval(Integral, 1, None, closed="left")],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "alpha": fixed_alpha_message,
+        "binning": (
+            f"Parameter 'binning' must be one of {BINNINGS} or a "
+            "nbayes.distributions.Binned family; got {value}."
+        ),
+        "bin_edges": (
+            "Parameter 'bin_edges' must be None or a dict {{column: increasing edges}}; got {kind}."
+        ),
+    }
+
     #: Highest order of count tables the model needs (2: pairs, 3: triples).
     def _order(self) -> int:
         raise NotImplementedError
@@ -290,40 +315,8 @@ class _SemiNaiveNB(BaseNB):
         params = super().get_params(deep=deep)
         return {k: v for k, v in params.items() if not k.startswith("binning__")}
 
-    def _check_common(self) -> None:
-        if (
-            not isinstance(self.n_bins, (int, np.integer))
-            or isinstance(self.n_bins, bool)
-            or self.n_bins < 1
-        ):
-            raise ParameterError(
-                f"Parameter 'n_bins' must be an integer >= 1; got {self.n_bins!r}."
-            )
-        if self.missing not in MISSING:
-            raise ParameterError(
-                f"Parameter 'missing' must be one of {MISSING}; got {self.missing!r}."
-            )
-        if not isinstance(self.binning, Binned) and (
-            not isinstance(self.binning, str) or self.binning not in BINNINGS
-        ):
-            raise ParameterError(
-                f"Parameter 'binning' must be one of {BINNINGS} or a "
-                f"nbayes.distributions.Binned family; got {self.binning!r}."
-            )
-        if self.bin_edges is not None and not isinstance(self.bin_edges, dict):
-            raise ParameterError(
-                "Parameter 'bin_edges' must be None or a dict {column: increasing edges}; got "
-                f"{type(self.bin_edges).__name__}."
-            )
-        if not isinstance(self.max_table_bytes, (int, np.integer)) or self.max_table_bytes < 1:
-            raise ParameterError(
-                f"Parameter 'max_table_bytes' must be a positive integer; got "
-                f"{self.max_table_bytes!r}."
-            )
-
     # -- columns -------------------------------------------------------------------------------
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
-        self._check_common()
         from_table = isinstance(X, pd.DataFrame) or hasattr(X, "schema")
         df = as_frame(X, type(self).__name__)
         if reset:
@@ -537,6 +530,7 @@ class _SemiNaiveNB(BaseNB):
         >>> model.classes_.tolist(), model.class_count_.tolist()
         ([0, 1], [2.0, 2.0])
         """
+        check_params(self)
         for attr in ("classes_", "stats_", "backoff_"):  # a refit starts afresh
             self.__dict__.pop(attr, None)
         df = self._validate_X(X, reset=True)
@@ -609,9 +603,9 @@ class _SemiNaiveNB(BaseNB):
         ``fit``); None when nothing needs surveying."""
         if summary is not None:
             return None
+        check_params(self)
         probe = clone(self)
         frame = _meta_frame(meta)
-        probe._check_common()
         probe._set_columns(frame, isinstance(meta, pd.DataFrame))
         numeric = probe._unbinned()
         categorical = [probe._columns[p] for p in np.flatnonzero(~probe._numeric)]
@@ -629,6 +623,7 @@ class _SemiNaiveNB(BaseNB):
         ``meta`` (a DataFrame with no rows, or the number of columns), category codes and bin
         edges from the survey's ``summary`` (see :meth:`survey_step`) as ``fit`` on all the
         rows would make them; without a survey, numeric columns need ``bin_edges``."""
+        check_params(self)
         self._forget()
         # No rows to read: every column is modelled as it is (as MixedNB from a survey).
         self.__dict__.pop("_reading", None)
@@ -1087,6 +1082,17 @@ class AODE(_SemiNaiveNB):
     """
     )
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_constraints,
+        "n": [Options(Integral, {1, 2})],
+        # inf: no parent qualifies, which is naive Bayes
+        "min_parent_count": [Interval(Real, 0, np.inf, closed="both")],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_messages,
+        "n": "Parameter 'n' must be 1 (AODE) or 2 (A2DE); got {value}.",
+    }
+
     def __init__(
         self,
         n=1,
@@ -1119,16 +1125,10 @@ class AODE(_SemiNaiveNB):
         self.max_table_bytes = max_table_bytes
 
     def _order(self) -> int:
-        if self.n not in (1, 2) or isinstance(self.n, bool):
-            raise ParameterError(f"Parameter 'n' must be 1 (AODE) or 2 (A2DE); got {self.n!r}.")
         return self.n + 1
 
     def _build(self, stats, a):
         m = float(self.min_parent_count)
-        if np.isnan(m) or m < 0:  # inf: no parent qualifies, which is naive Bayes
-            raise ParameterError(
-                f"Parameter 'min_parent_count' must be >= 0; got {self.min_parent_count!r}."
-            )
         # Scoring holds about n + 1 normalisations of every cell of the top table.
         _counts.check_size(
             stats["n_categories"] + 1,
@@ -1145,11 +1145,11 @@ class AODE(_SemiNaiveNB):
 
     def _terms(self, df, codes, names):
         # Each feature's factors averaged over the qualifying super-parents with their
-        # share of the average (see nbayes.seminaive._explain); ``given`` lists the
+        # share of the average (see nbayes.seminaive._feature_terms); ``given`` lists the
         # super-parents used in the row.
         prior = self.class_log_prior_
-        terms, parents = _explain.aode_terms(codes, self.tables_["levels"], prior)
-        return prior + terms.sum(axis=2), terms, _explain.given_text(parents, names)
+        terms, parents = _feature_terms.aode_terms(codes, self.tables_["levels"], prior)
+        return prior + terms.sum(axis=2), terms, _feature_terms.given_text(parents, names)
 
 
 class _Network(_SemiNaiveNB):
@@ -1183,7 +1183,7 @@ class _Network(_SemiNaiveNB):
         parents = np.zeros((1, d, d), dtype=bool)
         for j, pa in enumerate(net["parents"]):  # bounded by the features
             parents[0, j, list(pa)] = True
-        given = _explain.given_text(parents, names)
+        given = _feature_terms.given_text(parents, names)
         return jll, terms, np.broadcast_to(given, codes.shape)
 
 
@@ -1284,6 +1284,11 @@ class KDB(_Network):
     """
     )
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_constraints,
+        "k": [Interval(Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         k=2,
@@ -1314,8 +1319,6 @@ class KDB(_Network):
         self.max_table_bytes = max_table_bytes
 
     def _order(self):
-        if not isinstance(self.k, (int, np.integer)) or isinstance(self.k, bool) or self.k < 0:
-            raise ParameterError(f"Parameter 'k' must be an integer >= 0; got {self.k!r}.")
         return min(int(self.k), max(self.n_features_in_ - 1, 0)) + 1
 
     def _k(self):
@@ -1358,6 +1361,19 @@ class JointBayes(_SemiNaiveNB):
         """The semi-naive models', and ``holds_model``: a ``backoff`` model may be part of
         it (see :meth:`EstimatorProtocol.capabilities`)."""
         return super().capabilities() | {base.HOLDS_MODEL}
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_constraints,
+        "min_count": [Interval(Real, 0, None, closed="left")],
+        "backoff": [None, HasMethods(["partial_fit", "predict_joint_log_proba", "explain"])],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        **_SemiNaiveNB._parameter_messages,
+        "backoff": (
+            "Parameter 'backoff' must be None (naive Bayes from the same counts) or an nbayes "
+            "estimator such as MixedNB(); got {value}."
+        ),
+    }
 
     def __init__(
         self,
@@ -1426,8 +1442,6 @@ class JointBayes(_SemiNaiveNB):
 
     def _build(self, stats, a):
         m = float(self.min_count)
-        if not np.isfinite(m) or m < 0:
-            raise ParameterError(f"Parameter 'min_count' must be >= 0; got {self.min_count!r}.")
         return {
             "joint": joint.finalize(stats, float(np.mean(a)) if a.size else 1.0, m),
             "naive": aode.finalize_level(stats, 0, a, 1.0),
@@ -1479,14 +1493,14 @@ class JointBayes(_SemiNaiveNB):
         terms = np.zeros((len(codes), prior.size, d))
         given = np.empty(codes.shape, dtype=object)
         a = pseudo_count(check_alpha(self.alpha, d, self.estimate), self.estimate)
-        terms[own] = _explain.joint_terms(
+        terms[own] = _feature_terms.joint_terms(
             codes[own], self.stats_, float(np.mean(a)) if a.size else 1.0, prior, jll[own]
         )
         earlier = np.tril(np.ones((d, d), dtype=bool), -1)[None]
-        given[own] = _explain.given_text(earlier, names)
+        given[own] = _feature_terms.given_text(earlier, names)
         rest = np.flatnonzero(~own)
         if rest.size and self.backoff is None:
-            naive, _ = _explain.aode_terms(codes[rest], [self.tables_["naive"]], prior)
+            naive, _ = _feature_terms.aode_terms(codes[rest], [self.tables_["naive"]], prior)
             terms[rest], given[rest] = naive, ""
         elif rest.size:
             ex = self.backoff_.explain(df.iloc[rest], feature_names=names)

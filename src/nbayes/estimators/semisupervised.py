@@ -18,7 +18,8 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import reduce
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,7 @@ from .. import _engine as engine
 from .. import base
 from .._accel import kernels
 from .._docstrings import INPUTS, shared_doc
+from .._params import Interval, StrOptions, check_params
 from .._rowhash import hash_folds, row_hash
 from .._threads import get_threads, map_chunks
 from .._validation import likely_missing_marker, show, user_stacklevel
@@ -543,6 +545,23 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [None, EstimatorProtocol],
+        "unlabeled_weight": [Real, list, tuple, np.ndarray, StrOptions({"auto"})],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Integral],  # and >= 0: see _check_params
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "cv": [Interval(Integral, 2, None, closed="left"), None],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "estimator": "estimator must be an nbayes estimator; got {kind}.",
+        "unlabeled_weight": (
+            "Parameter 'unlabeled_weight' must be a number, a list of candidates or 'auto'; "
+            "got {value}."
+        ),
+    }
+
     def __init__(
         self,
         estimator=None,
@@ -600,12 +619,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     def _candidates(self) -> list[float]:
         """The values of lambda to choose from: one for a fixed ``unlabeled_weight``."""
         lam = self.unlabeled_weight
-        if isinstance(lam, str):
-            if lam != "auto":
-                raise ParameterError(
-                    f"Parameter 'unlabeled_weight' must be a number, a list of candidates or "
-                    f"'auto'; got {lam!r}."
-                )
+        if isinstance(lam, str):  # "auto", as declared
             return list(AUTO_WEIGHTS)
         values = list(lam) if isinstance(lam, (list, tuple, np.ndarray)) else [lam]
         if not values:
@@ -626,10 +640,6 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         """Held-out folds of the labeled rows: ``cv``, or 0 where nothing needs them (a fixed
         lambda of 0, ``cv=None``) or the model cannot weigh statistics."""
         cv = self.cv
-        if cv is not None and (
-            isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2
-        ):
-            raise ParameterError(f"Parameter 'cv' must be an integer >= 2 or None; got {cv!r}.")
         scales = type(model).scale_statistics is not EstimatorProtocol.scale_statistics
         if len(candidates) > 1:
             if cv is None:
@@ -649,8 +659,6 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     def _settings(self, n_classes: int, init: bool, n_folds: int = 0) -> StepSettings:
         lam = self._candidates()[-1]  # a fixed lambda; with candidates, the M-step chooses
         M = self.n_components
-        if isinstance(M, bool) or not isinstance(M, numbers.Integral) or M < 1:
-            raise ParameterError(f"Parameter 'n_components' must be an integer >= 1; got {M!r}.")
         seed = np.random.RandomState(self.random_state).randint(2**31) if M > 1 else 0
         # Folds are fixed by random_state, and the same for every fit when it is None, so
         # that a choice of lambda is reproducible (as scikit-learn's unshuffled KFold).
@@ -659,13 +667,11 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             n_classes * int(M), int(M), float(lam), int(seed), init, n_folds, int(fold_seed)
         )
 
-    def _check_loop_params(self) -> None:
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise ParameterError(f"Parameter 'max_iter' must be an integer; got {self.max_iter!r}.")
+    def _check_params(self) -> None:
+        check_params(self)
+        # The declared table says "an integer"; its sign gets a message of its own.
         if self.max_iter < 0:
             raise ParameterError(f"Parameter 'max_iter' must be >= 0; got {self.max_iter!r}.")
-        if not (isinstance(self.tol, numbers.Real) and self.tol >= 0):
-            raise ParameterError(f"Parameter 'tol' must be a number >= 0; got {self.tol!r}.")
 
     # -- fitting --------------------------------------------------------------------------------
     @shared_doc(**_PREDICT)
@@ -724,7 +730,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         return self._fit_chunks(chunks, classes, in_memory=False)
 
     def _fit_chunks(self, chunks, classes, in_memory: bool):
-        self._check_loop_params()
+        self._check_params()
         if callable(chunks):
             source = chunks
         else:
@@ -827,7 +833,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         >>> em.predict(X).tolist()
         [0, 0, 1, 1, 0, 1]
         """
-        self._check_loop_params()
+        self._check_params()
         outer = self._new_model()
         summary = None
         while (step := outer.survey_step(meta, summary)) is not None:

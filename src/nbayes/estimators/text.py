@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from functools import partial, reduce
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _analyzer, base
 from .._docstrings import INPUTS, shared_doc, shared_parameters
+from .._params import HasMethods, check_params
 from ..base import EstimatorProtocol, Mode, SurveyStep
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
@@ -126,6 +128,22 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     ['spam', 'ham']
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "classifier": [None, HasMethods(["partial_fit", "predict_joint_log_proba"])],
+        "vectorizer": [None, HasMethods(["fit", "transform"])],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "classifier": (
+            "Parameter 'classifier' must be None (MultinomialNB) or a model of word counts "
+            "(MultinomialNB, ComplementNB, BernoulliNB or PoissonNB); "
+            "got {value}."
+        ),
+        "vectorizer": (
+            "Parameter 'vectorizer' must be None (CountVectorizer), a CountVectorizer or a "
+            "HashingVectorizer; got {value}."
+        ),
+    }
+
     def __init__(self, classifier=None, vectorizer=None):
         self.classifier = classifier
         self.vectorizer = vectorizer
@@ -215,6 +233,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         --------
         {{examples}}
         """
+        check_params(self)
         clf, vec = self._new_classifier(), self._new_vectorizer()
         texts = read_texts(X, vec)
         learned = _weighted_texts(texts, sample_weight)
@@ -258,6 +277,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> sorted(model.vectorizer_.vocabulary_)
         ['cat', 'ran', 'sat', 'the']
         """
+        check_params(self)
         vec = self._new_vectorizer()
         if self._is_hashing(vec):
             raise ParameterError(
@@ -371,6 +391,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         >>> model.predict(["cash now", "lunch"]).tolist()
         ['spam', 'ham']
         """
+        check_params(self)
         if not hasattr(self, "vectorizer_"):
             vec = self._new_vectorizer()
             if not self._is_hashing(vec) and vec.vocabulary is None:
@@ -662,6 +683,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
         """A CountVectorizer without a fixed vocabulary needs one pass of word counts
         (document and term frequencies, added up over partitions); none otherwise."""
+        check_params(self)
         _check_text_meta(meta)
         vec = self._new_vectorizer()
         if summary is not None or self._is_hashing(vec) or vec.vocabulary is not None:
@@ -672,6 +694,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """A vectoriser with its vocabulary (from the survey's word counts, fixed, or none
         for hashing) and a classifier set up over its features. ``meta`` (one text column)
         holds no more information."""
+        check_params(self)
         _check_text_meta(meta)
         for name in ("vectorizer_", "classifier_", "classes_"):
             self.__dict__.pop(name, None)

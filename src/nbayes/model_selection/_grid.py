@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import rankdata
@@ -12,10 +13,12 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin
 from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._docstrings import INPUTS, shared_doc
+from .._params import HasMethods, check_params
 from .._threads import map_chunks
 from .._validation import user_stacklevel
 from ..estimators._base import check_sample_weight, label_codes
@@ -118,6 +121,22 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
     (['alpha'], (3,))
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["finalize_params"])],
+        "param_grid": [dict, list],
+        # scikit-learn's own: the same scorers, splitters and refit rules as its search
+        **{
+            name: BaseSearchCV._parameter_constraints[name]
+            for name in ("scoring", "cv", "refit", "error_score")
+        },
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "estimator": (
+            "nbayes.model_selection.GridSearchCV needs an nbayes estimator; got {kind}. Use "
+            "sklearn.model_selection.GridSearchCV."
+        ),
+    }
+
     def __init__(
         self, estimator, param_grid, *, scoring=None, cv=5, refit=True, error_score=np.nan
     ):
@@ -198,6 +217,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         --------
         {{examples}}
         """
+        check_params(self)
         candidates = self.candidates()
         scorer, metrics = self._scorers()
         y_checked = column_or_1d(y, warn=True)
@@ -351,6 +371,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         >>> search.best_params_, search.cv_results_["mean_test_score"].tolist()
         ({'alpha': 1.0}, [0.75, 1.0])
         """
+        check_params(self)
         n = (len(self.candidates()), len(folds.test_stats))
         zeros = np.zeros(n)
         self._finish(

@@ -61,10 +61,9 @@ def _stored_values(part) -> int:
 
 
 #: Held-out folds are scored on the worker threads (one fold each) where they hold at least
-#: this many values on average: the 40k-row folds of the 200k x 100k text benchmark (2M
-#: words each) then score in three quarters of the time on two cores. Smaller folds spend
-#: much of their time in Python, which runs on one thread at a time: Enron's 1k-e-mail
-#: folds (91k words) were no faster on two threads, at a fifth more CPU time.
+#: this many values on average: large folds then score in less time on several cores.
+#: Smaller folds spend much of their time in Python, which runs on one thread at a time, so
+#: threads would cost CPU time without saving any.
 PARALLEL_FOLD_VALUES = 1_000_000
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
@@ -13,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import base
 from .._docstrings import shared_doc
+from .._params import HasMethods, Interval, StrOptions, check_params
 from ..estimators._base import check_sample_weight, label_codes
 from ..exceptions import ParameterError
 from ._fold_statistics import FoldStatistics
@@ -107,6 +111,24 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
     ([True, False, False, False, False], [None, 'x0'])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "estimator": [HasMethods(["finalize_params"])],
+        "direction": [StrOptions({"forward", "backward"})],
+        "scoring": [StrOptions(set(SELECTION_SCORING))],
+        "cv": ["cv_object"],
+        "n_features_to_select": [Interval(Integral, 0, None, closed="left"), None],
+        "tol": [Interval(Real, None, None, closed="neither")],
+    }
+    _parameter_messages: ClassVar[dict] = {
+        "estimator": "estimator must be an nbayes estimator; got {kind}.",
+        "direction": "direction must be 'forward' or 'backward'; got {value}.",
+        "scoring": (
+            f"scoring must be one of {SELECTION_SCORING} (computed from the fold terms); "
+            "got {value}. For other metrics use "
+            "sklearn.feature_selection.SequentialFeatureSelector, which refits."
+        ),
+    }
+
     def __init__(
         self,
         estimator,
@@ -124,17 +146,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         self.n_features_to_select = n_features_to_select
         self.tol = tol
 
-    def _check_params(self) -> None:
-        if self.direction not in ("forward", "backward"):
-            raise ParameterError(
-                f"direction must be 'forward' or 'backward'; got {self.direction!r}."
-            )
-        if self.scoring not in SELECTION_SCORING:
-            raise ParameterError(
-                f"scoring must be one of {SELECTION_SCORING} (computed from the fold terms); "
-                f"got {self.scoring!r}. For other metrics use "
-                "sklearn.feature_selection.SequentialFeatureSelector, which refits."
-            )
+    def _check_estimator(self) -> None:
         if not base.supports(self.estimator, base.FEATURE_SUBSETS):
             raise ParameterError(
                 f"{type(self.estimator).__name__} normalises its per-word parameters over all "
@@ -165,7 +177,8 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         --------
         {{examples}}
         """
-        self._check_params()
+        check_params(self)
+        self._check_estimator()
         y = column_or_1d(y, warn=True)
         cv = check_cv(self.cv, y, classifier=True)
         splits = [(np.asarray(a), np.asarray(b)) for a, b in cv.split(X, y, groups)]

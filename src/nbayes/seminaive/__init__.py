@@ -10,6 +10,8 @@ Functions over integer code matrices (n_rows x n_features, codes 0 .. K_j - 1, -
   out exactly;
 * :mod:`.aode` -- averaged n-dependence estimators with their fallback to naive Bayes;
 * :mod:`.joint` -- whole-vector counts with backoff.
+* :mod:`._feature_terms` -- AODE's and the full joint's scores split into per-feature terms
+  (``explain``).
 
 The estimators in :mod:`nbayes.estimators.seminaive` wrap them.
 """
