@@ -298,7 +298,10 @@ METHODS = {
         classes: the log posterior log P(y | x), as ``predict_log_proba``; its argmax gives
         ``predict``. Each row is normalised, so that scikit-learn's tools that read one
         column at a time (``CalibratedClassifierCV``, one-vs-rest curves) compare rows on
-        one scale.
+        one scale. Exact within log(1 / eps) of float64, about 36.04, the range where the
+        probabilities are resolved; beyond it a score is squeezed into one more nat, in the
+        same order, so that confidently wrong rows do not dominate Platt or temperature
+        scaling (``predict_log_proba`` keeps the unbounded values).
 
         Parameters
         ----------

@@ -645,3 +645,27 @@ def log_odds(jll: np.ndarray) -> np.ndarray:
         )
         out[impossible] = 0.0
     return out
+
+
+#: log(1 / eps) of float64, about 36.04: the log-odds beyond which the likelier class's
+#: probability is 1 to float64's resolution (1 - p < eps). ``decision_function`` reports
+#: log-odds and log posteriors as they are inside this bound and squeezes them beyond it.
+DECISION_BOUND = float(-np.log(np.finfo(np.float64).eps))
+
+
+def bound_decision(scores: np.ndarray) -> np.ndarray:
+    """Log-odds or log posteriors as ``decision_function`` reports them, in place.
+
+    Values in [-DECISION_BOUND, DECISION_BOUND] are kept; a value beyond, by an excess x,
+    becomes DECISION_BOUND + x / (1 + x) with its sign (infinities: DECISION_BOUND + 1). The
+    order of rows is kept (rankings, ROC curves and thresholds inside the bound see the same
+    scores), and a model that is confidently wrong on a row by hundreds of nats weighs no
+    more than one at the bound in the tools that fit a slope to the scores (Platt and
+    temperature scaling, a stacked logistic regression).
+    """
+    beyond = np.abs(scores) > DECISION_BOUND
+    excess = np.abs(scores[beyond]) - DECISION_BOUND
+    with np.errstate(invalid="ignore"):  # inf / inf: the squeezed value of an infinity is 1
+        squeezed = np.where(np.isinf(excess), 1.0, excess / (1.0 + excess))
+    scores[beyond] = np.sign(scores[beyond]) * (DECISION_BOUND + squeezed)
+    return scores

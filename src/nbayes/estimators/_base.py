@@ -1316,10 +1316,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Per-row normalised, so that scikit-learn's tools that read one column at a time
         (``CalibratedClassifierCV``, one-vs-rest curves) see scores on one scale for every
         row, not joint log-likelihoods whose level follows the size of the document.
+        Both hold within log(1 / eps) of float64, about 36.04, where the probabilities are
+        resolved; beyond it a score is squeezed into one more nat, keeping the order of rows
+        (``engine.bound_decision``), so that rows on which the model is confidently wrong do
+        not dominate the tools that fit a slope to the scores.
         """
         if len(getattr(self, "classes_", ())) > 2:
-            return self.predict_log_proba(X)
-        return engine.log_odds(self._jll(X, normalised=False))
+            return engine.bound_decision(self.predict_log_proba(X))
+        return engine.bound_decision(engine.log_odds(self._jll(X, normalised=False)))
 
     # -- linear form ----------------------------------------------------------------------------
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray]:

@@ -936,11 +936,12 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     @shared_doc("decision_function", **_PREDICT)
     def decision_function(self, X) -> np.ndarray:
         """Log-odds for two classes, the log posterior otherwise (the convention of every
-        nbayes estimator), from the components summed per class."""
+        nbayes estimator, bounded as theirs), from the components summed per class."""
         jll = self.predict_joint_log_proba(X)
         if jll.shape[1] == 2:
-            return engine.log_odds(jll)
-        return engine.normalise(np.ascontiguousarray(jll, dtype=np.float64), log=True)
+            return engine.bound_decision(engine.log_odds(jll))
+        log_posterior = engine.normalise(np.ascontiguousarray(jll, dtype=np.float64), log=True)
+        return engine.bound_decision(log_posterior)
 
     @shared_doc("predict", **_PREDICT)
     def predict(self, X) -> np.ndarray:
