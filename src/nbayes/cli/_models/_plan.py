@@ -1,4 +1,4 @@
-"""Which estimator a command uses for which columns, and how a model file remembers it.
+"""The plan of a model: which estimator reads which columns, and how a model file remembers it.
 
 ``nbayes train`` turns ``--model`` and the columns of DATA into a :class:`Plan`: the estimator,
 its input columns, their types, and how to turn a chunk into the estimator's input. The plan's

@@ -1,9 +1,9 @@
-"""Reading tables in bounded chunks (CSV/TSV, Parquet, JSON lines) and writing results.
+"""The chunked readers of a table: CSV/TSV, Parquet and JSON lines.
 
 Every reader yields ``(offset, DataFrame)`` pairs of at most ``chunk_rows`` rows, so memory
 depends on the chunk size, not on the file size. Column types are fixed from the first chunk
-(:func:`infer_kind`) and every later chunk is converted to them (:func:`conform`), so a
-column cannot silently change type half-way through a file.
+(:func:`._dtypes.infer_kind`) and every later chunk is converted to them
+(:func:`._dtypes.conform`), so a column cannot silently change type half-way through a file.
 """
 
 from __future__ import annotations
