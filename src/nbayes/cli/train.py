@@ -7,9 +7,10 @@ statistics can be added up is handled without holding the data:
 * class labels are learned append-only (a chunk may bring a new class; the statistics grow a
   zero row for it) and sorted at the end, so the result equals ``fit`` on all rows;
 * category vocabularies (MixedNB) are append-only the same way: codes never change;
-* a text vocabulary is the exception -- smoothing depends on its final size -- so text models
-  make a cheap first pass that only counts words (:meth:`TextNB.learn_vocabulary`), unless
-  ``--hashing`` replaces the vocabulary by a fixed number of hash buckets (one pass).
+* a text vocabulary grows the same way, its words put in order at the end (:mod:`._text_pass`:
+  one pass); only without nbayes' compiled analyzer do text models make a first pass that
+  counts words (:meth:`TextNB.learn_vocabulary`). ``--hashing`` replaces the vocabulary by a
+  fixed number of hash buckets.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
-from . import _cv
+from . import _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
 from ._labels import is_string_kind
 from ._models import (
@@ -356,6 +357,8 @@ def _train_in_chunks(
     Labels are learned as strings; :func:`sort_classes` gives them their type at the end.
     """
     est = the_plan.estimator
+    if _text_pass.applies(est):
+        return _text_pass.train(table, the_plan, target, dtypes)
     columns = [*the_plan.features, target]
     classes: list = []
     if the_plan.is_text and not settings.hashing:
