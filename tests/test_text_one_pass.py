@@ -1,24 +1,23 @@
-"""``nbayes train --text-column`` reads DATA once, and the model it makes equals
-``TextNB.fit`` on all rows: the same vocabulary, the same statistics to the bit, the same
-predictions, whatever the chunking, the vocabulary limits and the count model."""
+"""Text models in one pass: ``TextNB.fit_chunks`` and ``nbayes train --text-column``, which
+reads DATA once. The model equals ``TextNB.fit`` on all rows: the same vocabulary, the same
+statistics to the bit, the same predictions, whatever the chunking, the vocabulary limits,
+the count model and the analyzer (compiled, or scikit-learn's)."""
 
 from __future__ import annotations
 
 import io
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
-from nbayes import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB, TextNB, _analyzer, load
+from nbayes import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB, TextNB, load
+from nbayes._accel import numpy_only
 from nbayes.cli import _tables, main
 from nbayes.datasets import load_sms_spam
-
-pytestmark = pytest.mark.skipif(
-    _analyzer.unsupported(CountVectorizer()) is not None,
-    reason="nbayes._text is not built (no C compiler at install) or NBAYES_COMPILED=0",
-)
+from nbayes.exceptions import DataError
 
 # Words of several scripts and kinds, mixed into the texts.
 PIECES = [
@@ -129,3 +128,66 @@ class Bytes:
 
     def update(self, n: int) -> None:
         self.n += n
+
+
+def assert_same_model(model: TextNB, whole: TextNB) -> None:
+    assert getattr(model.vectorizer_, "vocabulary_", None) == getattr(
+        whole.vectorizer_, "vocabulary_", None
+    )
+    np.testing.assert_array_equal(model.classes_, whole.classes_)
+    assert model.classes_.dtype == whole.classes_.dtype
+    ours, theirs = flat(model.classifier_.stats_), flat(whole.classifier_.stats_)
+    assert ours.keys() == theirs.keys()
+    for key in ours:
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+@pytest.fixture(scope="module")
+def sms():
+    df = load_sms_spam()[:2000]
+    return df["text"].tolist(), df["label"].tolist()
+
+
+def chunked(texts, labels, size: int):
+    return [(texts[i : i + size], labels[i : i + size]) for i in range(0, len(texts), size)]
+
+
+@pytest.mark.parametrize(
+    "vectorizer",
+    [
+        CountVectorizer(min_df=2, max_features=400),
+        CountVectorizer(binary=True, max_df=0.3),
+        CountVectorizer(vocabulary=["call", "free", "ok", "lunch"]),
+        HashingVectorizer(n_features=512, alternate_sign=False, norm=None),
+    ],
+)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_fit_chunks_equals_fit(sms, vectorizer, compiled):
+    """With the compiled analyzer and with scikit-learn's (numpy_only), learned, fixed and
+    hashed features; a chunk of texts without a word and a class first seen late."""
+    texts, labels = list(sms[0]), list(sms[1])
+    texts[600:700] = ["!!"] * 100  # a whole chunk without a word
+    labels[-100:] = ["late"] * 100
+    with nullcontext() if compiled else numpy_only():
+        model = TextNB(BernoulliNB(), vectorizer).fit_chunks(chunked(texts, labels, 100))
+        whole = TextNB(BernoulliNB(), vectorizer).fit(texts, labels)
+        np.testing.assert_array_equal(
+            model.predict_proba(texts[:300]), whole.predict_proba(texts[:300])
+        )
+        summary = model.summary().loc["(text)", "analyzer"]
+    assert summary.startswith("nbayes" if compiled else "scikit-learn")
+    assert_same_model(model, whole)
+
+
+def test_fit_chunks_says_what_is_wrong(sms):
+    texts, labels = sms
+    with pytest.raises(DataError, match="no chunks"):
+        TextNB().fit_chunks([])
+    with pytest.raises(DataError, match="row 1002 is missing"):
+        TextNB().fit_chunks(
+            [*chunked(texts[:1000], labels[:1000], 500), (["a b"] * 5, ["x", "y", None, "y", "x"])]
+        )
+    with pytest.raises(DataError, match="4 texts but labels of shape"):
+        TextNB().fit_chunks([(texts[:4], labels[:3])])
+    with pytest.raises(DataError, match="No words are left"):
+        TextNB().fit_chunks([(["!", "?"], ["a", "b"])])
