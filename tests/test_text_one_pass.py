@@ -189,5 +189,12 @@ def test_fit_chunks_says_what_is_wrong(sms):
         )
     with pytest.raises(DataError, match="4 texts but labels of shape"):
         TextNB().fit_chunks([(texts[:4], labels[:3])])
+    fitted = TextNB().fit(texts[:50], labels[:50])
+    vocabulary = fitted.vectorizer_.vocabulary_
     with pytest.raises(DataError, match="No words are left"):
-        TextNB().fit_chunks([(["!", "?"], ["a", "b"])])
+        fitted.fit_chunks([(["!", "?"], ["a", "b"])])
+    assert fitted.vectorizer_.vocabulary_ is vocabulary  # the model as it was
+    assert (
+        fitted.predict(texts[:3]).tolist()
+        == TextNB().fit(texts[:50], labels[:50]).predict(texts[:3]).tolist()
+    )

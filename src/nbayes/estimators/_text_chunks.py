@@ -33,10 +33,25 @@ if TYPE_CHECKING:
     from .text import TextNB
 
 
+#: What fit_chunks sets on the model (and puts back as it was when it fails).
+_FITTED = ("vectorizer_", "classifier_", "classes_")
+
+
 def fit_chunks(model: TextNB, vec, chunks: Iterable) -> TextNB:
     """:meth:`TextNB.fit_chunks` with ``vec``, a new vectoriser of the model's, over
     ``chunks`` of (texts as ``read_texts`` gives them, labels); errors name rows of all the
-    chunks together."""
+    chunks together, and leave the model as it was."""
+    before = {k: model.__dict__[k] for k in _FITTED if k in model.__dict__}
+    try:
+        return _fit(model, vec, chunks)
+    except BaseException:
+        for name in _FITTED:
+            model.__dict__.pop(name, None)
+        model.__dict__.update(before)
+        raise
+
+
+def _fit(model: TextNB, vec, chunks: Iterable) -> TextNB:
     clf = model._new_classifier()
     learned = not model._is_hashing(vec) and vec.vocabulary is None
     if learned:
