@@ -18,7 +18,7 @@ def train(table, the_plan, target: str, dtypes: dict) -> tuple[int, bool]:
     """Fit the plan's TextNB over the chunks of DATA in one pass; return the row count and
     whether the file typed the labels as strings."""
     text = the_plan.text_column
-    seen = {"rows": 0, "strings": False}
+    seen = {"rows": 0, "strings": False}  # what the chunks showed, as they are read
     # The texts as the parser makes them (str objects), not through pandas' string dtype.
     dtypes = {**dtypes, text: object}
 
@@ -31,7 +31,7 @@ def train(table, the_plan, target: str, dtypes: dict) -> tuple[int, bool]:
             yield chunk[text], class_labels(chunk[target], offset, table.path, target)
 
     the_plan.estimator.fit_chunks(chunks())
-    return seen["rows"], seen["strings"]
+    return int(seen["rows"]), bool(seen["strings"])
 
 
 def _read_ahead(chunks: Iterator) -> Iterator:

@@ -147,7 +147,7 @@ class _Words:
     vectoriser, for settings the compiled analyzer does not cover: each chunk is counted by
     the vectoriser fitted on it alone, its words coded in order of first appearance."""
 
-    def __init__(self, vec):
+    def __init__(self, vec) -> None:
         self.one = clone(vec).set_params(min_df=1, max_df=1.0, max_features=None)
         self.codes: dict[str, int] = {}
         self.doc_freq = np.zeros(0, dtype=np.int64)
