@@ -30,6 +30,7 @@ from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._columns import ColumnLayout, one_text_column
 from ._encoding import Vocabulary
+from ._text_chunks import _feature_axes, fit_chunks
 
 #: What TextNB's classifier passes on as TextNB's own capabilities (the vectoriser keeps them).
 _PASSED_ON = frozenset(
@@ -305,6 +306,43 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             doc_freq = doc_freq.add(docs, fill_value=0)
             term_freq = term_freq.add(terms, fill_value=0)
         return self._set_vocabulary(vec, doc_freq, term_freq, total_docs)
+
+    def fit_chunks(self, chunks: Iterable):
+        """Learn the vocabulary and the model from chunks of texts and labels, in one pass.
+
+        Memory holds one chunk, the words and the statistics, whatever the size of the data.
+        A CountVectorizer's vocabulary grows as the chunks come (min_df, max_df and
+        max_features are applied to the totals over all chunks at the end), so the result
+        equals :meth:`fit` on all rows, without the vocabulary pass of
+        :meth:`learn_vocabulary`.
+
+        Parameters
+        ----------
+        chunks : iterable of (X, y)
+            Texts (as :meth:`fit` takes them) and their labels, chunk by chunk; read once.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        DataError
+            No chunks, a missing label, or no word left to learn from.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> chunks = [(["win cash now", "lunch at noon?"], ["spam", "ham"]),
+        ...           (["cheap cash prize", "see you at lunch"], ["spam", "ham"])]
+        >>> model = TextNB().fit_chunks(chunks)
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        """
+        check_params(self)
+        vec = self._new_vectorizer()
+        return fit_chunks(self, vec, ((read_texts(X, vec), y) for X, y in chunks))
 
     @staticmethod
     def _count_terms(vec, texts) -> tuple[int, pd.Series, pd.Series]:
@@ -991,18 +1029,6 @@ def _learns_every_word(vec) -> bool:
         and vec.max_df >= 1.0
         and vec.max_features is None
     )
-
-
-def _feature_axes(family, group: dict) -> dict:
-    """key -> (array, axis of the words or None) of one family's statistics, the axis found
-    by comparing the family's empty statistics over one and over two features."""
-    one, two = family.zeros(1, 1), family.zeros(1, 2)
-    out = {}
-    for key, value in group.items():
-        a, b = np.shape(one[key]), np.shape(two[key])
-        axis = next((i for i, (p, q) in enumerate(zip(a, b)) if p != q), None)
-        out[key] = (value, axis)
-    return out
 
 
 # -- the vocabulary survey (run on Dask workers: module-level functions) ----------------------
