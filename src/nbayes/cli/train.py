@@ -259,6 +259,11 @@ def train(
     if labeled is not None:
         plan.warnings.extend(_marker_classes(inner.classes_, labeled))
     plan.warnings.extend(_lookalike_classes(inner.classes_, labeled, target))
+    if len(inner.classes_) == 1:
+        plan.warnings.append(
+            f"column {target!r} holds one class only ({inner.classes_.tolist()[0]!r}) in DATA: the "
+            "model predicts it for every row; check --target, or train on rows of every class"
+        )
     return TrainResult(
         output=path,
         estimator=type(est).__name__,
