@@ -60,3 +60,9 @@ def test_text_speed_runs_on_a_small_corpus(tmp_path):
     for table in ("| fit + predict |", "MB of ASCII text", "| two-column CSV |"):
         assert table in proc.stdout
     assert not list(tmp_path.iterdir())  # the CSV and the model are deleted
+    cli_only = subprocess.run(
+        [*cmd, "--cli-only"], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert cli_only.returncode == 0, cli_only.stderr
+    assert "| two-column CSV |" in cli_only.stdout and "| CPU time |" in cli_only.stdout
+    assert "predictions equal" not in cli_only.stdout

@@ -497,3 +497,20 @@ def test_a_word_in_a_number_column_of_new_rows_is_read_as_missing(tmp_path, caps
         assert err.count("nbayes: warning: ") == 1, err
         assert "column 'cylinders' held numbers in training but holds 'rotary' at row" in err
     assert len(pd.read_csv(tmp_path / "p.csv")) == 60
+
+
+def test_a_target_of_one_class_is_said(capsys, tmp_path):
+    # Ecdat/Bids' takeover is 1 in every row: a classifier of it predicts 1 whatever it reads.
+    path = tmp_path / "bids.csv"
+    pd.DataFrame({"weeks": np.arange(40) % 7 + 0.5, "takeover": 1}).to_csv(path, index=False)
+    status = main(["train", str(path), "-t", "takeover", "-o", str(tmp_path / "m.nbayes"), "-q"])
+    err = capsys.readouterr().err
+    assert status == 0
+    assert err.count("nbayes: warning:") == 1
+    assert "column 'takeover' holds one class only (1) in DATA" in err
+    # Two classes: nothing to say.
+    pd.DataFrame({"weeks": np.arange(40) % 7 + 0.5, "takeover": np.arange(40) % 2}).to_csv(
+        path, index=False
+    )
+    assert main(["train", str(path), "-t", "takeover", "-o", str(tmp_path / "m.nbayes"), "-q"]) == 0
+    assert "one class" not in capsys.readouterr().err

@@ -69,20 +69,3 @@ def test_the_site_builds_with_warnings_as_errors(docs_site):
         assert f"sphx_glr_{example.stem}_001.png" in page, f"{example.name} drew no figure"
     guide = (html / "user_guide" / "plotting.html").read_text()
     assert 'href="../generated/nbayes.plot.ClassConditionalDisplay.html' in guide
-
-
-def test_shared_parameter_descriptions_come_from_one_place():
-    import textwrap
-
-    import nbayes
-    from nbayes._docstrings import PARAMETERS
-
-    text = " ".join(textwrap.dedent(PARAMETERS["decision_threshold"]).split())
-    presets = ["BernoulliNB", "MultinomialNB", "ComplementNB", "PoissonNB", "CategoricalNB"]
-    for name in [*presets, "GaussianNB"]:
-        assert text in " ".join(getattr(nbayes, name).__doc__.split()), name
-    for name in ["BernoulliNB", "MultinomialNB", "CategoricalNB"]:  # bare headers filled in
-        doc = " ".join(getattr(nbayes, name).__doc__.split())
-        assert " ".join(textwrap.dedent(PARAMETERS["prior_alpha"]).split()) in doc, name
-    source = (DOCS.parent / "src" / "nbayes" / "estimators" / "presets.py").read_text()
-    assert "Raise it to make e.g. a spam filter" not in source  # written once, in _docstrings

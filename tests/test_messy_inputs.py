@@ -171,7 +171,22 @@ def test_choices_that_reread_a_column_are_said_under_quiet(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert status == 0 and out == ""
     assert "nbayes: warning: reading column 'address' as words" in err
-    assert "--model mixed reads it as categories" in err
+    assert "name it in --categorical to read it as categories" in err
+    # The advice holds: named there, the column is read as categories.
+    status = main(
+        [
+            "train",
+            train_path,
+            "-t",
+            "label",
+            "-o",
+            str(tmp_path / "c.nbayes"),
+            "-q",
+            "--categorical",
+            "address",
+        ]
+    )
+    assert status == 0 and "as words" not in capsys.readouterr().err
 
 
 def test_text_model_alone_says_which_columns_it_leaves_out(capsys, tmp_path):

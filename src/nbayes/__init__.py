@@ -106,7 +106,6 @@ _SUBMODULES = frozenset(
         "exceptions",
         "seminaive",
         "_accel",
-        "_docstrings",
         "_engine",
         "_output",
         "_threads",

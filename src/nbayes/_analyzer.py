@@ -156,8 +156,10 @@ class VocabularyCounts:
         self.term_freq = np.zeros(0, dtype=np.int64)
         self.n_docs = 0
 
-    def add(self, texts) -> None:
-        """Count the words of one chunk of texts."""
+    def add(self, texts) -> sp.csr_matrix:
+        """Count the words of one chunk of texts; return their counts, one row per text and
+        one column per word counted so far (the order of :meth:`words`), as the vectoriser
+        counts them (``binary``: ones)."""
         loops, mode, lowercase, (low, high) = self.loops, self.mode, self.lowercase, self.ngrams
 
         def learn(piece):
@@ -166,7 +168,8 @@ class VocabularyCounts:
 
         texts = _as_list(texts)
         self.n_docs += len(texts)
-        for local, (_, indices, data) in map_chunks(learn, _pieces(texts, 1)):
+        parts = []
+        for local, (indptr, indices, data) in map_chunks(learn, _pieces(texts, 1)):
             columns = self.table.absorb(local)[indices]
             n = len(self.table)
             weights = None if self.binary else data
@@ -174,6 +177,11 @@ class VocabularyCounts:
             self.term_freq = _grown(self.term_freq, n) + np.bincount(
                 columns, weights=weights, minlength=n
             ).astype(np.int64)
+            parts.append((indptr, columns, data))
+        counts = _csr(parts, len(self.table), np.float64)
+        if self.binary:
+            counts.data.fill(1)
+        return counts
 
     def words(self) -> list[str]:
         """The words counted, in the order of :attr:`doc_freq` and :attr:`term_freq`."""

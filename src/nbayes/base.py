@@ -70,7 +70,6 @@ from ._capabilities import (
     inner_model,
     supports,
 )
-from ._docstrings import inherit_docstrings
 from .distributions import Labels
 
 Mode = Literal["learn", "count", "unlearn", "score"]
@@ -134,8 +133,8 @@ class EstimatorProtocol(ABC):
     as per-feature counts).
 
     The docstrings below are the documentation of every implementation: a subclass's method
-    of the same name takes from them the sections (Parameters, Returns, Examples, ...) that
-    it does not write itself (see :func:`nbayes._docstrings.inherit_docstrings`).
+    of the same name repeats in its own docstring the sections (Parameters, Returns,
+    Examples, ...) that it does not change, so that each reads complete where it is written.
 
     Examples
     --------
@@ -144,10 +143,6 @@ class EstimatorProtocol(ABC):
     >>> isinstance(MultinomialNB(), EstimatorProtocol)
     True
     """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        inherit_docstrings(cls, EstimatorProtocol)
 
     def capabilities(self) -> frozenset[str]:
         """What this model can do beyond the protocol: names from :data:`CAPABILITIES`.

@@ -7,9 +7,9 @@ statistics can be added up is handled without holding the data:
 * class labels are learned append-only (a chunk may bring a new class; the statistics grow a
   zero row for it) and sorted at the end, so the result equals ``fit`` on all rows;
 * category vocabularies (MixedNB) are append-only the same way: codes never change;
-* a text vocabulary is the exception -- smoothing depends on its final size -- so text models
-  make a cheap first pass that only counts words (:meth:`TextNB.learn_vocabulary`), unless
-  ``--hashing`` replaces the vocabulary by a fixed number of hash buckets (one pass).
+* a text vocabulary grows the same way, its words put in order at the end
+  (:meth:`TextNB.fit_chunks`: one pass); ``--hashing`` replaces it by a fixed number of hash
+  buckets.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
-from . import _cv
+from . import _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
 from ._labels import is_string_kind
 from ._models import (
@@ -259,6 +259,11 @@ def train(
     if labeled is not None:
         plan.warnings.extend(_marker_classes(inner.classes_, labeled))
     plan.warnings.extend(_lookalike_classes(inner.classes_, labeled, target))
+    if len(inner.classes_) == 1:
+        plan.warnings.append(
+            f"column {target!r} holds one class only ({inner.classes_.tolist()[0]!r}) in DATA: the "
+            "model predicts it for every row; check --target, or train on rows of every class"
+        )
     return TrainResult(
         output=path,
         estimator=type(est).__name__,
@@ -357,13 +362,13 @@ def _train_in_chunks(
     Labels are learned as strings; :func:`sort_classes` gives them their type at the end.
     """
     est = plan.estimator
+    if plan.is_text and not settings.hashing:
+        return _text_pass.train(table, plan, target, dtypes)
     columns = [*plan.features, target]
     classes: list = []
-    if plan.is_text and not settings.hashing:
-        classes = _vocabulary_pass(table, plan, target, dtypes)
     surveyed = plan.model in SEMINAIVE and _bin_edges_pass(table, plan, target, dtypes)
     rows, strings = 0, False
-    desc = "training (pass 2/2)" if classes or surveyed else "training"
+    desc = "training (pass 2/2)" if surveyed else "training"
     for offset, chunk in table.chunks(columns, dtypes, desc=desc):
         # A CSV's labels are read as text (dtypes); other formats say what they hold.
         strings = strings or (
@@ -515,21 +520,6 @@ def _values_further_down(table, columns: list[str]) -> dict[str, pd.Series]:
         if len(found) == len(columns):
             break
     return {c: found.get(c, pd.Series(dtype=object)) for c in columns}
-
-
-def _vocabulary_pass(table, plan, target: str, dtypes: dict) -> list:
-    """First pass over a text column: learn the vocabulary (and the labels, for free)."""
-    labels: set = set()
-
-    def texts():
-        for offset, chunk in table.chunks(
-            [plan.text_column, target], dtypes, desc="vocabulary (pass 1/2)"
-        ):
-            labels.update(class_labels(chunk[target], offset, table.path, target).tolist())
-            yield chunk[plan.text_column]
-
-    plan.estimator.learn_vocabulary(texts())
-    return sorted(labels)
 
 
 def _number_auto_or_cv(value: str):

@@ -12,7 +12,6 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._docstrings import shared_parameters
 from .._threads import threads
 from .._validation import rows_from
 from ..base import EstimatorProtocol, Model, SurveyStep
@@ -151,7 +150,6 @@ def _set_up(estimator: EstimatorProtocol, X, meta, split_every: int, labelled=No
 
 
 # -- public API ------------------------------------------------------------------------------
-@shared_parameters
 def fit(
     estimator: EstimatorProtocol,
     X,
@@ -191,6 +189,8 @@ def fit(
         (split to match X's row chunks). With a DataFrame X: a column name of X (left out of
         the features) or a dask Series, aligned with X by Dask as ``assign`` does.
     sample_weight : same kinds as y, optional
+        Weight of each row, 1 by default: an integer weight counts as that many copies of
+        the row, and a zero weight as no row.
     classes : array-like, optional
         Every label. By default the labels found in ``y``; passing them turns a label outside
         the list into an UnknownLabelError.

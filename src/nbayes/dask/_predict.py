@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
-from .._docstrings import shared_doc
 from .._threads import threads
 from ..exceptions import DataError
 
@@ -69,48 +68,17 @@ def _predict(estimator, X, method: str):
     )
 
 
-# The four prediction functions differ in what they compute per row only.
-_PREDICT_FIELDS = {
-    "parameters": """
-        estimator : fitted nbayes estimator
-            Any fitted nbayes estimator (or a wrapper of one, such as GridSearchCV). It is
-            sent to each worker once, not once per block.
-        X : dask array or dask DataFrame
-            The samples, in blocks of rows (for TextNB: a dask Series of texts). An array's
-            column chunks are joined first, so that every block holds whole rows.""",
-    "proba_returns": """
-        dask array or dask DataFrame
-            Lazy: a dask array of shape (n_samples, n_classes) for an array X; for a
-            DataFrame or Series, a dask DataFrame on X's index with one column per class.
-            Columns in ``classes_`` order.""",
-    "examples": """
-        >>> import dask.array as da
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes import dask as nbdask
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> X = da.from_array(np.array([[3, 0], [0, 2], [1, 1]]), chunks=(2, 2))
-        >>> nbdask.predict(model, X).compute().tolist()
-        ['a', 'b', 'a']
-        >>> nbdask.predict_proba(model, X).compute().round(2)
-        array([[0.99, 0.01],
-               [0.26, 0.74],
-               [0.74, 0.26]])
-        >>> proba = nbdask.predict_log_proba(model, X).compute()
-        >>> bool(np.allclose(np.exp(proba), model.predict_proba(X.compute())))
-        True
-        >>> nbdask.predict_joint_log_proba(model, X).shape
-        (3, 2)""",
-}
-
-
-@shared_doc(**_PREDICT_FIELDS)
 def predict(estimator, X) -> Any:
     """Most probable class per row, computed lazily block by block.
 
     Parameters
     ----------
-    {{parameters}}
+    estimator : fitted nbayes estimator
+        Any fitted nbayes estimator (or a wrapper of one, such as GridSearchCV). It is
+        sent to each worker once, not once per block.
+    X : dask array or dask DataFrame
+        The samples, in blocks of rows (for TextNB: a dask Series of texts). An array's
+        column chunks are joined first, so that every block holds whole rows.
 
     Returns
     -------
@@ -120,63 +88,148 @@ def predict(estimator, X) -> Any:
 
     Examples
     --------
-    {{examples}}
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes import dask as nbdask
+    >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+    >>> X = da.from_array(np.array([[3, 0], [0, 2], [1, 1]]), chunks=(2, 2))
+    >>> nbdask.predict(model, X).compute().tolist()
+    ['a', 'b', 'a']
+    >>> nbdask.predict_proba(model, X).compute().round(2)
+    array([[0.99, 0.01],
+           [0.26, 0.74],
+           [0.74, 0.26]])
+    >>> proba = nbdask.predict_log_proba(model, X).compute()
+    >>> bool(np.allclose(np.exp(proba), model.predict_proba(X.compute())))
+    True
+    >>> nbdask.predict_joint_log_proba(model, X).shape
+    (3, 2)
     """
     return _predict(estimator, X, "predict")
 
 
-@shared_doc(**_PREDICT_FIELDS)
 def predict_proba(estimator, X) -> Any:
     """Posterior P(y | x) per row, computed lazily block by block.
 
     Parameters
     ----------
-    {{parameters}}
+    estimator : fitted nbayes estimator
+        Any fitted nbayes estimator (or a wrapper of one, such as GridSearchCV). It is
+        sent to each worker once, not once per block.
+    X : dask array or dask DataFrame
+        The samples, in blocks of rows (for TextNB: a dask Series of texts). An array's
+        column chunks are joined first, so that every block holds whole rows.
 
     Returns
     -------
-    {{proba_returns}}
+    dask array or dask DataFrame
+        Lazy: a dask array of shape (n_samples, n_classes) for an array X; for a
+        DataFrame or Series, a dask DataFrame on X's index with one column per class.
+        Columns in ``classes_`` order.
 
     Examples
     --------
-    {{examples}}
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes import dask as nbdask
+    >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+    >>> X = da.from_array(np.array([[3, 0], [0, 2], [1, 1]]), chunks=(2, 2))
+    >>> nbdask.predict(model, X).compute().tolist()
+    ['a', 'b', 'a']
+    >>> nbdask.predict_proba(model, X).compute().round(2)
+    array([[0.99, 0.01],
+           [0.26, 0.74],
+           [0.74, 0.26]])
+    >>> proba = nbdask.predict_log_proba(model, X).compute()
+    >>> bool(np.allclose(np.exp(proba), model.predict_proba(X.compute())))
+    True
+    >>> nbdask.predict_joint_log_proba(model, X).shape
+    (3, 2)
     """
     return _predict(estimator, X, "predict_proba")
 
 
-@shared_doc(**_PREDICT_FIELDS)
 def predict_log_proba(estimator, X) -> Any:
     """Log posterior log P(y | x) per row, computed lazily block by block.
 
     Parameters
     ----------
-    {{parameters}}
+    estimator : fitted nbayes estimator
+        Any fitted nbayes estimator (or a wrapper of one, such as GridSearchCV). It is
+        sent to each worker once, not once per block.
+    X : dask array or dask DataFrame
+        The samples, in blocks of rows (for TextNB: a dask Series of texts). An array's
+        column chunks are joined first, so that every block holds whole rows.
 
     Returns
     -------
-    {{proba_returns}}
+    dask array or dask DataFrame
+        Lazy: a dask array of shape (n_samples, n_classes) for an array X; for a
+        DataFrame or Series, a dask DataFrame on X's index with one column per class.
+        Columns in ``classes_`` order.
 
     Examples
     --------
-    {{examples}}
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes import dask as nbdask
+    >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+    >>> X = da.from_array(np.array([[3, 0], [0, 2], [1, 1]]), chunks=(2, 2))
+    >>> nbdask.predict(model, X).compute().tolist()
+    ['a', 'b', 'a']
+    >>> nbdask.predict_proba(model, X).compute().round(2)
+    array([[0.99, 0.01],
+           [0.26, 0.74],
+           [0.74, 0.26]])
+    >>> proba = nbdask.predict_log_proba(model, X).compute()
+    >>> bool(np.allclose(np.exp(proba), model.predict_proba(X.compute())))
+    True
+    >>> nbdask.predict_joint_log_proba(model, X).shape
+    (3, 2)
     """
     return _predict(estimator, X, "predict_log_proba")
 
 
-@shared_doc(**_PREDICT_FIELDS)
 def predict_joint_log_proba(estimator, X) -> Any:
     """Joint log P(x, y) per row, computed lazily block by block.
 
     Parameters
     ----------
-    {{parameters}}
+    estimator : fitted nbayes estimator
+        Any fitted nbayes estimator (or a wrapper of one, such as GridSearchCV). It is
+        sent to each worker once, not once per block.
+    X : dask array or dask DataFrame
+        The samples, in blocks of rows (for TextNB: a dask Series of texts). An array's
+        column chunks are joined first, so that every block holds whole rows.
 
     Returns
     -------
-    {{proba_returns}}
+    dask array or dask DataFrame
+        Lazy: a dask array of shape (n_samples, n_classes) for an array X; for a
+        DataFrame or Series, a dask DataFrame on X's index with one column per class.
+        Columns in ``classes_`` order.
 
     Examples
     --------
-    {{examples}}
+    >>> import dask.array as da
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes import dask as nbdask
+    >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+    >>> X = da.from_array(np.array([[3, 0], [0, 2], [1, 1]]), chunks=(2, 2))
+    >>> nbdask.predict(model, X).compute().tolist()
+    ['a', 'b', 'a']
+    >>> nbdask.predict_proba(model, X).compute().round(2)
+    array([[0.99, 0.01],
+           [0.26, 0.74],
+           [0.74, 0.26]])
+    >>> proba = nbdask.predict_log_proba(model, X).compute()
+    >>> bool(np.allclose(np.exp(proba), model.predict_proba(X.compute())))
+    True
+    >>> nbdask.predict_joint_log_proba(model, X).shape
+    (3, 2)
     """
     return _predict(estimator, X, "predict_joint_log_proba")

@@ -20,7 +20,6 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from .. import _engine as engine
 from .. import base
 from .._accel import kernels
-from .._docstrings import INPUTS, shared_doc, shared_parameters
 from .._params import check_params
 from .._validation import row_offset, show
 from ..base import EstimatorProtocol, Mode, check_mode
@@ -247,36 +246,6 @@ class Statistics:
             raise AttributeError("stats_")
 
 
-# The prediction methods, shown side by side in each one's Examples.
-_PREDICT = {
-    "X": INPUTS["estimator"],
-    "examples": """
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> model.predict([[3, 0], [0, 2]]).tolist()
-        ['a', 'b']
-        >>> model.predict_proba([[3, 0], [0, 2]]).round(2)
-        array([[0.99, 0.01],
-               [0.26, 0.74]])
-        >>> model.predict_log_proba([[3, 0]]).round(2)
-        array([[-0.01, -4.32]])
-        >>> model.decision_function([[3, 0], [0, 2]]).round(2)
-        array([-4.31,  1.06])""",
-}
-
-# The linear form's two methods, shown together.
-_LINEAR = {
-    "X": INPUTS["estimator"],
-    "examples": """
-        >>> from nbayes import CategoricalNB
-        >>> model = CategoricalNB().fit([["red", 1], ["blue", 2], ["red", 2]], [0, 1, 1])
-        >>> model.linear_feature_names().tolist()
-        ['x0=blue', 'x0=red', 'x1=1', 'x1=2']
-        >>> model.linear_features([["blue", 2]]).toarray()
-        array([[1., 0., 0., 1.]])""",
-}
-
-
 #: Held-out rows are scored over only the columns they hold (``Family.finalize_stacked``
 #: with ``columns``) where they store fewer values than this many times the number of
 #: columns. With more they touch nearly every column (a large text corpus's folds do), and
@@ -402,7 +371,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Set the familiar fitted attributes (feature_log_prob_, theta_, ...)."""
 
     # -- fitting -------------------------------------------------------------------------------
-    @shared_parameters
     def fit(self, X, y, sample_weight=None):
         """Fit the model to X, y in one pass.
 
@@ -410,7 +378,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            The class label of each row.
         sample_weight : array-like of shape (n_samples,), optional
+            Weight of each row, 1 by default: an integer weight counts as that many copies of
+            the row, and a zero weight as no row.
 
         Returns
         -------
@@ -523,7 +494,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         self.cv_results_ = scores
         return self
 
-    @shared_parameters
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with one batch; equals ``fit`` on all batches together.
 
@@ -531,10 +501,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            The class label of each row.
         classes : array-like of shape (n_classes,), optional
             All labels that will ever occur. Required on the first call; a later call may pass
             a longer list that contains the current ``classes_`` to add classes.
         sample_weight : array-like of shape (n_samples,), optional
+            Weight of each row, 1 by default: an integer weight counts as that many copies of
+            the row, and a zero weight as no row.
 
         Returns
         -------
@@ -720,7 +693,19 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def capabilities(self) -> frozenset[str]:
         """Explanations, candidate scoring, leaving features out, a generative joint
         probability; and a linear form once fitted where the families give one (see
-        :meth:`EstimatorProtocol.capabilities`)."""
+        :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         found = {base.EXPLANATIONS, base.CANDIDATE_SCORING, base.FEATURE_SUBSETS}
         found.add(base.JOINT_PROBABILITY)
         if hasattr(self, "params_") and _linear.is_linear(self.families_, self.params_):
@@ -731,6 +716,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Get ready to accumulate batches without learning from any (see
         :meth:`EstimatorProtocol.setup`): ``meta`` is a DataFrame with no rows (a table's
         columns) or the number of columns.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            As in :meth:`survey_step`.
+        summary : object, optional
+            The final summary of the survey passes, if :meth:`survey_step` asked for any.
 
         Examples
         --------
@@ -765,20 +757,97 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Statistics of one batch (see :meth:`EstimatorProtocol.accumulate`).
 
         ``mode="learn"`` may grow category vocabularies, as ``partial_fit`` does.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The rows to count, with the columns of :meth:`setup`.
+        labels : Labels
+            Class codes (indices into the classes the statistics are laid out over), sample
+            weights and the number of classes.
+        mode : {"learn", "count", "unlearn", "score"}, default="count"
+            Why the batch is read (the modes of :mod:`nbayes.base`); decides
+            what an unseen value does.
+
+        Returns
+        -------
+        dict
+            Statistics (as :mod:`nbayes.base` lays them out), over
+            ``labels.n_classes`` classes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> stats = model.accumulate([[1, 1]], Labels(np.array([1]), np.array([2.0]), 2))
+        >>> stats["class_count"].tolist(), stats["groups"][0]["n_counts"].tolist()
+        ([0.0, 2.0], [[0.0, 0.0], [2.0, 2.0]])
         """
         check_mode(mode)
         return self._accumulate(self._validate_X(X, reset=False), labels, mode)
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
         """Statistics of the rows of ``a`` and ``b`` together; a DataError names the column
-        whose sum would overflow float64 (finite input gives finite statistics)."""
+        whose sum would overflow float64 (finite input gives finite statistics).
+
+        Parameters
+        ----------
+        a, b : dict
+            Statistics in this model's set-up, over the same classes.
+
+        Returns
+        -------
+        dict
+            The statistics of all their rows; ``a`` and ``b`` are left unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> more = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
+        >>> model.merge_statistics(model.stats_, more)["class_count"].tolist()
+        [3.0, 1.0]
+        """
         merged = engine.merge(self.families_, a, b)
         engine.check_overflow(self.families_, merged, None, self._feature_names_per_block())
         return merged
 
     def subtract_statistics(self, a: dict, b: dict) -> dict:
         """Statistics of the rows of ``a`` without those of ``b`` (errors name the class and
-        column that would go negative)."""
+        column that would go negative).
+
+        Parameters
+        ----------
+        a : dict
+            Statistics of some rows.
+        b : dict
+            Statistics of some of those rows, in the same set-up and classes.
+
+        Returns
+        -------
+        dict
+            The statistics of the rows of ``a`` that are not in ``b``.
+
+        Raises
+        ------
+        DataError
+            ``b`` cannot be part of ``a`` (a count would become negative); the message names
+            the class and column.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> row = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
+        >>> model.subtract_statistics(model.stats_, row)["groups"][0]["n_counts"].tolist()
+        [[2.0, 0.0], [0.0, 3.0]]
+        """
         classes = getattr(self, "classes_", None)
         return engine.subtract(
             self.families_,
@@ -789,27 +858,136 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         )
 
     def clear_statistics(self, stats: dict) -> dict:
-        """``stats`` of no rows, with the category counts per column kept."""
+        """``stats`` of no rows, with the category counts per column kept.
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics in this model's set-up.
+
+        Returns
+        -------
+        dict
+            The statistics of no rows, laid out as ``stats``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.clear_statistics(model.stats_)["class_count"].tolist()
+        [0.0, 0.0]
+        """
         return engine.clear(self.families_, stats)
 
     def scale_statistics(self, stats: dict, factor: float) -> dict:
-        """``stats`` with every row's weight multiplied by ``factor`` (>= 0)."""
+        """``stats`` with every row's weight multiplied by ``factor`` (>= 0).
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics in this model's set-up.
+        factor : float
+            The weight multiplier, >= 0.
+
+        Returns
+        -------
+        dict
+            The scaled statistics, laid out as ``stats``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.scale_statistics(model.stats_, 0.5)["class_count"].tolist()
+        [1.0, 0.5]
+        """
         return engine.scale(self.families_, stats, factor)
 
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
-        """``stats`` laid out over ``n_classes`` classes, class ``i`` at ``positions[i]``."""
+        """``stats`` laid out over ``n_classes`` classes, class ``i`` at ``positions[i]``.
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics over ``len(positions)`` classes.
+        positions : ndarray of int
+            The new index of each class of ``stats``, all different and below ``n_classes``.
+        n_classes : int
+            The number of classes of the result.
+
+        Returns
+        -------
+        dict
+            Statistics over ``n_classes`` classes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.align_statistics(model.stats_, np.array([0, 2]), 3)["class_count"].tolist()
+        [2.0, 0.0, 1.0]
+        """
         return engine.align_classes(self.families_, stats, positions, n_classes)
 
     def recode_statistics(self, other) -> dict:
         """``other``'s statistics in this model's encoding, ready for :func:`nbayes.merge`.
         Models with learned category vocabularies (MixedNB, CategoricalNB on values) extend
-        their vocabularies and re-code ``other``'s counts."""
+        their vocabularies and re-code ``other``'s counts.
+
+        Parameters
+        ----------
+        other : estimator
+            A fitted model of the same class and set-up parameters, over the same columns.
+
+        Returns
+        -------
+        dict
+            ``other``'s statistics, encoded as this model's (over ``other``'s classes).
+
+        Examples
+        --------
+        >>> from nbayes import CategoricalNB
+        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
+        >>> b = CategoricalNB().fit([["green"]], [0])
+        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
+        [[0.0, 0.0, 1.0]]
+        """
         return other.stats_
 
     def install(self, classes, stats: dict, *, finalize: bool = True):
         """Become the fitted model of ``stats`` over ``classes`` and finalize; with
         ``finalize=False``, hold the statistics only, until :meth:`finalize` is called.
-        Returns self."""
+        Returns self.
+
+        Parameters
+        ----------
+        classes : ndarray of shape (n_classes,)
+            The class labels, sorted, in the order of the statistics' class axis.
+        stats : dict
+            Statistics in this model's set-up.
+        finalize : bool, default=True
+            False: hold the statistics only, without parameters (the model then makes
+            :meth:`finalize_with` models and scores nothing itself until :meth:`finalize`
+            is called; nothing is derived on reading an attribute). For a model just
+            :meth:`setup`, by a caller that makes other finalizes of the statistics (a grid
+            search's candidates) and never uses this model's own.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> twin = MultinomialNB()
+        >>> twin.setup(2)
+        >>> twin.install(model.classes_, model.stats_).predict([[0, 1]]).tolist()
+        ['b']
+        """
         self.classes_ = np.asarray(classes)
         self.stats_ = stats
         if finalize:
@@ -826,6 +1004,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def finalize_params(self) -> frozenset[str]:
         """Names of the constructor parameters that only change finalize or scoring (see
         :meth:`EstimatorProtocol.finalize_params`).
+
+        Returns
+        -------
+        frozenset of str
+            The parameter names (empty when none can be changed this way).
+
+        Raises
+        ------
+        ParameterError
+            Where this model's set-up depends on which rows it learned in a way statistics do
+            not undo (so a model of part of the rows cannot be made from statistics).
 
         Examples
         --------
@@ -852,6 +1041,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         -------
         estimator
             A new estimator of the same class, fitted; ``get_params()`` shows ``params``.
+
+        Raises
+        ------
+        ParameterError
+            A name in ``params`` that is not in :meth:`finalize_params`.
 
         Examples
         --------
@@ -949,7 +1143,20 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def log_prior(self) -> float:
         """log p(parameters) under the priors whose modes the estimates are, up to a constant
         (see :meth:`EstimatorProtocol.log_prior`): each family's Dirichlet / Beta / Gamma
-        pseudo-counts, and ``prior_alpha`` on a fitted class prior."""
+        pseudo-counts, and ``prior_alpha`` on a fitted class prior.
+
+        Returns
+        -------
+        float
+            The log prior density of the fitted parameters, up to a constant.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> X, y = [[2, 0], [1, 1], [0, 3]], ["a", "a", "b"]
+        >>> round(MultinomialNB(alpha=2.0).fit(X, y).log_prior(), 3)
+        -6.08
+        """
         check_is_fitted(self, "stats_")
         # The scoring tables of this fitted state (made once, see _scoring_params) hold the
         # count families' log tables: EM scores a state and takes its prior, one layout.
@@ -971,6 +1178,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         nothing is derived later, on reading an attribute. Published tables that would cost
         a pass over a large vocabulary to lay out (CategoricalNB's ``feature_log_prob_``) are
         read-only properties computed from ``params_`` on each read, changing nothing.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [0, 3]], ["a", "b"])
+        >>> twin = MultinomialNB()
+        >>> twin.setup(2)
+        >>> _ = twin.install(model.classes_, model.stats_, finalize=False)
+        >>> twin.finalize()
+        >>> twin.feature_log_prob_.shape
+        (2, 2)
         """
         stats = self.stats_
         # What can fail (a zero variance, a bad class prior) runs before anything is set.
@@ -1050,11 +1269,28 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """Become the fitted model of :meth:`get_state` output (``params`` is not applied:
         build the estimator with them first).
 
+        Parameters
+        ----------
+        state : dict
+            What :meth:`get_state` returned, for an estimator of this class.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
         Raises
         ------
         ValueError
             The parts do not fit together (families for other column groups, a layout for
             another number of columns, statistics that cannot be finalized).
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
+        >>> MultinomialNB().set_state(state).classes_.tolist()
+        ['a', 'b']
         """
         n_features = int(state["n_features_in"])
         self.__dict__.pop("feature_names_in_", None)
@@ -1102,12 +1338,50 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """log P(x, y) for every class, shape (n_samples, n_classes), columns in ``classes_``
-        order. Includes class-independent terms, so it is a true log-probability."""
+        order. Includes class-independent terms, so it is a true log-probability.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict_joint_log_proba([[1, 1]]).round(3)
+        array([[-1.216, -2.238]])
+        """
         return self._jll(X, normalised=True)
 
     def joint_log_scores(self, X) -> np.ndarray:
         """log P(x, y) without the families' class-independent normalisers, shape
-        (n_samples, n_classes) (see :meth:`EstimatorProtocol.joint_log_scores`)."""
+        (n_samples, n_classes) (see :meth:`EstimatorProtocol.joint_log_scores`).
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; differences between columns are exact log-odds.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> scores = model.joint_log_scores([[1, 1]])
+        >>> joint = model.predict_joint_log_proba([[1, 1]])
+        >>> bool(abs((scores[0, 0] - scores[0, 1]) - (joint[0, 0] - joint[0, 1])) < 1e-12)
+        True
+        """
         return self._jll(X, normalised=False)
 
     def joint_log_scores_of(self, models, X):
@@ -1121,9 +1395,27 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         per candidate. The scores are those of each model's own :meth:`joint_log_scores`.
         Candidates are stacked in groups whose scores take at most about 32 MB at a time.
 
+        Parameters
+        ----------
+        models : iterable of estimators
+            Fitted models made by :meth:`finalize_with` of one model over the same
+            statistics (the candidates of a grid search on one fold).
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
         Yields
         ------
         ndarray of shape (n_samples, n_classes), one per model
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> models = [model.finalize_with({"alpha": a}) for a in (0.5, 2.0)]
+        >>> scores = list(model.joint_log_scores_of(models, [[1, 1]]))
+        >>> [bool(np.allclose(s, m.joint_log_scores([[1, 1]]))) for s, m in zip(scores, models)]
+        [True, True]
         """
         models = list(models)
         if not self._stackable(models):
@@ -1279,16 +1571,99 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             log=log,
         )
 
-    @shared_doc("predict_log_proba", **_PREDICT)
     def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior log P(y | x) of every class, for each sample.
+
+        Computed in log space (log-sum-exp), so a class far less probable than another keeps a
+        finite log-probability where :meth:`predict_proba` would round it to 0.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} or DataFrame of shape (n_samples, n_features)
+            The samples, with the columns the model was fitted on (by name for a DataFrame).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; ``exp`` of each row sums to one.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict([[3, 0], [0, 2]]).tolist()
+        ['a', 'b']
+        >>> model.predict_proba([[3, 0], [0, 2]]).round(2)
+        array([[0.99, 0.01],
+               [0.26, 0.74]])
+        >>> model.predict_log_proba([[3, 0]]).round(2)
+        array([[-0.01, -4.32]])
+        >>> model.decision_function([[3, 0], [0, 2]]).round(2)
+        array([-4.31,  1.06])
+        """
         return self._posterior(X, log=True)
 
-    @shared_doc("predict_proba", **_PREDICT)
     def predict_proba(self, X) -> np.ndarray:
+        """Posterior probability P(y | x) of every class, for each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} or DataFrame of shape (n_samples, n_features)
+            The samples, with the columns the model was fitted on (by name for a DataFrame).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; each row sums to one.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict([[3, 0], [0, 2]]).tolist()
+        ['a', 'b']
+        >>> model.predict_proba([[3, 0], [0, 2]]).round(2)
+        array([[0.99, 0.01],
+               [0.26, 0.74]])
+        >>> model.predict_log_proba([[3, 0]]).round(2)
+        array([[-0.01, -4.32]])
+        >>> model.decision_function([[3, 0], [0, 2]]).round(2)
+        array([-4.31,  1.06])
+        """
         return self._posterior(X, log=False)
 
-    @shared_doc("predict", **_PREDICT)
     def predict(self, X) -> np.ndarray:
+        """Most probable class of each sample.
+
+        Where the model has a ``decision_threshold`` (two classes only; for a wrapper, its
+        inner model's), ``classes_[1]`` is predicted exactly when its log-odds exceed the
+        threshold; otherwise the most probable class (ties go to the first class, as
+        ``argmax``), which is the threshold 0.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} or DataFrame of shape (n_samples, n_features)
+            The samples, with the columns the model was fitted on (by name for a DataFrame).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One of ``classes_`` per sample.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict([[3, 0], [0, 2]]).tolist()
+        ['a', 'b']
+        >>> model.predict_proba([[3, 0], [0, 2]]).round(2)
+        array([[0.99, 0.01],
+               [0.26, 0.74]])
+        >>> model.predict_log_proba([[3, 0]]).round(2)
+        array([[-0.01, -4.32]])
+        >>> model.decision_function([[3, 0], [0, 2]]).round(2)
+        array([-4.31,  1.06])
+        """
         threshold = self._log_odds_threshold()
         jll = self._jll(X, normalised=False)
         if threshold is None:
@@ -1303,7 +1678,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             len(self.classes_) if hasattr(self, "classes_") else None,
         )
 
-    @shared_doc("decision_function", **_PREDICT)
     def decision_function(self, X) -> np.ndarray:
         """Log-odds for two classes, the log posterior otherwise.
 
@@ -1320,6 +1694,30 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         resolved; beyond it a score is squeezed into one more nat, keeping the order of rows
         (``engine.bound_decision``), so that rows on which the model is confidently wrong do
         not dominate the tools that fit a slope to the scores.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} or DataFrame of shape (n_samples, n_features)
+            The samples, with the columns the model was fitted on (by name for a DataFrame).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.predict([[3, 0], [0, 2]]).tolist()
+        ['a', 'b']
+        >>> model.predict_proba([[3, 0], [0, 2]]).round(2)
+        array([[0.99, 0.01],
+               [0.26, 0.74]])
+        >>> model.predict_log_proba([[3, 0]]).round(2)
+        array([[-0.01, -4.32]])
+        >>> model.decision_function([[3, 0], [0, 2]]).round(2)
+        array([-4.31,  1.06])
         """
         if len(getattr(self, "classes_", ())) > 2:
             return engine.bound_decision(self.predict_log_proba(X))
@@ -1350,14 +1748,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         (n_classes,) otherwise."""
         return self._linear_form()[1]
 
-    @shared_doc(**_LINEAR)
     def linear_features(self, X):
         """The feature map that ``coef_`` applies to: X itself for counts and Gaussian features,
         binarised X for Bernoulli, sparse one-hot codes for categorical features.
 
         Parameters
         ----------
-        {{X}}
+        X : {array-like, sparse matrix} or DataFrame of shape (n_samples, n_features)
+            The samples, with the columns the model was fitted on (by name for a DataFrame).
 
         Returns
         -------
@@ -1366,7 +1764,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Examples
         --------
-        {{examples}}
+        >>> from nbayes import CategoricalNB
+        >>> model = CategoricalNB().fit([["red", 1], ["blue", 2], ["red", 2]], [0, 1, 1])
+        >>> model.linear_feature_names().tolist()
+        ['x0=blue', 'x0=red', 'x1=1', 'x1=2']
+        >>> model.linear_features([["blue", 2]]).toarray()
+        array([[1., 0., 0., 1.]])
         """
         check_is_fitted(self, "stats_")
         X = self._validate_X(X, reset=False)
@@ -1375,7 +1778,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         )
         return _linear.linear_design(self.families_, self.params_, blocks)
 
-    @shared_doc(**_LINEAR)
     def linear_feature_names(self) -> np.ndarray:
         """Names of the :meth:`linear_features` columns (``"x3=2"`` for a one-hot category).
 
@@ -1386,7 +1788,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Examples
         --------
-        {{examples}}
+        >>> from nbayes import CategoricalNB
+        >>> model = CategoricalNB().fit([["red", 1], ["blue", 2], ["red", 2]], [0, 1, 1])
+        >>> model.linear_feature_names().tolist()
+        ['x0=blue', 'x0=red', 'x1=1', 'x1=2']
+        >>> model.linear_features([["blue", 2]]).toarray()
+        array([[1., 0., 0., 1.]])
         """
         check_is_fitted(self, "stats_")
         return self._linear_names(self._block_names())

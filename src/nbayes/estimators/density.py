@@ -86,7 +86,19 @@ class DensityNB(BaseNB):
     """
 
     def capabilities(self) -> frozenset[str]:
-        """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`)."""
+        """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         return super().capabilities() | {base.NUMERIC_INPUT}
 
     _parameter_constraints: ClassVar[dict] = {

@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._docstrings import shared_parameters
 from .._params import Interval, StrOptions, check_params
 from .._validation import user_stacklevel
 from ..base import SurveyStep
@@ -44,7 +43,6 @@ from ._survey import survey_columns
 REMAINDER = ("auto", "drop", "error")
 
 
-@shared_parameters
 class MixedNB(BaseNB):
     """Naive Bayes over a table of mixed columns: one family per column group.
 
@@ -514,6 +512,28 @@ class MixedNB(BaseNB):
         a float (integers capped at ``SURVEY_CAP`` values, enough for any integer limit).
         Then, if a categorical column still lacks its values (a float or bool named
         categorical, an integer past the cap), a second, narrow pass over those columns.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            The data's columns and dtypes (a table), or its number of columns (an array).
+        summary : object, optional
+            What the passes so far found (None before the first pass).
+
+        Returns
+        -------
+        SurveyStep or None
+            The pass to run over all the data, or None when :meth:`setup` can go ahead.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB, MultinomialNB
+        >>> MultinomialNB().survey_step(3) is None
+        True
+        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
+        >>> MixedNB().survey_step(meta).columns
+        ['city']
         """
         meta = self._table_meta(meta)
         cap = _survey.SURVEY_CAP
@@ -553,7 +573,26 @@ class MixedNB(BaseNB):
     def setup(self, meta, summary=None) -> None:
         """Column groups and vocabularies from a table's columns and dtypes (``meta``, no
         rows needed) and the survey's summary (see :meth:`survey_step`): groups and category
-        codes come out exactly as ``fit`` on all the rows would make them."""
+        codes come out exactly as ``fit`` on all the rows would make them.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            As in :meth:`survey_step`.
+        summary : object, optional
+            The final summary of the survey passes, if :meth:`survey_step` asked for any.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB()
+        >>> model.setup(2)
+        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
+        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
+        ['a']
+        """
         meta = self._table_meta(meta)
         check_params(self)
         self._forget()
@@ -966,6 +1005,31 @@ class MixedNB(BaseNB):
         self._layout.set_vocabulary_state(vocab_specs)
 
     def set_state(self, state: dict):
+        """Become the fitted model of :meth:`get_state` output (the constructor parameters in
+        it are not applied: build the estimator with them first).
+
+        Parameters
+        ----------
+        state : dict
+            What :meth:`get_state` returned, for an estimator of this class.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            The parts do not fit together.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
+        >>> MultinomialNB().set_state(state).classes_.tolist()
+        ['a', 'b']
+        """
         super().set_state(state)
         # A vocabulary may hold values beyond the statistics' categories (values seen only in
         # rows of weight zero count as never seen), but each group needs one iff categorical.
@@ -975,7 +1039,26 @@ class MixedNB(BaseNB):
         return self
 
     def recode_statistics(self, other: MixedNB) -> dict:
-        """``other``'s statistics in this model's category codes (extends the vocabularies)."""
+        """``other``'s statistics in this model's category codes (extends the vocabularies).
+
+        Parameters
+        ----------
+        other : estimator
+            A fitted model of the same class and set-up parameters, over the same columns.
+
+        Returns
+        -------
+        dict
+            ``other``'s statistics, encoded as this model's (over ``other``'s classes).
+
+        Examples
+        --------
+        >>> from nbayes import CategoricalNB
+        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
+        >>> b = CategoricalNB().fit([["green"]], [0])
+        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
+        [[0.0, 0.0, 1.0]]
+        """
         same_layout = (
             other._columns == self._columns
             and len(other._layout.positions) == len(self._layout.positions)

@@ -20,7 +20,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _engine as engine
 from .. import base
-from .._docstrings import shared_parameters
 from .._params import Interval, StrOptions
 from .._validation import user_stacklevel
 from ..base import SurveyStep
@@ -119,7 +118,6 @@ class _DiscreteNB(BaseNB):
         self.alpha_ = float(alpha[0]) if np.ndim(self.alpha) == 0 and alpha.size else alpha
 
 
-@shared_parameters
 class GaussianNB(BaseNB):
     """Gaussian Naive Bayes: a normal density per class and feature.
 
@@ -160,7 +158,12 @@ class GaussianNB(BaseNB):
     var_prior_count : float, default=1.0
         The prior variance's weight in observations (nu0).
     decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
+        The scale of ``decision_threshold``: log-odds, or the probability of ``classes_[1]``.
 
     Attributes
     ----------
@@ -231,7 +234,19 @@ class GaussianNB(BaseNB):
     )
 
     def capabilities(self) -> frozenset[str]:
-        """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`)."""
+        """BaseNB's, and X as one matrix of numbers (see :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         return super().capabilities() | {base.NUMERIC_INPUT}
 
     def __init__(
@@ -295,7 +310,6 @@ class GaussianNB(BaseNB):
             self.dof_ = p["dof"]
 
 
-@shared_parameters
 class BernoulliNB(_DiscreteNB):
     """Naive Bayes for binary features with a Beta(alpha, alpha) prior.
 
@@ -311,15 +325,35 @@ class BernoulliNB(_DiscreteNB):
         The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
         predictive of the next observation, so no separate Bayesian mode is needed.
     force_alpha : bool, default=True
+        Keep ``alpha`` as given even when it is below 1e-10 (scikit-learn's parameter; False
+        raises such an alpha to 1e-10, as scikit-learn does).
     binarize : float or None, default=0.0
         Threshold above which a value counts as 1; None requires 0/1 input.
     fit_prior : bool, default=True
+        Learn the class prior from the class counts; False gives every class the same prior.
     class_prior : array-like of shape (n_classes,), optional
+        Fixed prior probabilities of the classes (in ``classes_`` order); they override
+        ``fit_prior``.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+        How a discrete parameter is estimated from its counts n out of N under the prior:
+        "posterior_mean" (n + alpha) / (N + K alpha), Lidstone smoothing and scikit-learn's
+        estimate; "map" (n + alpha - 1) / (N + K (alpha - 1)), the posterior mode, for
+        alpha >= 1; "mle" n / N, where an unseen value has probability zero.
     prior_alpha : float, default=0.0
+        Pseudo-observations of every class added to the class counts of the fitted class
+        prior (0: the plain frequencies).
     missing : {"error", "ignore"}, default="error"
+        What a missing cell (NaN) means: "error" refuses it, naming the column and the first
+        row; "ignore" leaves it out of the statistics at fit and out of the product at
+        predict, which is exact marginalisation under the naive assumption; "category"
+        (category values only) makes missingness a category of its own.
     decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
+        The scale of ``decision_threshold``: log-odds, or the probability of ``classes_[1]``.
 
     Attributes
     ----------
@@ -346,7 +380,19 @@ class BernoulliNB(_DiscreteNB):
 
     def capabilities(self) -> frozenset[str]:
         """BaseNB's, and X as one matrix of numbers, word counts included (see
-        :meth:`EstimatorProtocol.capabilities`)."""
+        :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         return super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
 
     _parameter_constraints: ClassVar[dict] = {
@@ -390,7 +436,6 @@ class BernoulliNB(_DiscreteNB):
         ]
 
 
-@shared_parameters
 class MultinomialNB(_DiscreteNB):
     """Naive Bayes for counts (e.g. word counts) with a Dirichlet(alpha) prior.
 
@@ -409,13 +454,33 @@ class MultinomialNB(_DiscreteNB):
         The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
         predictive of the next observation, so no separate Bayesian mode is needed.
     force_alpha : bool, default=True
+        Keep ``alpha`` as given even when it is below 1e-10 (scikit-learn's parameter; False
+        raises such an alpha to 1e-10, as scikit-learn does).
     fit_prior : bool, default=True
+        Learn the class prior from the class counts; False gives every class the same prior.
     class_prior : array-like of shape (n_classes,), optional
+        Fixed prior probabilities of the classes (in ``classes_`` order); they override
+        ``fit_prior``.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+        How a discrete parameter is estimated from its counts n out of N under the prior:
+        "posterior_mean" (n + alpha) / (N + K alpha), Lidstone smoothing and scikit-learn's
+        estimate; "map" (n + alpha - 1) / (N + K (alpha - 1)), the posterior mode, for
+        alpha >= 1; "mle" n / N, where an unseen value has probability zero.
     prior_alpha : float, default=0.0
+        Pseudo-observations of every class added to the class counts of the fitted class
+        prior (0: the plain frequencies).
     missing : {"error", "ignore"}, default="error"
+        What a missing cell (NaN) means: "error" refuses it, naming the column and the first
+        row; "ignore" leaves it out of the statistics at fit and out of the product at
+        predict, which is exact marginalisation under the naive assumption; "category"
+        (category values only) makes missingness a category of its own.
     decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
+        The scale of ``decision_threshold``: log-odds, or the probability of ``classes_[1]``.
 
     Attributes
     ----------
@@ -443,7 +508,19 @@ class MultinomialNB(_DiscreteNB):
     def capabilities(self) -> frozenset[str]:
         """BaseNB's, and X as one matrix of numbers, word counts included; not
         ``feature_subsets``: word shares are normalised over all the words, so leaving words
-        out changes the others' parameters (see :meth:`EstimatorProtocol.capabilities`)."""
+        out changes the others' parameters (see :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         found = super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
         return found - {base.FEATURE_SUBSETS}
 
@@ -479,7 +556,6 @@ class MultinomialNB(_DiscreteNB):
         return tags
 
 
-@shared_parameters
 class ComplementNB(MultinomialNB):
     """Complement Naive Bayes (Rennie et al., 2003), suited to imbalanced text classes.
 
@@ -493,7 +569,12 @@ class ComplementNB(MultinomialNB):
     norm : bool, default=False
         Normalise the weights per class.
     decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
+        The scale of ``decision_threshold``: log-odds, or the probability of ``classes_[1]``.
 
     Attributes
     ----------
@@ -524,7 +605,19 @@ class ComplementNB(MultinomialNB):
 
     def capabilities(self) -> frozenset[str]:
         """MultinomialNB's but ``joint_probability``: the complement weights score no
-        probability of the rows (see :meth:`EstimatorProtocol.capabilities`)."""
+        probability of the rows (see :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         return super().capabilities() - {base.JOINT_PROBABILITY}
 
     def __init__(
@@ -566,7 +659,6 @@ class ComplementNB(MultinomialNB):
         self.feature_all_ = self.feature_count_.sum(axis=0)
 
 
-@shared_parameters
 class PoissonNB(_DiscreteNB):
     """Naive Bayes for event counts: an independent Poisson rate per class and feature.
 
@@ -584,7 +676,12 @@ class PoissonNB(_DiscreteNB):
     force_alpha, fit_prior, class_prior, estimate, prior_alpha, missing
         As in :class:`MultinomialNB`.
     decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
+        The scale of ``decision_threshold``: log-odds, or the probability of ``classes_[1]``.
 
     Attributes
     ----------
@@ -617,7 +714,19 @@ class PoissonNB(_DiscreteNB):
 
     def capabilities(self) -> frozenset[str]:
         """BaseNB's, and X as one matrix of numbers, word counts included (see
-        :meth:`EstimatorProtocol.capabilities`)."""
+        :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         return super().capabilities() | {base.NUMERIC_INPUT, base.WORD_COUNTS}
 
     def __init__(
@@ -668,7 +777,6 @@ class PoissonNB(_DiscreteNB):
         return tags
 
 
-@shared_parameters
 class CategoricalNB(_DiscreteNB):
     """Naive Bayes for categorical features, Dirichlet(alpha) prior.
 
@@ -689,13 +797,24 @@ class CategoricalNB(_DiscreteNB):
         The posterior-mean estimate (n + a) / (N + K a) is already the Bayesian posterior
         predictive of the next observation, so no separate Bayesian mode is needed.
     force_alpha : bool, default=True
+        Keep ``alpha`` as given even when it is below 1e-10 (scikit-learn's parameter; False
+        raises such an alpha to 1e-10, as scikit-learn does).
     fit_prior : bool, default=True
+        Learn the class prior from the class counts; False gives every class the same prior.
     class_prior : array-like of shape (n_classes,), optional
+        Fixed prior probabilities of the classes (in ``classes_`` order); they override
+        ``fit_prior``.
     min_categories : int or array-like of shape (n_features,), optional
         The least number of categories of each column, as scikit-learn's parameter: room
         for categories that no training row holds, which get their share of the smoothing.
     estimate : {"posterior_mean", "map", "mle"}, default="posterior_mean"
+        How a discrete parameter is estimated from its counts n out of N under the prior:
+        "posterior_mean" (n + alpha) / (N + K alpha), Lidstone smoothing and scikit-learn's
+        estimate; "map" (n + alpha - 1) / (N + K (alpha - 1)), the posterior mode, for
+        alpha >= 1; "mle" n / N, where an unseen value has probability zero.
     prior_alpha : float, default=0.0
+        Pseudo-observations of every class added to the class counts of the fitted class
+        prior (0: the plain frequencies).
     missing : {"error", "ignore", "category"}, default="error"
         "ignore" skips missing cells (NaN, None, pd.NA; or the code -1 in integer input) at fit
         and marginalises them at predict. "category" (values, not codes) makes missingness a
@@ -708,7 +827,12 @@ class CategoricalNB(_DiscreteNB):
         its column is matched by what it stands for (the text "7" and the number 7, either
         way), and a column whose values are mostly unseen at predict gets a UserWarning.
     decision_threshold : float, optional
+        Two classes only: predict ``classes_[1]`` when its log-odds exceed this value (or,
+        with ``threshold_scale="proba"``, when its probability does). None is the usual
+        most-probable-class rule (threshold 0). Raise it to make e.g. a spam filter less
+        aggressive.
     threshold_scale : {"log_odds", "proba"}, default="log_odds"
+        The scale of ``decision_threshold``: log-odds, or the probability of ``classes_[1]``.
 
     Attributes
     ----------
@@ -810,7 +934,30 @@ class CategoricalNB(_DiscreteNB):
 
     def survey_step(self, meta, summary=None):
         """Category values (not codes) need one pass for the distinct values of every column,
-        so that codes come out as ``fit`` on all rows numbers them."""
+        so that codes come out as ``fit`` on all rows numbers them.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            The data's columns and dtypes (a table), or its number of columns (an array).
+        summary : object, optional
+            What the passes so far found (None before the first pass).
+
+        Returns
+        -------
+        SurveyStep or None
+            The pass to run over all the data, or None when :meth:`setup` can go ahead.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB, MultinomialNB
+        >>> MultinomialNB().survey_step(3) is None
+        True
+        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
+        >>> MixedNB().survey_step(meta).columns
+        ['city']
+        """
         if summary is not None or self._codes_in(meta):
             return None
         return SurveyStep(
@@ -820,6 +967,30 @@ class CategoricalNB(_DiscreteNB):
         )
 
     def setup(self, meta, summary=None) -> None:
+        """Get ready to :meth:`accumulate` batches, without learning from any.
+
+        Discards any fitted state; sets the columns (``n_features_in_``, and
+        ``feature_names_in_`` for a table with string column names), the families and any
+        vocabulary, exactly as ``fit`` on all the rows would.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            As in :meth:`survey_step`.
+        summary : object, optional
+            The final summary of the survey passes, if :meth:`survey_step` asked for any.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB()
+        >>> model.setup(2)
+        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
+        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
+        ['a']
+        """
         super().setup(meta, summary)
         self._layout = None
         if self._codes_in(meta):
@@ -867,6 +1038,27 @@ class CategoricalNB(_DiscreteNB):
         self._layout.set_vocabulary_state([spec])
 
     def recode_statistics(self, other) -> dict:
+        """The statistics of fitted ``other`` (same kind, same settings) in this model's
+        encoding, ready to merge with this model's (vocabularies are extended as needed).
+
+        Parameters
+        ----------
+        other : estimator
+            A fitted model of the same class and set-up parameters, over the same columns.
+
+        Returns
+        -------
+        dict
+            ``other``'s statistics, encoded as this model's (over ``other``'s classes).
+
+        Examples
+        --------
+        >>> from nbayes import CategoricalNB
+        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
+        >>> b = CategoricalNB().fit([["green"]], [0])
+        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
+        [[0.0, 0.0, 1.0]]
+        """
         if (self._layout is None) != (other._layout is None):
             raise ParameterError(
                 "Cannot merge a CategoricalNB fitted on category codes with one fitted on "

@@ -32,7 +32,6 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .. import _engine as engine
 from .. import base
 from .._accel import kernels
-from .._docstrings import INPUTS, shared_doc
 from .._params import Interval, StrOptions, check_params
 from .._rowhash import hash_folds, row_hash
 from .._threads import get_threads, map_chunks
@@ -399,25 +398,6 @@ def _survey_part(X, columns):
     return X[list(columns)]
 
 
-# The prediction methods, shown side by side in each one's Examples.
-_PREDICT = {
-    "X": INPUTS["delegated"],
-    "examples": """
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB, SemiSupervisedNB
-        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
-        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
-        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
-        >>> em.predict([[3, 1], [1, 3]]).tolist()
-        [0, 1]
-        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
-        array([[0.99, 0.01],
-               [0.04, 0.96]])
-        >>> em.predict_log_proba([[3, 1]]).round(2)
-        array([[-0.01, -4.36]])""",
-}
-
-
 class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
     """Any nbayes model trained by EM on a few labeled and many unlabeled rows.
 
@@ -674,17 +654,19 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             raise ParameterError(f"Parameter 'max_iter' must be >= 0; got {self.max_iter!r}.")
 
     # -- fitting --------------------------------------------------------------------------------
-    @shared_doc(**_PREDICT)
     def fit(self, X, y, sample_weight=None):
         """Run EM on the rows of X: labeled where ``y`` holds a class, unlabeled where it
         holds -1 (or None / NaN).
 
         Parameters
         ----------
-        {{X}}
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
         y : array-like of shape (n_samples,)
             Labels; -1, None or NaN mark an unlabeled row.
         sample_weight : array-like of shape (n_samples,), optional
+            Weight of each row, 1 by default: an integer weight counts as that many copies of
+            the row, and a zero weight as no row.
 
         Returns
         -------
@@ -693,7 +675,18 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])
         """
         _warn_of_marker_labels(y)
         return self._fit_chunks([(X, y, sample_weight)], None, in_memory=True)
@@ -913,10 +906,35 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             )
 
     # -- prediction -------------------------------------------------------------------------------
-    @shared_doc("predict_joint_log_proba", **_PREDICT)
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probability log P(x, y) of every class, for each sample: the class's
-        components summed."""
+        components summed.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])
+        """
         check_is_fitted(self, "estimator_")
         jll = self.estimator_.predict_joint_log_proba(X)
         M = int(self.n_components)
@@ -924,29 +942,134 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             return jll
         return logsumexp(jll.reshape(jll.shape[0], -1, M), axis=2)
 
-    @shared_doc("predict_log_proba", **_PREDICT)
     def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior log P(y | x) of every class, for each sample.
+
+        Computed in log space (log-sum-exp), so a class far less probable than another keeps a
+        finite log-probability where :meth:`predict_proba` would round it to 0.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; ``exp`` of each row sums to one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])
+        """
         jll = self.predict_joint_log_proba(X)
         return jll - logsumexp(jll, axis=1, keepdims=True)
 
-    @shared_doc("predict_proba", **_PREDICT)
     def predict_proba(self, X) -> np.ndarray:
+        """Posterior probability P(y | x) of every class, for each sample.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; each row sums to one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])
+        """
         return np.exp(self.predict_log_proba(X))
 
-    @shared_doc("decision_function", **_PREDICT)
     def decision_function(self, X) -> np.ndarray:
         """Log-odds for two classes, the log posterior otherwise (the convention of every
-        nbayes estimator, bounded as theirs), from the components summed per class."""
+        nbayes estimator, bounded as theirs), from the components summed per class.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])
+        """
         jll = self.predict_joint_log_proba(X)
         if jll.shape[1] == 2:
             return engine.bound_decision(engine.log_odds(jll))
         log_posterior = engine.normalise(np.ascontiguousarray(jll, dtype=np.float64), log=True)
         return engine.bound_decision(log_posterior)
 
-    @shared_doc("predict", **_PREDICT)
     def predict(self, X) -> np.ndarray:
         """Most probable class of each sample (with ``n_components=1``, exactly the
-        predictions of ``estimator_``, its ``decision_threshold`` included)."""
+        predictions of ``estimator_``, its ``decision_threshold`` included).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One of ``classes_`` per sample.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB, SemiSupervisedNB
+        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+        >>> y = np.array([0, -1, 1, -1, -1, -1])  # two labeled rows, four unlabeled
+        >>> em = SemiSupervisedNB(MultinomialNB()).fit(X, y)
+        >>> em.predict([[3, 1], [1, 3]]).tolist()
+        [0, 1]
+        >>> em.predict_proba([[3, 1], [1, 3]]).round(2)
+        array([[0.99, 0.01],
+               [0.04, 0.96]])
+        >>> em.predict_log_proba([[3, 1]]).round(2)
+        array([[-0.01, -4.36]])
+        """
         check_is_fitted(self, "estimator_")
         if int(self.n_components) == 1:
             model: Any = self.estimator_  # every nbayes estimator predicts

@@ -23,13 +23,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _analyzer, base
-from .._docstrings import INPUTS, shared_doc, shared_parameters
 from .._params import HasMethods, check_params
 from ..base import EstimatorProtocol, Mode, SurveyStep
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 from ._columns import ColumnLayout, one_text_column
 from ._encoding import Vocabulary
+from ._text_chunks import _feature_axes, fit_chunks
 
 #: What TextNB's classifier passes on as TextNB's own capabilities (the vectoriser keeps them).
 _PASSED_ON = frozenset(
@@ -76,28 +76,6 @@ def _weighted_texts(texts, sample_weight) -> np.ndarray | None:
     return None if keep.all() else np.asarray(texts, dtype=object)[keep]
 
 
-# TextNB's methods that take texts, shown side by side in each one's Examples.
-_TEXTS = {
-    "X": INPUTS["texts"],
-    "examples": """
-        >>> from nbayes import TextNB
-        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
-        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
-        >>> model.predict(["cash prize now", "lunch today"]).tolist()
-        ['spam', 'ham']
-        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
-        array([[0.06, 0.94],
-               [0.74, 0.26]])
-        >>> model.predict_log_proba(["cash prize now"]).round(2)
-        array([[-2.73, -0.07]])
-        >>> model.transform(["cash prize now"]).toarray()
-        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
-        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
-        ['cash', 'now', 'prize']""",
-}
-
-
-@shared_parameters
 class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes text classifier: a vectoriser (words -> counts) and an nbayes count model.
 
@@ -214,15 +192,18 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return type(self.vectorizer_).__name__ == "HashingVectorizer"
 
     # -- fitting ----------------------------------------------------------------------------------
-    @shared_doc(**_TEXTS)
     def fit(self, X, y, sample_weight=None):
         """Learn the vocabulary (CountVectorizer) and the model from texts X and labels y.
 
         Parameters
         ----------
-        {{X}}
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         sample_weight : array-like of shape (n_samples,), optional
+            Weight of each row, 1 by default: an integer weight counts as that many copies of
+            the row, and a zero weight as no row.
 
         Returns
         -------
@@ -231,7 +212,20 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Examples
         --------
-        {{examples}}
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
         """
         check_params(self)
         clf, vec = self._new_classifier(), self._new_vectorizer()
@@ -306,6 +300,43 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             term_freq = term_freq.add(terms, fill_value=0)
         return self._set_vocabulary(vec, doc_freq, term_freq, total_docs)
 
+    def fit_chunks(self, chunks: Iterable):
+        """Learn the vocabulary and the model from chunks of texts and labels, in one pass.
+
+        Memory holds one chunk, the words and the statistics, whatever the size of the data.
+        A CountVectorizer's vocabulary grows as the chunks come (min_df, max_df and
+        max_features are applied to the totals over all chunks at the end), so the result
+        equals :meth:`fit` on all rows, without the vocabulary pass of
+        :meth:`learn_vocabulary`.
+
+        Parameters
+        ----------
+        chunks : iterable of (X, y)
+            Texts (as :meth:`fit` takes them) and their labels, chunk by chunk; read once.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+
+        Raises
+        ------
+        DataError
+            No chunks, a missing label, or no word left to learn from.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> chunks = [(["win cash now", "lunch at noon?"], ["spam", "ham"]),
+        ...           (["cheap cash prize", "see you at lunch"], ["spam", "ham"])]
+        >>> model = TextNB().fit_chunks(chunks)
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        """
+        check_params(self)
+        vec = self._new_vectorizer()
+        return fit_chunks(self, vec, ((read_texts(X, vec), y) for X, y in chunks))
+
     @staticmethod
     def _count_terms(vec, texts) -> tuple[int, pd.Series, pd.Series]:
         """(number of texts, document frequency, term frequency) of every word in ``texts``.
@@ -361,7 +392,6 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             )
         return sorted(kept.index)
 
-    @shared_doc(**_TEXTS)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Update the model with one chunk of texts; equals ``fit`` over all chunks.
 
@@ -370,11 +400,15 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Parameters
         ----------
-        {{X}}
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         classes : array-like, optional
             All labels; required on the first call (a later call may add classes).
         sample_weight : array-like of shape (n_samples,), optional
+            Weight of each row, 1 by default: an integer weight counts as that many copies of
+            the row, and a zero weight as no row.
 
         Returns
         -------
@@ -408,13 +442,13 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return self
 
     # -- prediction -------------------------------------------------------------------------------
-    @shared_doc(**_TEXTS)
     def transform(self, X):
         """Document-term counts of texts X with the fitted vectoriser.
 
         Parameters
         ----------
-        {{X}}
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
 
         Returns
         -------
@@ -423,7 +457,20 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Examples
         --------
-        {{examples}}
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
         """
         check_is_fitted(self, "classifier_")
         return _analyzer.vectorize(self.vectorizer_, read_texts(X, self.vectorizer_))
@@ -455,31 +502,211 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         vec = self.vectorizer_
         return _analyzer.vectorize(vec, read_texts(X, vec), dtype=np.float64)
 
-    @shared_doc("predict", **_TEXTS)
     def predict(self, X) -> np.ndarray:
+        """Most probable class of each sample.
+
+        Where the model has a ``decision_threshold`` (two classes only; for a wrapper, its
+        inner model's), ``classes_[1]`` is predicted exactly when its log-odds exceed the
+        threshold; otherwise the most probable class (ties go to the first class, as
+        ``argmax``), which is the threshold 0.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One of ``classes_`` per sample.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
+        """
         return self.classifier_.predict(self.encode(X))
 
-    @shared_doc("predict_proba", **_TEXTS)
     def predict_proba(self, X) -> np.ndarray:
+        """Posterior probability P(y | x) of every class, for each sample.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; each row sums to one.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
+        """
         return self.classifier_.predict_proba(self.encode(X))
 
-    @shared_doc("predict_log_proba", **_TEXTS)
     def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior log P(y | x) of every class, for each sample.
+
+        Computed in log space (log-sum-exp), so a class far less probable than another keeps a
+        finite log-probability where :meth:`predict_proba` would round it to 0.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; ``exp`` of each row sums to one.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
+        """
         return self.classifier_.predict_log_proba(self.encode(X))
 
-    @shared_doc("decision_function", **_TEXTS)
     def decision_function(self, X) -> np.ndarray:
+        """Log-odds for two classes, the log posterior otherwise.
+
+        Two classes: log P(classes_[1] | x) - log P(classes_[0] | x); its sign gives
+        ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``. More
+        classes: the log posterior log P(y | x), as ``predict_log_proba``; its argmax gives
+        ``predict``. Each row is normalised, so that scikit-learn's tools that read one
+        column at a time (``CalibratedClassifierCV``, one-vs-rest curves) compare rows on
+        one scale. Exact within log(1 / eps) of float64, about 36.04, the range where the
+        probabilities are resolved; beyond it a score is squeezed into one more nat, in the
+        same order, so that confidently wrong rows do not dominate Platt or temperature
+        scaling (``predict_log_proba`` keeps the unbounded values).
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
+        """
         return self.classifier_.decision_function(self.transform(X))
 
-    @shared_doc("predict_joint_log_proba", **_TEXTS)
     def predict_joint_log_proba(self, X) -> np.ndarray:
-        """Joint log-probability log P(counts, y) of each text's word counts and every class."""
+        """Joint log-probability log P(counts, y) of each text's word counts and every class.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
+        """
         return self.classifier_.predict_joint_log_proba(self.encode(X))
 
     def joint_log_scores(self, X) -> np.ndarray:
+        """log P(x, y) up to a term per row that is the same for every class: what posteriors
+        and EM need, without the class-independent normalisers (multinomial coefficients
+        cost a log-gamma per stored value). By default :meth:`predict_joint_log_proba`
+        itself.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The samples to score.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; differences between columns are exact log-odds.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> scores = model.joint_log_scores([[1, 1]])
+        >>> joint = model.predict_joint_log_proba([[1, 1]])
+        >>> bool(abs((scores[0, 0] - scores[0, 1]) - (joint[0, 0] - joint[0, 1])) < 1e-12)
+        True
+        """
         return self.classifier_.joint_log_scores(self.encode(X))
 
-    @shared_doc(**_TEXTS)
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """The words (vocabulary order), or ``hash_<i>`` bucket names for a HashingVectorizer.
 
@@ -495,7 +722,20 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
         Examples
         --------
-        {{examples}}
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        ['spam', 'ham']
+        >>> model.predict_proba(["cash prize now", "lunch today"]).round(2)
+        array([[0.06, 0.94],
+               [0.74, 0.26]])
+        >>> model.predict_log_proba(["cash prize now"]).round(2)
+        array([[-2.73, -0.07]])
+        >>> model.transform(["cash prize now"]).toarray()
+        array([[0, 1, 0, 0, 0, 1, 1, 0, 0, 0]])
+        >>> model.get_feature_names_out()[[1, 5, 6]].tolist()
+        ['cash', 'now', 'prize']
         """
         check_is_fitted(self, "vectorizer_")
         if self._hashing:
@@ -654,7 +894,19 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def capabilities(self) -> frozenset[str]:
         """Text input; an inner model, its classifier, held as part of it; and what the
         classifier declares of explanations, candidate scoring, a generative joint
-        probability and a linear form (see :meth:`EstimatorProtocol.capabilities`)."""
+        probability and a linear form (see :meth:`EstimatorProtocol.capabilities`).
+
+        Returns
+        -------
+        frozenset of str
+            The capabilities declared (none by default).
+
+        Examples
+        --------
+        >>> from nbayes import GaussianNB
+        >>> sorted(GaussianNB().capabilities())[:3]
+        ['candidate_scoring', 'explanations', 'feature_subsets']
+        """
         clf = getattr(self, "classifier_", None) or self.classifier
         if clf is None:
             from .presets import MultinomialNB
@@ -682,7 +934,30 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
         """A CountVectorizer without a fixed vocabulary needs one pass of word counts
-        (document and term frequencies, added up over partitions); none otherwise."""
+        (document and term frequencies, added up over partitions); none otherwise.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            The data's columns and dtypes (a table), or its number of columns (an array).
+        summary : object, optional
+            What the passes so far found (None before the first pass).
+
+        Returns
+        -------
+        SurveyStep or None
+            The pass to run over all the data, or None when :meth:`setup` can go ahead.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import MixedNB, MultinomialNB
+        >>> MultinomialNB().survey_step(3) is None
+        True
+        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
+        >>> MixedNB().survey_step(meta).columns
+        ['city']
+        """
         check_params(self)
         _check_text_meta(meta)
         vec = self._new_vectorizer()
@@ -693,7 +968,26 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def setup(self, meta, summary=None) -> None:
         """A vectoriser with its vocabulary (from the survey's word counts, fixed, or none
         for hashing) and a classifier set up over its features. ``meta`` (one text column)
-        holds no more information."""
+        holds no more information.
+
+        Parameters
+        ----------
+        meta : DataFrame with no rows, or int
+            As in :meth:`survey_step`.
+        summary : object, optional
+            The final summary of the survey passes, if :meth:`survey_step` asked for any.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB()
+        >>> model.setup(2)
+        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
+        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
+        ['a']
+        """
         check_params(self)
         _check_text_meta(meta)
         for name in ("vectorizer_", "classifier_", "classes_"):
@@ -714,25 +1008,179 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         self.vectorizer_, self.classifier_ = vec, clf
 
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
-        """Word counts of texts ``X`` accumulated by the classifier."""
+        """Word counts of texts ``X`` accumulated by the classifier.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The rows to count, with the columns of :meth:`setup`.
+        labels : Labels
+            Class codes (indices into the classes the statistics are laid out over), sample
+            weights and the number of classes.
+        mode : {"learn", "count", "unlearn", "score"}, default="count"
+            Why the batch is read (the modes of :mod:`nbayes.base`); decides
+            what an unseen value does.
+
+        Returns
+        -------
+        dict
+            Statistics (as :mod:`nbayes.base` lays them out), over
+            ``labels.n_classes`` classes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> stats = model.accumulate([[1, 1]], Labels(np.array([1]), np.array([2.0]), 2))
+        >>> stats["class_count"].tolist(), stats["groups"][0]["n_counts"].tolist()
+        ([0.0, 2.0], [[0.0, 0.0], [2.0, 2.0]])
+        """
         return self.classifier_.accumulate(self.encode(X), labels, mode=mode)
 
     def merge_statistics(self, a: dict, b: dict) -> dict:
         # After recode_statistics took in another model's words, statistics made before it
         # are narrower: the words at the end were in none of their texts (count zero).
+        """Statistics of the rows of ``a`` and of ``b`` together (pure; same classes).
+
+        Associative and commutative, so partial statistics (chunks, Dask partitions, models
+        fitted apart) can be merged in any order or tree.
+
+        Parameters
+        ----------
+        a, b : dict
+            Statistics in this model's set-up, over the same classes.
+
+        Returns
+        -------
+        dict
+            The statistics of all their rows; ``a`` and ``b`` are left unchanged.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> more = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
+        >>> model.merge_statistics(model.stats_, more)["class_count"].tolist()
+        [3.0, 1.0]
+        """
         width = self.classifier_.n_features_in_
         return self.classifier_.merge_statistics(self._widened(a, width), self._widened(b, width))
 
     def subtract_statistics(self, a: dict, b: dict) -> dict:
+        """Statistics of the rows of ``a`` without those of ``b``: the exact inverse of
+        :meth:`merge_statistics` (unlearning, the training part of a cross-validation fold).
+
+        Parameters
+        ----------
+        a : dict
+            Statistics of some rows.
+        b : dict
+            Statistics of some of those rows, in the same set-up and classes.
+
+        Returns
+        -------
+        dict
+            The statistics of the rows of ``a`` that are not in ``b``.
+
+        Raises
+        ------
+        DataError
+            ``b`` cannot be part of ``a`` (a count would become negative); the message names
+            the class and column.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> row = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
+        >>> model.subtract_statistics(model.stats_, row)["groups"][0]["n_counts"].tolist()
+        [[2.0, 0.0], [0.0, 3.0]]
+        """
         return self.classifier_.subtract_statistics(a, b)
 
     def clear_statistics(self, stats: dict) -> dict:
+        """``stats`` with every count zero but what describes the columns kept (category
+        vocabularies carried in the statistics): the statistics of no rows, in the same
+        encoding, so that merging them adds the columns' categories and nothing else.
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics in this model's set-up.
+
+        Returns
+        -------
+        dict
+            The statistics of no rows, laid out as ``stats``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.clear_statistics(model.stats_)["class_count"].tolist()
+        [0.0, 0.0]
+        """
         return self.classifier_.clear_statistics(stats)
 
     def scale_statistics(self, stats: dict, factor: float) -> dict:
+        """``stats`` with every row's weight multiplied by ``factor`` >= 0: the statistics the
+        same rows would give with their sample weights times ``factor`` (sums scale, averages
+        stay). EM uses it to weigh the unlabeled rows by lambda after counting them once.
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics in this model's set-up.
+        factor : float
+            The weight multiplier, >= 0.
+
+        Returns
+        -------
+        dict
+            The scaled statistics, laid out as ``stats``.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.scale_statistics(model.stats_, 0.5)["class_count"].tolist()
+        [1.0, 0.5]
+        """
         return self.classifier_.scale_statistics(stats, factor)
 
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
+        """``stats`` laid out over ``n_classes`` classes: class ``i`` of ``stats`` goes to
+        ``positions[i]``; other classes get zeros (merging models that know different
+        classes).
+
+        Parameters
+        ----------
+        stats : dict
+            Statistics over ``len(positions)`` classes.
+        positions : ndarray of int
+            The new index of each class of ``stats``, all different and below ``n_classes``.
+        n_classes : int
+            The number of classes of the result.
+
+        Returns
+        -------
+        dict
+            Statistics over ``n_classes`` classes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> model.align_statistics(model.stats_, np.array([0, 2]), 3)["class_count"].tolist()
+        [2.0, 0.0, 1.0]
+        """
         return self.classifier_.align_statistics(stats, positions, n_classes)
 
     def recode_statistics(self, other) -> dict:
@@ -746,11 +1194,29 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         on all the texts (its words in another order). A fixed vocabulary or a hashing
         vectoriser needs no re-coding.
 
+        Parameters
+        ----------
+        other : estimator
+            A fitted model of the same class and set-up parameters, over the same columns.
+
+        Returns
+        -------
+        dict
+            ``other``'s statistics, encoded as this model's (over ``other``'s classes).
+
         Raises
         ------
         ParameterError
             Different learned vocabularies under limits: which words a fit on all the texts
             keeps depends on counts that neither model has.
+
+        Examples
+        --------
+        >>> from nbayes import CategoricalNB
+        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
+        >>> b = CategoricalNB().fit([["green"]], [0])
+        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
+        [[0.0, 0.0, 1.0]]
         """
         if self._hashing or np.array_equal(_words_of(self), _words_of(other)):
             return self.classifier_.recode_statistics(other.classifier_)
@@ -805,7 +1271,6 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             out[key] = laid
         return {**stats, "groups": [out]}
 
-    @shared_parameters
     def unlearn(self, X, y, sample_weight=None):
         """Remove texts learned earlier, exactly: their word counts are subtracted (see
         :meth:`BaseNB.unlearn`).
@@ -818,6 +1283,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         X : sequence of str, length n_samples
             Texts the model was trained on.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         sample_weight : array-like of shape (n_samples,), optional
             The weights the texts were learned with.
 
@@ -845,16 +1311,68 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return self.classifier_.stats_
 
     def install(self, classes, stats: dict, *, finalize: bool = True):
+        """Become the fitted model of ``stats`` over ``classes`` (after :meth:`setup` or on a
+        fitted model with the same columns); finalizes.
+
+        Parameters
+        ----------
+        classes : ndarray of shape (n_classes,)
+            The class labels, sorted, in the order of the statistics' class axis.
+        stats : dict
+            Statistics in this model's set-up.
+        finalize : bool, default=True
+            False: hold the statistics only, without parameters (the model then makes
+            :meth:`finalize_with` models and scores nothing itself until :meth:`finalize`
+            is called; nothing is derived on reading an attribute). For a model just
+            :meth:`setup`, by a caller that makes other finalizes of the statistics (a grid
+            search's candidates) and never uses this model's own.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> twin = MultinomialNB()
+        >>> twin.setup(2)
+        >>> twin.install(model.classes_, model.stats_).predict([[0, 1]]).tolist()
+        ['b']
+        """
         self.classifier_.install(classes, stats, finalize=finalize)
         self.classes_ = self.classifier_.classes_
         return self
 
     def finalize(self) -> None:
+        """Derive the parameters (and the published fitted attributes) from the statistics
+        now. ``fit``, every ``partial_fit`` and :meth:`install` do; a model installed with
+        ``finalize=False`` needs this call before it scores.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> model = MultinomialNB().fit([[2, 0], [0, 3]], ["a", "b"])
+        >>> twin = MultinomialNB()
+        >>> twin.setup(2)
+        >>> _ = twin.install(model.classes_, model.stats_, finalize=False)
+        >>> twin.finalize()
+        >>> twin.feature_log_prob_.shape
+        (2, 2)
+        """
         self.classifier_.finalize()
 
     # -- other finalizes of the same statistics (model selection) ---------------------------------
     def finalize_params(self) -> frozenset[str]:
         """The classifier's finalize-time parameters, as nested names (``classifier__alpha``).
+
+        Returns
+        -------
+        frozenset of str
+            The parameter names (empty when none can be changed this way).
 
         Raises
         ------
@@ -862,6 +1380,12 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
             For a CountVectorizer that learns its vocabulary: a model of part of the rows
             would know other words (its own, after min_df / max_df), which statistics of all
             the words cannot give.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> sorted(MultinomialNB().finalize_params())[:3]
+        ['alpha', 'class_prior', 'decision_threshold']
         """
         vec = self._new_vectorizer()
         if not self._is_hashing(vec) and vec.vocabulary is None:
@@ -876,7 +1400,36 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
 
     def finalize_with(self, params: dict | None = None, stats: dict | None = None):
         """A new fitted TextNB with other finalize-time classifier parameters, over ``stats``
-        (see :meth:`EstimatorProtocol.finalize_with`); the vectoriser is shared."""
+        (see :meth:`EstimatorProtocol.finalize_with`); the vectoriser is shared.
+
+        Parameters
+        ----------
+        params : dict, optional
+            New values of some of :meth:`finalize_params`.
+        stats : dict, optional
+            Statistics over ``classes_`` in this model's set-up, e.g. this model's minus
+            those of some rows (:meth:`subtract_statistics`).
+
+        Returns
+        -------
+        estimator
+            A new fitted estimator of the same class; ``get_params()`` shows ``params``.
+
+        Raises
+        ------
+        ParameterError
+            A name in ``params`` that is not in :meth:`finalize_params`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> X = np.array([[3, 0], [2, 1], [0, 4]]); y = [0, 0, 1]
+        >>> model = MultinomialNB().fit(X, y).finalize_with({"alpha": 0.5})
+        >>> refit = MultinomialNB(alpha=0.5).fit(X, y)
+        >>> np.allclose(model.feature_log_prob_, refit.feature_log_prob_)
+        True
+        """
         check_is_fitted(self, "classifier_")
         params = dict(params or {})
         nested = {
@@ -899,6 +1452,23 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return model
 
     def log_prior(self) -> float:
+        """log p(parameters) of the fitted model under the prior whose mode its estimates are,
+        up to a constant (0 where the estimates are maximum likelihood, or the prior is not
+        known): with the data's log-likelihood, the objective that EM maximises
+        (:class:`nbayes.SemiSupervisedNB`).
+
+        Returns
+        -------
+        float
+            The log prior density of the fitted parameters, up to a constant.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> X, y = [[2, 0], [1, 1], [0, 3]], ["a", "a", "b"]
+        >>> round(MultinomialNB(alpha=2.0).fit(X, y).log_prior(), 3)
+        -6.08
+        """
         return self.classifier_.log_prior()
 
     # -- state as plain data (model files in nbayes.io are built on it) -----------------------
@@ -906,6 +1476,12 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """The fitted state as plain data: the vectoriser and classifier as unfitted
         estimators (their parameters), the vocabulary (None for a HashingVectorizer) and the
         classifier's :meth:`BaseNB.get_state`.
+
+        Returns
+        -------
+        dict
+            The state; :meth:`set_state` of it gives back a model that predicts identically,
+            keeps learning and can be merged.
 
         Examples
         --------
@@ -926,11 +1502,28 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
     def set_state(self, state: dict):
         """Become the fitted model of :meth:`get_state` output.
 
+        Parameters
+        ----------
+        state : dict
+            What :meth:`get_state` returned, for an estimator of this class.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
         Raises
         ------
         ValueError
             A vectoriser or classifier TextNB cannot use, or a vocabulary that does not fit
             the classifier.
+
+        Examples
+        --------
+        >>> from nbayes import MultinomialNB
+        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
+        >>> MultinomialNB().set_state(state).classes_.tolist()
+        ['a', 'b']
         """
         vec, clf = state["vectorizer"], state["classifier"]
         if not base.supports(clf, base.WORD_COUNTS):
@@ -991,18 +1584,6 @@ def _learns_every_word(vec) -> bool:
         and vec.max_df >= 1.0
         and vec.max_features is None
     )
-
-
-def _feature_axes(family, group: dict) -> dict:
-    """key -> (array, axis of the words or None) of one family's statistics, the axis found
-    by comparing the family's empty statistics over one and over two features."""
-    one, two = family.zeros(1, 1), family.zeros(1, 2)
-    out = {}
-    for key, value in group.items():
-        a, b = np.shape(one[key]), np.shape(two[key])
-        axis = next((i for i, (p, q) in enumerate(zip(a, b)) if p != q), None)
-        out[key] = (value, axis)
-    return out
 
 
 # -- the vocabulary survey (run on Dask workers: module-level functions) ----------------------

@@ -12,28 +12,12 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.validation import _num_samples, column_or_1d
 
-from .._docstrings import shared_doc, shared_parameters
 from .._validation import user_stacklevel
 from ..estimators._base import check_sample_weight, fit_classes, label_codes
 from ..estimators._folds import check_splits, count_folds, take_rows
 from ..exceptions import DataError
 
-_FOLDS = {
-    "examples": """
-        >>> import numpy as np
-        >>> from sklearn.model_selection import KFold
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.model_selection import FoldStatistics
-        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
-        >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
-        >>> folds.train_statistics(0)["groups"][0]["n_counts"].tolist()  # rows 2 and 3
-        [[2.0, 1.0], [1.0, 3.0]]
-        >>> folds.train_model(0, {"alpha": 0.5}).get_params()["alpha"]
-        0.5""",
-}
 
-
-@shared_parameters
 class FoldStatistics:
     """Statistics of every cross-validation fold of one data set, counted in one pass.
 
@@ -50,9 +34,12 @@ class FoldStatistics:
     X : array-like, sparse matrix, DataFrame or texts, n_samples long
         The samples, as the estimator takes them.
     y : array-like of shape (n_samples,)
+        The class label of each row.
     splits : list of (train, test) index arrays
         Every split must train on all the rows outside its test fold.
     sample_weight : array-like of shape (n_samples,), optional
+        Weight of each row, 1 by default: an integer weight counts as that many copies of
+        the row, and a zero weight as no row.
     test_parts : list, optional
         The test rows of each split already taken from X (``_safe_indexing(X, test)``), so
         that a caller that scores them too takes them once.
@@ -133,7 +120,6 @@ class FoldStatistics:
         self.splits = None
         return self
 
-    @shared_doc(**_FOLDS)
     def train_statistics(self, i: int) -> dict:
         """Statistics of the rows outside test fold ``i``: the total minus the fold's.
 
@@ -149,11 +135,19 @@ class FoldStatistics:
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from sklearn.model_selection import KFold
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import FoldStatistics
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
+        >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
+        >>> folds.train_statistics(0)["groups"][0]["n_counts"].tolist()  # rows 2 and 3
+        [[2.0, 1.0], [1.0, 3.0]]
+        >>> folds.train_model(0, {"alpha": 0.5}).get_params()["alpha"]
+        0.5
         """
         return self.model.subtract_statistics(self.total, self.test_stats[i])
 
-    @shared_doc(**_FOLDS)
     def train_model(self, i: int, params: dict | None = None, stats: dict | None = None):
         """The model of the rows outside test fold ``i`` with finalize-time ``params``.
 
@@ -174,7 +168,16 @@ class FoldStatistics:
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from sklearn.model_selection import KFold
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import FoldStatistics
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
+        >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
+        >>> folds.train_statistics(0)["groups"][0]["n_counts"].tolist()  # rows 2 and 3
+        [[2.0, 1.0], [1.0, 3.0]]
+        >>> folds.train_model(0, {"alpha": 0.5}).get_params()["alpha"]
+        0.5
         """
         return self.model.finalize_with(
             params, self.train_statistics(i) if stats is None else stats

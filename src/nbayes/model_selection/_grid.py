@@ -17,7 +17,6 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._docstrings import INPUTS, shared_doc
 from .._params import HasMethods, check_params
 from .._threads import map_chunks
 from .._validation import user_stacklevel
@@ -33,26 +32,6 @@ from ._scores import (
     _score_together,
     _scored_together,
 )
-
-# The delegating methods of the search, shown in its Examples.
-_GRID = {
-    "X": INPUTS["delegated"],
-    "examples": """
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.model_selection import GridSearchCV
-        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
-        >>> y = np.array([0, 1, 0, 1, 0, 1])
-        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
-        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
-        ({'alpha': 0.1}, [0, 1])
-        >>> search.predict_proba([[3, 1]]).round(2)
-        array([[0.99, 0.01]])
-        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
-        (array([[-0.01, -4.78]]), array([-4.77]))
-        >>> search.score(X, y)
-        1.0""",
-}
 
 
 class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
@@ -194,14 +173,15 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         return check_scoring(self.estimator, scoring=scoring), None
 
     # -- fitting ----------------------------------------------------------------------------------
-    @shared_doc(**_GRID)
     def fit(self, X, y, *, groups=None, sample_weight=None):
         """Count the folds, score every candidate on every fold, refit the best.
 
         Parameters
         ----------
-        {{X}}
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         groups : array-like of shape (n_samples,), optional
             Group labels for group splitters.
         sample_weight : array-like of shape (n_samples,), optional
@@ -215,7 +195,20 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0
         """
         check_params(self)
         candidates = self.candidates()
@@ -444,33 +437,141 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         """Number of input columns of ``best_estimator_``."""
         return self._best().n_features_in_
 
-    @shared_doc("predict", **_GRID)
     def predict(self, X) -> np.ndarray:
-        """``best_estimator_.predict(X)``."""
+        """``best_estimator_.predict(X)``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One of ``classes_`` per sample.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0
+        """
         return self._best().predict(X)
 
-    @shared_doc("predict_proba", **_GRID)
     def predict_proba(self, X) -> np.ndarray:
-        """``best_estimator_.predict_proba(X)``."""
+        """``best_estimator_.predict_proba(X)``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; each row sums to one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0
+        """
         return self._best().predict_proba(X)
 
-    @shared_doc("predict_log_proba", **_GRID)
     def predict_log_proba(self, X) -> np.ndarray:
-        """``best_estimator_.predict_log_proba(X)``."""
+        """``best_estimator_.predict_log_proba(X)``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; ``exp`` of each row sums to one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0
+        """
         return self._best().predict_log_proba(X)
 
-    @shared_doc("decision_function", **_GRID)
     def decision_function(self, X) -> np.ndarray:
-        """``best_estimator_.decision_function(X)``."""
+        """``best_estimator_.decision_function(X)``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0
+        """
         return self._best().decision_function(X)
 
-    @shared_doc(**_GRID)
     def score(self, X, y) -> float:
         """Score of ``best_estimator_`` on X, y by ``scorer_`` (the refit metric).
 
         Parameters
         ----------
-        {{X}}
+        X : array-like, sparse matrix, DataFrame or texts, n_samples long
+            The samples, as the fitted model takes them.
         y : array-like of shape (n_samples,)
             The true labels.
 
@@ -481,7 +582,20 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.model_selection import GridSearchCV
+        >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3], [4, 1], [0, 3]])
+        >>> y = np.array([0, 1, 0, 1, 0, 1])
+        >>> search = GridSearchCV(MultinomialNB(), {"alpha": [0.1, 1.0]}, cv=3).fit(X, y)
+        >>> search.best_params_, search.predict([[3, 1], [0, 2]]).tolist()
+        ({'alpha': 0.1}, [0, 1])
+        >>> search.predict_proba([[3, 1]]).round(2)
+        array([[0.99, 0.01]])
+        >>> search.predict_log_proba([[3, 1]]).round(2), search.decision_function([[3, 1]]).round(2)
+        (array([[-0.01, -4.78]]), array([-4.77]))
+        >>> search.score(X, y)
+        1.0
         """
         got = self.scorer_(self._best(), X, y)
         return got[self.refit] if isinstance(got, dict) else got

@@ -15,32 +15,10 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import base
-from .._docstrings import shared_doc
 from .._params import HasMethods, Interval, StrOptions, check_params
 from ..estimators._base import check_sample_weight, label_codes
 from ..exceptions import ParameterError
 from ._fold_statistics import FoldStatistics
-
-# The delegating methods of the search, shown in its Examples.
-_SELECTION = {
-    "X": """
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            The samples, with all the columns the search was fitted on.""",
-    "examples": """
-        >>> import numpy as np
-        >>> from nbayes import BernoulliNB
-        >>> from nbayes.model_selection import FeatureSelectionCV
-        >>> rng = np.random.default_rng(0)
-        >>> y = rng.integers(0, 2, 300)
-        >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
-        >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
-        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
-        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
-        ([[1], [0]], [1, 0])
-        >>> search.predict_proba(rows[:1]).round(2)
-        array([[0.08, 0.92]])""",
-}
-
 
 #: Families whose parameters for one feature depend on the other features (the multinomial
 #: normalises over all words; complement weights too): leaving a feature's factor out is not
@@ -155,14 +133,15 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
                 "sklearn.feature_selection.SequentialFeatureSelector, which refits."
             )
 
-    @shared_doc(**_SELECTION)
     def fit(self, X, y, *, groups=None, sample_weight=None):
         """Count the folds once, then search subsets of the columns greedily.
 
         Parameters
         ----------
-        {{X}}
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The samples, with all the columns the search was fitted on.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         groups : array-like, optional
             Group labels for group splitters.
         sample_weight : array-like of shape (n_samples,), optional
@@ -175,7 +154,18 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from nbayes import BernoulliNB
+        >>> from nbayes.model_selection import FeatureSelectionCV
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
+        >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
+        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
+        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
+        ([[1], [0]], [1, 0])
+        >>> search.predict_proba(rows[:1]).round(2)
+        array([[0.08, 0.92]])
         """
         check_params(self)
         self._check_estimator()
@@ -255,13 +245,13 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self, "support_")
         return self.support_
 
-    @shared_doc(**_SELECTION)
     def transform(self, X):
         """The selected columns of X (a DataFrame stays a DataFrame).
 
         Parameters
         ----------
-        {{X}}
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The samples, with all the columns the search was fitted on.
 
         Returns
         -------
@@ -270,20 +260,81 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
 
         Examples
         --------
-        {{examples}}
+        >>> import numpy as np
+        >>> from nbayes import BernoulliNB
+        >>> from nbayes.model_selection import FeatureSelectionCV
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
+        >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
+        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
+        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
+        ([[1], [0]], [1, 0])
+        >>> search.predict_proba(rows[:1]).round(2)
+        array([[0.08, 0.92]])
         """
         if isinstance(X, pd.DataFrame):
             return X.loc[:, np.asarray(X.columns)[self._get_support_mask()]]
         return super().transform(X)
 
-    @shared_doc("predict", **_SELECTION)
     def predict(self, X) -> np.ndarray:
-        """``estimator_.predict`` on the selected columns."""
+        """``estimator_.predict`` on the selected columns.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The samples, with all the columns the search was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One of ``classes_`` per sample.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import BernoulliNB
+        >>> from nbayes.model_selection import FeatureSelectionCV
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
+        >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
+        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
+        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
+        ([[1], [0]], [1, 0])
+        >>> search.predict_proba(rows[:1]).round(2)
+        array([[0.08, 0.92]])
+        """
         return self.estimator_.predict(self.transform(X))
 
-    @shared_doc("predict_proba", **_SELECTION)
     def predict_proba(self, X) -> np.ndarray:
-        """``estimator_.predict_proba`` on the selected columns."""
+        """``estimator_.predict_proba`` on the selected columns.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The samples, with all the columns the search was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; each row sums to one.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import BernoulliNB
+        >>> from nbayes.model_selection import FeatureSelectionCV
+        >>> rng = np.random.default_rng(0)
+        >>> y = rng.integers(0, 2, 300)
+        >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
+        >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
+        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
+        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
+        ([[1], [0]], [1, 0])
+        >>> search.predict_proba(rows[:1]).round(2)
+        array([[0.08, 0.92]])
+        """
         return self.estimator_.predict_proba(self.transform(X))
 
     @property

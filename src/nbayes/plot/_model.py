@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._docstrings import shared_parameters
 from ..exceptions import ParameterError
 from ._common import matplotlib_axes, require_matplotlib
 
@@ -94,7 +93,6 @@ class ClassConditionalDisplay:
         self.max_values = max_values
 
     @classmethod
-    @shared_parameters
     def from_estimator(
         cls, estimator, feature, X=None, y=None, *, values=None, max_values: int = 20, ax=None
     ) -> ClassConditionalDisplay:
@@ -110,11 +108,13 @@ class ClassConditionalDisplay:
             Data whose values of the feature set a density's range and, with ``y``, the
             per-class histograms.
         y : array-like of shape (n_samples,), optional
+            The class label of each row.
         values : array-like, optional
             The values to evaluate instead of the family's own.
         max_values : int, default=20
             Most bars drawn per class; the least probable values are added up into one.
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------
@@ -152,13 +152,13 @@ class ClassConditionalDisplay:
             [prob[:, keep], other]
         )
 
-    @shared_parameters
     def plot(self, ax=None) -> ClassConditionalDisplay:
         """Draw on ``ax`` (a new figure by default).
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------

@@ -7,7 +7,6 @@ import numpy as np
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import precision_recall_curve
 
-from .._docstrings import shared_doc, shared_parameters
 from ._common import (
     matplotlib_axes,
     model_log_odds_threshold,
@@ -15,36 +14,6 @@ from ._common import (
     positive_log_odds,
     require_matplotlib,
 )
-
-# Each Display's two constructors, shown together in each one's Examples.
-_THRESHOLD = {
-    "examples": """
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.plot import ThresholdDisplay
-        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], ["ham", "ham", "spam", "spam"]
-        >>> display = ThresholdDisplay.from_estimator(MultinomialNB().fit(X, y), X, y)
-        >>> display.thresholds.round(1).tolist(), display.recall.tolist()
-        ([-3.3, -1.1, 1.1, 3.3], [1.0, 1.0, 1.0, 0.5])
-        >>> again = ThresholdDisplay.from_predictions(y, [-2.0, -1.0, 1.0, 2.0], pos_label="spam")
-        >>> again.precision.round(2).tolist()
-        [0.5, 0.67, 1.0, 1.0]""",
-}
-_RELIABILITY = {
-    "examples": """
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.plot import ReliabilityDisplay
-        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], [0, 0, 1, 1]
-        >>> display = ReliabilityDisplay.from_estimator(MultinomialNB().fit(X, y), X, y, n_bins=2)
-        >>> display.prob_true.tolist()
-        [0.0, 1.0]
-        >>> again = ReliabilityDisplay.from_predictions(y, [0.1, 0.3, 0.6, 0.9], pos_label=1)
-        >>> again.prob_pred.tolist()
-        [0.1, 0.3, 0.6, 0.9]""",
-}
 
 
 class ThresholdDisplay:
@@ -91,7 +60,6 @@ class ThresholdDisplay:
         self.threshold = threshold
 
     @classmethod
-    @shared_doc(**_THRESHOLD)
     def from_estimator(cls, estimator, X, y, *, pos_label=None, ax=None) -> ThresholdDisplay:
         """Score X with a fitted ``estimator`` and draw precision and recall against y.
 
@@ -102,10 +70,12 @@ class ThresholdDisplay:
         X : array-like, sparse matrix, DataFrame or texts
             The samples, as the estimator takes them.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         pos_label : label, optional
             The class whose odds against the rest are thresholded; the second of two classes
             by default (needed with more).
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------
@@ -114,7 +84,17 @@ class ThresholdDisplay:
 
         Examples
         --------
-        {{examples}}
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import ThresholdDisplay
+        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], ["ham", "ham", "spam", "spam"]
+        >>> display = ThresholdDisplay.from_estimator(MultinomialNB().fit(X, y), X, y)
+        >>> display.thresholds.round(1).tolist(), display.recall.tolist()
+        ([-3.3, -1.1, 1.1, 3.3], [1.0, 1.0, 1.0, 0.5])
+        >>> again = ThresholdDisplay.from_predictions(y, [-2.0, -1.0, 1.0, 2.0], pos_label="spam")
+        >>> again.precision.round(2).tolist()
+        [0.5, 0.67, 1.0, 1.0]
         """
         require_matplotlib()
         log_odds, pos = positive_log_odds(estimator, X, pos_label)
@@ -124,7 +104,6 @@ class ThresholdDisplay:
         )
 
     @classmethod
-    @shared_doc(**_THRESHOLD)
     def from_predictions(
         cls, y_true, log_odds, *, pos_label, threshold: float = 0.0, ax=None
     ) -> ThresholdDisplay:
@@ -133,6 +112,7 @@ class ThresholdDisplay:
         Parameters
         ----------
         y_true : array-like of shape (n_samples,)
+            The true class of each row.
         log_odds : array-like of shape (n_samples,)
             The log-odds log P(pos | x) - log P(not pos | x), e.g. ``decision_function`` of a
             two-class model.
@@ -141,6 +121,7 @@ class ThresholdDisplay:
         threshold : float, default=0.0
             The threshold the model applies, drawn as a dashed line.
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------
@@ -149,7 +130,17 @@ class ThresholdDisplay:
 
         Examples
         --------
-        {{examples}}
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import ThresholdDisplay
+        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], ["ham", "ham", "spam", "spam"]
+        >>> display = ThresholdDisplay.from_estimator(MultinomialNB().fit(X, y), X, y)
+        >>> display.thresholds.round(1).tolist(), display.recall.tolist()
+        ([-3.3, -1.1, 1.1, 3.3], [1.0, 1.0, 1.0, 0.5])
+        >>> again = ThresholdDisplay.from_predictions(y, [-2.0, -1.0, 1.0, 2.0], pos_label="spam")
+        >>> again.precision.round(2).tolist()
+        [0.5, 0.67, 1.0, 1.0]
         """
         require_matplotlib()
         positive = np.asarray(y_true) == pos_label
@@ -160,13 +151,13 @@ class ThresholdDisplay:
         )
         return display.plot(ax=ax)
 
-    @shared_parameters
     def plot(self, ax=None) -> ThresholdDisplay:
         """Draw on ``ax`` (a new figure by default).
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------
@@ -246,7 +237,6 @@ class ReliabilityDisplay:
         self.pos_label = pos_label
 
     @classmethod
-    @shared_doc(**_RELIABILITY)
     def from_estimator(
         cls, estimator, X, y, *, pos_label=None, n_bins: int = 10, strategy="uniform", ax=None
     ) -> ReliabilityDisplay:
@@ -259,6 +249,7 @@ class ReliabilityDisplay:
         X : array-like, sparse matrix, DataFrame or texts
             The samples, as the estimator takes them.
         y : array-like of shape (n_samples,)
+            The class label of each row.
         pos_label : label, optional
             The class whose probability is binned; the second of two by default.
         n_bins : int, default=10
@@ -266,6 +257,7 @@ class ReliabilityDisplay:
         strategy : {"uniform", "quantile"}, default="uniform"
             Equal-width bins, or bins of equal numbers of rows.
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------
@@ -274,7 +266,17 @@ class ReliabilityDisplay:
 
         Examples
         --------
-        {{examples}}
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import ReliabilityDisplay
+        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], [0, 0, 1, 1]
+        >>> display = ReliabilityDisplay.from_estimator(MultinomialNB().fit(X, y), X, y, n_bins=2)
+        >>> display.prob_true.tolist()
+        [0.0, 1.0]
+        >>> again = ReliabilityDisplay.from_predictions(y, [0.1, 0.3, 0.6, 0.9], pos_label=1)
+        >>> again.prob_pred.tolist()
+        [0.1, 0.3, 0.6, 0.9]
         """
         require_matplotlib()
         classes = np.asarray(estimator.classes_)
@@ -285,7 +287,6 @@ class ReliabilityDisplay:
         )
 
     @classmethod
-    @shared_doc(**_RELIABILITY)
     def from_predictions(
         cls, y_true, y_prob, *, pos_label, n_bins: int = 10, strategy="uniform", ax=None
     ) -> ReliabilityDisplay:
@@ -294,6 +295,7 @@ class ReliabilityDisplay:
         Parameters
         ----------
         y_true : array-like of shape (n_samples,)
+            The true class of each row.
         y_prob : array-like of shape (n_samples,)
             Predicted probability of ``pos_label``.
         pos_label : label
@@ -303,6 +305,7 @@ class ReliabilityDisplay:
         strategy : {"uniform", "quantile"}, default="uniform"
             Equal-width bins, or bins of equal numbers of rows.
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------
@@ -311,20 +314,30 @@ class ReliabilityDisplay:
 
         Examples
         --------
-        {{examples}}
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.plot import ReliabilityDisplay
+        >>> X, y = [[3, 0], [2, 1], [1, 2], [0, 3]], [0, 0, 1, 1]
+        >>> display = ReliabilityDisplay.from_estimator(MultinomialNB().fit(X, y), X, y, n_bins=2)
+        >>> display.prob_true.tolist()
+        [0.0, 1.0]
+        >>> again = ReliabilityDisplay.from_predictions(y, [0.1, 0.3, 0.6, 0.9], pos_label=1)
+        >>> again.prob_pred.tolist()
+        [0.1, 0.3, 0.6, 0.9]
         """
         require_matplotlib()
         positive = np.asarray(y_true) == pos_label
         prob_true, prob_pred = calibration_curve(positive, y_prob, n_bins=n_bins, strategy=strategy)
         return cls(prob_true, prob_pred, pos_label=pos_label).plot(ax=ax)
 
-    @shared_parameters
     def plot(self, ax=None) -> ReliabilityDisplay:
         """Draw on ``ax`` (a new figure by default).
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
+            The matplotlib Axes to draw on; by default a new figure's.
 
         Returns
         -------

@@ -281,7 +281,7 @@ def choose_plan(
                 why = f" ({profiles[c].describe()})" if c in profiles else ""
                 warns.append(
                     f"reading column {c!r} as words, modelled with the other columns{why}; "
-                    f"--model mixed reads it as categories"
+                    f"name it in --categorical to read it as categories"
                     if auto and c != text_column
                     else f"reading column {c!r} as words, modelled with the other columns"
                 )
