@@ -18,6 +18,7 @@ from ._dtypes import read_dtypes as read_dtypes
 from ._sources import CHUNK_BYTES as CHUNK_BYTES
 from ._sources import FORMATS as FORMATS
 from ._sources import ReadOptions as ReadOptions
+from ._sources import _CountingReader as _CountingReader
 from ._sources import _Replay as _Replay
 from ._sources import detect_format as detect_format
 from ._sources import is_pipe as is_pipe
