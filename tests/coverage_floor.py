@@ -26,12 +26,20 @@ UNTRUSTED_INPUT = (
     "io/_plain.py",
     "_output.py",
     "_validation.py",
-    "columns.py",
+    "columns/_reading.py",
+    "columns/_strings.py",
+    "columns/_dates.py",
+    "columns/_identifiers.py",
+    "columns/_coded.py",
+    "columns/_choices.py",
     "estimators/_columns.py",
     "estimators/_encoding.py",
     "cli/_common.py",
     "cli/_labels.py",
-    "cli/_tables.py",
+    "cli/_tables/_sources.py",
+    "cli/_tables/_table.py",
+    "cli/_tables/_dtypes.py",
+    "cli/_tables/_writers.py",
 )
 
 

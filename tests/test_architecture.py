@@ -303,18 +303,12 @@ OVERSIZED = {
     "estimators/_base.py",
     # Discretisation, Dask survey functions, an adapter and five estimators.
     "estimators/seminaive.py",
-    # Every table format's chunked reader and the writers of results.
-    "cli/_tables.py",
     # SemiSupervisedNB with its own EM driver and its Dask and CLI paths.
     "estimators/semisupervised.py",
     # MixedNB with its column groups and their families.
     "estimators/mixed.py",
-    # The column typology, its evidence and the family of each kind.
-    "columns.py",
     # TextNB: the vectoriser, its settings and the delegation to a count model.
     "estimators/text.py",
-    # The command line's model plan and its own column-family inference.
-    "cli/_models.py",
     # The six presets of scikit-learn's naive Bayes with their fitted attributes.
     "estimators/presets.py",
 }

@@ -16,6 +16,7 @@ import pytest
 from nbayes import GaussianNB, MixedNB, load
 from nbayes.cli import main
 from nbayes.cli._tables import ReadOptions, Table
+from nbayes.exceptions import DataError
 
 ROWS = pd.DataFrame(
     {
@@ -389,3 +390,22 @@ def test_a_pipe_read_leaves_no_temporary_file_to_the_garbage_collector():
         del replay
         gc.collect()
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)], caught
+
+
+def test_a_repeated_name_is_found_in_a_header_read_without_quoting(tmp_path):
+    """With --no-quoting the header is split as its rows are (a quote is a character of the
+    name); a compressed file that holds no text has no header to judge."""
+    data = tmp_path / "twice.csv"
+    data.write_text('a,"b",a,y\n1,x,2,s\n')
+    said = Table(str(data), ReadOptions(quoting=False)).repeated_names_warning()
+    assert said.startswith("the header names column 'a' 2 times; the repeats are read as 'a.1'")
+    empty = tmp_path / "empty.csv.gz"
+    empty.write_bytes(gzip.compress(b""))
+    assert Table(str(empty), ReadOptions()).repeated_names_warning() is None
+
+
+def test_a_json_lines_file_without_records_has_no_columns(tmp_path):
+    data = tmp_path / "blank.jsonl"
+    data.write_text("\n\n")
+    with pytest.raises(DataError, match=r"blank\.jsonl: no data rows"):
+        assert not Table(str(data), ReadOptions()).columns

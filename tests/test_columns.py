@@ -28,6 +28,8 @@ from nbayes.cli.train import train
 from nbayes.columns import (
     Calendar,
     calendar_features,
+    choices_from_state,
+    choices_state,
     choices_table,
     coded_missing,
     date_format,
@@ -238,6 +240,19 @@ def test_choices_table_and_its_text():
     assert all(len(line) <= 60 for line in lines) and lines[1].endswith("...")
     assert readings[0].warning() is not None and readings[1].warning() is None
     assert readings[0].feature_names() == [] and readings[1].feature_names() == ["city"]
+
+
+def test_the_choices_read_back_from_a_model_file_s_plain_data():
+    """A model file keeps the readings as plain data; they read back with their kinds,
+    families, evidence and calendar parts (none for a file fitted on no column)."""
+    when = pd.date_range("2024-01-01", periods=60, freq="h").strftime("%Y-%m-%d %H:%M")
+    readings = read_columns(pd.DataFrame({"id": np.arange(60), "when": when}))
+    back = choices_from_state(choices_state(readings))
+    assert choices_table(back).equals(choices_table(readings))
+    assert [r.parts for r in back] == [(), ("year", "month", "dayofweek", "hour")]
+    assert choices_from_state([]) == [] and choices_from_state(None) is None
+    with pytest.raises(ValueError, match="the column choice"):
+        choices_from_state([["when", "timestamp", "calendar", "dates", ["minute"]]])
 
 
 # -- MixedNB ----------------------------------------------------------------------------------

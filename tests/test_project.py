@@ -92,13 +92,13 @@ def test_the_coverage_floor_names_the_modules_under_it(tmp_path, capsys):
     report = tmp_path / "coverage.json"
     report.write_text(json.dumps({"files": files}))
     assert floor([str(report)]) == 0
-    files["src/nbayes/cli/_tables.py"] = summary(92, 100)
+    files["src/nbayes/cli/_tables/_table.py"] = summary(92, 100)
     del files["src/nbayes/io/_plain.py"]
     report.write_text(json.dumps({"files": files}))
     assert floor([str(report)]) == 1
     out, err = capsys.readouterr()
-    assert "cli/_tables.py                92.0 %   < floor" in out
+    assert "cli/_tables/_table.py         92.0 %   < floor" in out
     assert "io/_plain.py                 not measured" in out
-    assert err == f"coverage_floor: under {FLOOR:.0f} %: io/_plain.py, cli/_tables.py\n"
+    assert err == f"coverage_floor: under {FLOOR:.0f} %: io/_plain.py, cli/_tables/_table.py\n"
     assert floor([str(tmp_path / "absent.json")]) == 1
     assert "run the tests with `--cov --cov-report=json` first" in capsys.readouterr().err
