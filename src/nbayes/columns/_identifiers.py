@@ -15,8 +15,11 @@ from ._strings import _strings, string_profile
 #: a measure drawn from a span of 2n are all distinct with a chance of about exp(-n/4),
 #: under 0.1 % from 30 rows).
 ID_ROWS_NAMED, ID_ROWS = 20, 30
-#: Words a value may have in a column of names or codes distinct in every row.
-ID_WORDS = 2
+#: Words a value may have in a column of names or codes distinct in every row, the share of
+#: values that must keep to it (a few longer names: "Papua New Guinea" among countries), and
+#: the share of values one word may appear in (a word in most values, "Main street", "Oak
+#: street", makes short text, not names).
+ID_WORDS, ID_WORDS_SHARE, ID_COMMON_WORD = 2, 0.9, 0.5
 #: Share of the range between the least and greatest value that distinct whole numbers must
 #: fill to be row numbers (a 70 % shuffled split of 1..n fills 70 % of it).
 ID_DENSITY = 0.5
@@ -149,12 +152,19 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
     if named:
         return f"named like a row index, values distinct in all {n_rows:,} rows"
     if (
-        (strings.str.split().str.len() <= ID_WORDS).all()
+        (strings.str.split().str.len() <= ID_WORDS).mean() >= ID_WORDS_SHARE
+        and _most_common_word_share(strings) <= ID_COMMON_WORD
         and not strings.str.fullmatch(_WRITTEN_NUMBER).all()
         and string_profile(strings).role == "category"  # words that recur are short text
     ):
         return f"names or codes distinct in all {n_rows:,} rows"
     return None
+
+
+def _most_common_word_share(strings: pd.Series) -> float:
+    """The share of values that hold the most frequent word (counted once per value)."""
+    words = strings.str.lower().str.split().map(set).explode().dropna()
+    return float(words.value_counts().iloc[0] / len(strings)) if len(words) else 0.0
 
 
 def _group_identifier(name, values: pd.Series, n_unique: int) -> str | None:
