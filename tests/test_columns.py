@@ -39,7 +39,7 @@ from nbayes.columns import (
     read_columns,
     string_profile,
 )
-from nbayes.exceptions import ModelFormatError, NotFittedError, ParameterError
+from nbayes.exceptions import DataError, ModelFormatError, NotFittedError, ParameterError
 
 RNG = np.random.default_rng(30)
 
@@ -610,3 +610,25 @@ def test_a_date_column_empty_in_the_first_chunk_is_read_as_written(tmp_path):
     out = tmp_path / "m.nbayes"
     assert main(["train", str(path), "-t", "y", "-o", str(out), "-q", "--chunk-rows", "100"]) == 0
     assert load(str(out)).column_families_["when"] == "categorical"
+
+
+def test_a_left_out_column_is_not_needed_to_predict(tmp_path):
+    df = pd.DataFrame(
+        {
+            "id": np.arange(1000, 1300),
+            "color": RNG.choice(["red", "green", "blue"], 300),
+            "weight": RNG.normal(70, 10, 300),
+        }
+    )
+    y = np.where(df["weight"] > 70, "heavy", "light")
+    with pytest.warns(ColumnWarning, match="leaves out column"):
+        model = MixedNB().fit(df, y)
+    reloaded = load(save(model, tmp_path / "m.nbayes"))
+    for m in (model, reloaded):
+        np.testing.assert_array_equal(
+            m.predict_proba(df.drop(columns="id")), model.predict_proba(df)
+        )
+        with pytest.raises(DataError, match=r"lacks column\(s\) \['color'\]"):
+            m.predict_proba(df.drop(columns=["id", "color"]))
+    dropped = MixedNB(columns=[("gaussian", ["weight"])], remainder="drop").fit(df, y)
+    np.testing.assert_array_equal(dropped.predict_proba(df[["weight"]]), dropped.predict_proba(df))

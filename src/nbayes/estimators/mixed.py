@@ -613,6 +613,13 @@ class MixedNB(BaseNB):
             have = _unique_names(df.columns)
             want = pd.Index(self._columns[: self.n_features_in_])
             absent = want[~want.isin(have)]
+            # A column left out (an identifier, remainder='drop') is not needed to predict.
+            unused = [c.column for c in self.__dict__.get("_choices") or [] if c.family is None]
+            filler = absent[absent.isin(unused)]
+            absent = absent[~absent.isin(unused)]
+            if len(filler) and not len(absent):
+                empty = pd.DataFrame(np.nan, index=df.index, columns=filler)
+                df, have = pd.concat([df, empty], axis=1), have.append(filler)
             if len(absent):
                 raise DataError(
                     f"X lacks column(s) {absent.tolist()!r} that MixedNB was fitted on. Pass a "
