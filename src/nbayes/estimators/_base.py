@@ -698,7 +698,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------

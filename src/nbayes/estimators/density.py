@@ -91,7 +91,7 @@ class DensityNB(BaseNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------

@@ -239,7 +239,7 @@ class GaussianNB(BaseNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------
@@ -385,7 +385,7 @@ class BernoulliNB(_DiscreteNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------
@@ -513,7 +513,7 @@ class MultinomialNB(_DiscreteNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------
@@ -610,7 +610,7 @@ class ComplementNB(MultinomialNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------
@@ -719,7 +719,7 @@ class PoissonNB(_DiscreteNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------

@@ -249,7 +249,7 @@ class _SemiNaiveNB(BaseNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------
@@ -1775,7 +1775,7 @@ class JointBayes(_SemiNaiveNB):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------

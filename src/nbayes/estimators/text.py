@@ -899,7 +899,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         frozenset of str
-            The capabilities declared (none by default).
+            The capabilities this model declares.
 
         Examples
         --------
