@@ -19,6 +19,9 @@ def test_demo_trains_evaluates_explains_and_saves(tmp_path):
     assert result["train_rows"] + result["test_rows"] == 5574
     assert evaluation["rows"] == result["test_rows"]
     assert evaluation["accuracy"] > 0.97
+    # Beside the accuracy, the baseline of always saying ham (the larger class in training).
+    assert evaluation["baseline_class"] == "ham"
+    assert 0.8 < evaluation["baseline_accuracy"] < evaluation["accuracy"]
     model = load(tmp_path / "spam.nbayes")
     assert isinstance(model, TextNB) and model.classes_.tolist() == ["ham", "spam"]
     words = [w for w, _ in result["spam_words"]]
@@ -35,6 +38,7 @@ def test_demo_command_prints_the_report(capsys, tmp_path):
     assert main(["demo", "-o", str(tmp_path / "m.nbayes")]) == 0
     out = capsys.readouterr().out
     assert "accuracy" in out and "words that most indicate spam" in out
+    assert "majority baseline" in out and "n/a" not in out
     assert f"nbayes inspect {tmp_path / 'm.nbayes'}" in out
 
 

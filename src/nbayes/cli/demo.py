@@ -16,7 +16,7 @@ from ..datasets import SMS_SPAM_CITATION, load_sms_spam
 from ..estimators import MultinomialNB, TextNB
 from ..io import save
 from ._common import format_table, plural
-from .evaluate import Scores, format_report
+from .evaluate import Scores, baseline, format_report
 
 HELP = "train, evaluate and explain a spam filter on the bundled SMS Spam Collection"
 
@@ -58,6 +58,7 @@ def demo(
         "data": "SMS test split",
         "target": "label",
         **scores.report(),
+        **baseline(model, scores),
     }
     spam_words = model.top_features("spam", k=k)
     metadata = {
