@@ -27,6 +27,7 @@ from ..distributions import Family, Labels
 from ..distributions._arrays import compressed_view
 from ..exceptions import DataError, NotFittedError, ParameterError, UnknownLabelError
 from . import _conditional, _explain, _linear
+from ._interval import IntervalMixin
 
 THRESHOLD_SCALES = ("log_odds", "proba")
 
@@ -321,7 +322,7 @@ def _log_priors(shells: list, class_count: np.ndarray) -> list:
 _LEARNED = ("classes_", "stats_", PENDING)
 
 
-class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
+class BaseNB(IntervalMixin, ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Naive Bayes classifier over column groups, each modelled by one family."""
 
     stats_ = Statistics()
