@@ -65,7 +65,8 @@ def _draw_gaussian(rng, n_points, n_rows=10, n_features=2):
 
 def test_bernoulli_interval_covers_at_nominal_rate():
     coverage = _coverage(
-        _draw_bernoulli, lambda X, y: BernoulliNB(alpha=1.0, prior_alpha=1.0).partial_fit(X, y, classes=[0, 1])
+        _draw_bernoulli,
+        lambda X, y: BernoulliNB(alpha=1.0, prior_alpha=1.0).partial_fit(X, y, classes=[0, 1]),
     )
     assert 0.85 <= coverage <= 0.95, coverage
 
@@ -84,3 +85,139 @@ def test_gaussian_interval_covers_at_nominal_rate():
 
     coverage = _coverage(_draw_gaussian, fit)
     assert 0.85 <= coverage <= 0.95, coverage
+
+
+def _counts(n_rows=60, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n_rows)
+    X = rng.poisson(1.0 + y[:, None] * np.array([1.0, 0.0, 0.5, 0.0]), size=(n_rows, 4))
+    return X, y
+
+
+def _mixed_frame(n_rows=60, seed=0):
+    X, y = _counts(n_rows, seed)
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "height": X[:, 0] + rng.normal(size=n_rows),
+            "colour": np.array(["red", "green", "blue"])[X[:, 1] % 3],
+            "visits": X[:, 2],
+            "member": X[:, 3] > 0,
+        }
+    )
+    return df, y
+
+
+def _codes(n_rows=60, seed=0):
+    X, y = _counts(n_rows, seed)
+    return X % 3, y
+
+
+def _measures(n_rows=60, seed=0):
+    X, y = _counts(n_rows, seed)
+    return X + 0.5, y
+
+
+CASES = {
+    "multinomial": (MultinomialNB, _counts),
+    "multinomial-map": (lambda: MultinomialNB(alpha=2.0, estimate="map"), _counts),
+    "bernoulli": (BernoulliNB, _counts),
+    "poisson": (PoissonNB, _counts),
+    "categorical": (lambda: CategoricalNB(alpha=0.5), _codes),
+    "gaussian": (GaussianNB, _measures),
+    "gaussian-shared": (lambda: GaussianNB(var_pooling="shared"), _measures),
+    "gaussian-bayes": (lambda: GaussianNB(estimate="posterior_predictive"), _measures),
+    "mixed": (MixedNB, _mixed_frame),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_bounds_are_ordered_probabilities_around_the_estimate(name):
+    make, data = CASES[name]
+    X, y = data()
+    model = make().fit(X, y)
+    lower, upper = model.predict_proba_interval(X, level=0.9, n_samples=300, random_state=0)
+    proba = model.predict_proba(X)
+    assert lower.shape == upper.shape == proba.shape
+    assert np.all((0 <= lower) & (lower <= upper) & (upper <= 1))
+    # The estimate is one point of the posterior, not its median: mostly inside.
+    inside = (lower <= proba + 1e-12) & (proba <= upper + 1e-12)
+    assert inside.mean() >= 0.9, inside.mean()
+    assert np.all(upper - lower > 0)
+
+
+def test_intervals_shrink_with_more_rows():
+    X, y = _counts(2000, seed=1)
+    probe = X[:20]
+    few = MultinomialNB().fit(X[:30], y[:30]).predict_proba_interval(probe, random_state=0)
+    many = MultinomialNB().fit(X, y).predict_proba_interval(probe, random_state=0)
+    width_few, width_many = (few[1] - few[0]).mean(), (many[1] - many[0]).mean()
+    assert width_many < width_few / 3, (width_few, width_many)
+
+
+def test_wider_level_gives_wider_interval():
+    X, y = _counts()
+    model = BernoulliNB().fit(X, y)
+    lo50, hi50 = model.predict_proba_interval(X, level=0.5, random_state=3)
+    lo99, hi99 = model.predict_proba_interval(X, level=0.99, random_state=3)
+    assert np.all(lo99 <= lo50) and np.all(hi50 <= hi99)
+
+
+def test_random_state_makes_the_bounds_reproducible():
+    X, y = _counts()
+    model = PoissonNB().fit(X, y)
+    a = model.predict_proba_interval(X, random_state=7)
+    b = model.predict_proba_interval(X, random_state=7)
+    c = model.predict_proba_interval(X, random_state=8)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_row_chunks_give_the_same_bounds(monkeypatch):
+    from nbayes.estimators import _interval
+
+    X, y = _counts()
+    model = MultinomialNB().fit(X, y)
+    whole = model.predict_proba_interval(X, n_samples=50, random_state=0)
+    monkeypatch.setattr(_interval, "CHUNK_CELLS", 7 * 50 * 3)  # chunks of 7 rows
+    chunked = model.predict_proba_interval(X, n_samples=50, random_state=0)
+    np.testing.assert_allclose(chunked[0], whole[0], rtol=1e-12)
+    np.testing.assert_allclose(chunked[1], whole[1], rtol=1e-12)
+
+
+def test_fixed_class_prior_is_not_drawn():
+    # One class only seen, a fixed prior and no features that tell the classes apart: every
+    # draw gives the fixed prior back.
+    X = np.zeros((5, 2))
+    model = MultinomialNB(class_prior=[0.3, 0.7]).fit(X, [0, 0, 1, 1, 1])
+    lower, upper = model.predict_proba_interval(X[:1], random_state=0)
+    np.testing.assert_allclose(lower, [[0.3, 0.7]])
+    np.testing.assert_allclose(upper, [[0.3, 0.7]])
+
+
+@pytest.mark.parametrize(
+    "make, X",
+    [
+        (ComplementNB, np.array([[1, 0], [0, 1], [2, 1]])),
+        (DensityNB, np.array([[0.1, 1.0], [0.5, 0.3], [0.9, 0.2]])),
+        (AODE, pd.DataFrame({"a": ["x", "y", "x"], "b": ["u", "u", "v"]})),
+    ],
+)
+def test_models_without_conjugate_posterior_are_refused(make, X):
+    model = make().fit(X, [0, 1, 0])
+    with pytest.raises(ParameterError, match="no conjugate posterior"):
+        model.predict_proba_interval(X)
+
+
+@pytest.mark.parametrize("level", [0, 1, 1.5, "0.9"])
+def test_bad_level_is_refused(level):
+    X, y = _counts()
+    with pytest.raises(ParameterError, match="'level'"):
+        MultinomialNB().fit(X, y).predict_proba_interval(X, level=level)
+
+
+def test_too_few_draws_are_refused():
+    X, y = _counts()
+    with pytest.raises(ParameterError, match="'n_samples'"):
+        MultinomialNB().fit(X, y).predict_proba_interval(X, n_samples=1)
