@@ -36,9 +36,11 @@ def predict_chunk(
     keep: tuple[str, ...],
     proba: bool,
     threshold: float | None = None,
+    interval: dict | None = None,
 ):
     """The output rows of one chunk: ``keep`` columns, ``prediction``, ``proba_<class>``;
-    ``threshold`` as :func:`predicted_codes`."""
+    ``threshold`` as :func:`predicted_codes`; with ``interval`` (the keywords of
+    ``predict_proba_interval``) the bounds of :func:`interval_columns`."""
     classes = np.asarray(est.classes_)
     X = plan.inputs(chunk, offset, data, scoring=True)
     with rows_from(offset):
@@ -50,4 +52,14 @@ def predict_chunk(
         # past 100 classes, and every later column copies).
         probabilities = pd.DataFrame(p, columns=[f"proba_{c}" for c in classes.tolist()])
         out = pd.concat([out, probabilities], axis=1)
+    if interval is not None:
+        with rows_from(offset):
+            lower, upper = est.predict_proba_interval(X, **interval)
+        bounds = np.stack([lower, upper], axis=2).reshape(len(out), -1)
+        out = pd.concat([out, pd.DataFrame(bounds, columns=interval_columns(classes))], axis=1)
     return out
+
+
+def interval_columns(classes) -> list[str]:
+    """``proba_<class>_lower``, ``proba_<class>_upper`` for each class in turn."""
+    return [f"proba_{c}_{end}" for c in np.asarray(classes).tolist() for end in ("lower", "upper")]

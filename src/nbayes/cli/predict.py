@@ -9,11 +9,12 @@ from typing import Any
 import numpy as np
 
 from ..estimators._base import THRESHOLD_SCALES, log_odds_threshold
+from ..estimators._interval import interval_refusal
 from ..exceptions import DataError, ParameterError
 from ._common import UsageError, check_output, names
 from ._labels import describe
 from ._models import inner, load_plan
-from ._scoring import predict_chunk
+from ._scoring import interval_columns, predict_chunk
 from ._tables import ReadOptions, TableWriter, detect_format, is_pipe, open_table, read_dtypes
 
 HELP = "classify every row of a table with a saved model"
@@ -44,13 +45,17 @@ def required_columns(table, plan, extra=()) -> list[str]:
     return list(dict.fromkeys([*plan.features, *extra]))
 
 
-def _output_columns(classes, proba: bool) -> list[str]:
-    return ["prediction", *([f"proba_{c}" for c in classes] if proba else [])]
+def _output_columns(classes, proba: bool, interval: bool = False) -> list[str]:
+    return [
+        "prediction",
+        *([f"proba_{c}" for c in classes] if proba else []),
+        *(interval_columns(classes) if interval else []),
+    ]
 
 
-def _check_keep(keep: tuple[str, ...], classes, proba: bool) -> None:
+def _check_keep(keep: tuple[str, ...], classes, proba: bool, interval: bool = False) -> None:
     """``--keep`` never overwrites a user's column with one of ours (nor the reverse)."""
-    clash = [c for c in keep if c in _output_columns(classes, proba)]
+    clash = [c for c in keep if c in _output_columns(classes, proba, interval)]
     if clash:
         raise UsageError(
             f"--keep {names(clash)}: the output has its own column(s) of that name, which "
@@ -59,13 +64,13 @@ def _check_keep(keep: tuple[str, ...], classes, proba: bool) -> None:
         )
 
 
-def _empty_output(table, keep: tuple[str, ...], classes, proba: bool):
+def _empty_output(table, keep: tuple[str, ...], classes, proba: bool, interval: bool = False):
     """The header-only output of a header-only DATA: the columns :func:`predict_chunk` makes."""
     import pandas as pd
 
     out = pd.DataFrame({c: pd.Series(dtype=object) for c in keep})
     out["prediction"] = pd.Series(np.asarray(classes)[:0])
-    for c in _output_columns(classes, proba)[1:]:  # one column per class: bounded by K
+    for c in _output_columns(classes, proba, interval)[1:]:  # a few per class: bounded by K
         out[c] = pd.Series(dtype=np.float64)
     return out
 
@@ -163,6 +168,8 @@ def predict(
     dask: str | None = None,
     threshold: float | None = None,
     threshold_scale: str = "log_odds",
+    interval: float | None = None,
+    interval_draws: int = 1000,
 ) -> PredictResult:
     """Write one prediction per row of DATA, in order, to ``output`` (stdout when None).
 
@@ -172,6 +179,11 @@ def predict(
     The prediction follows the model's ``decision_threshold`` as ``model.predict`` does;
     ``threshold`` (log-odds, or a probability of the second class with
     ``threshold_scale="proba"``) replaces it.
+
+    With ``interval`` (a level such as 0.9) two more columns per class,
+    ``proba_<class>_lower`` and ``proba_<class>_upper``, bound P(class | row) by the central
+    credible interval of that level over ``interval_draws`` models drawn from the posterior
+    over the parameters (``predict_proba_interval``, seed 0: the same bounds on every run).
 
     Returns
     -------
@@ -202,8 +214,9 @@ def predict(
     read = remembered_reading(plan, data, read)
     est = plan.estimator
     keep = tuple(dict.fromkeys(keep))
-    _check_keep(keep, est.classes_, proba)
+    _check_keep(keep, est.classes_, proba, interval is not None)
     cut = decision_threshold(est, threshold, threshold_scale, plan.threshold)
+    bounds = check_interval(est, interval, interval_draws, dask)
     table = open_table(data, read, progress)
     columns = required_columns(table, plan, keep)
     rows = 0
@@ -217,12 +230,30 @@ def predict(
             if dask is not None
             else table.chunks(columns, read_dtypes(plan.schema), desc="predicting")
         ):
-            writer.write(predict_chunk(est, plan, chunk, offset, data, keep, proba, cut))
+            writer.write(predict_chunk(est, plan, chunk, offset, data, keep, proba, cut, bounds))
             rows += len(chunk)
         if rows == 0:  # a header and no rows: the output is a header and no rows
-            writer.write(_empty_output(table, keep, est.classes_, proba))
+            writer.write(_empty_output(table, keep, est.classes_, proba, interval is not None))
     table.say_line_breaks()
     return PredictResult(rows=rows, output=output, classes=np.asarray(est.classes_).tolist())
+
+
+def check_interval(est, level: float | None, draws: int, dask: str | None):
+    """The ``predict_proba_interval`` arguments of ``--interval`` (None without it); a model
+    without a conjugate posterior, a bad level or ``--dask`` is a usage error, found before
+    any row is read."""
+    if level is None:
+        return None
+    if dask is not None:
+        raise UsageError("--interval runs in this process; leave out --dask to use it.")
+    if not 0 < level < 1:
+        raise UsageError(f"--interval must be a level between 0 and 1 (e.g. 0.9); got {level}.")
+    if draws < 2:
+        raise UsageError(f"--interval-draws must be at least 2; got {draws}.")
+    refusal = interval_refusal(inner(est))
+    if refusal is not None:
+        raise UsageError(f"--interval: {refusal}")
+    return {"level": level, "n_samples": draws, "random_state": 0}
 
 
 def _number(value: str) -> float:
@@ -283,6 +314,21 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     add_threshold_options(p)
     p.add_argument(
+        "--interval",
+        type=_number,
+        metavar="LEVEL",
+        help="add proba_<class>_lower and proba_<class>_upper: the credible interval of "
+        "that level (e.g. 0.9) of each class probability, from models drawn from the "
+        "posterior over the parameters",
+    )
+    p.add_argument(
+        "--interval-draws",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="models drawn for --interval (default: 1000; time and memory grow with N)",
+    )
+    p.add_argument(
         "--text-column", metavar="COL", help="text column, for a text model saved from Python"
     )
     p.add_argument(
@@ -312,6 +358,8 @@ def run(args) -> int:
         dask=args.dask,
         threshold=args.threshold,
         threshold_scale=args.threshold_scale,
+        interval=args.interval,
+        interval_draws=args.interval_draws,
     )
     # Standard output is free when OUT is a file (standard error is for warnings and errors).
     if args.output and not args.quiet and not special_target(args.output):

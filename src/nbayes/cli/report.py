@@ -42,6 +42,10 @@ TOP_K = 15
 MAX_CLASSES = 8
 #: Rows of the summary's tables (classes, columns) before the rest is summarised.
 MAX_ROWS = 40
+#: Rows whose credible interval the evaluation shows, its level and the models drawn.
+INTERVAL_ROWS = 12
+INTERVAL_LEVEL = 0.9
+INTERVAL_DRAWS = 400
 
 
 def _figure(width: float, height: float):
@@ -289,7 +293,43 @@ def _evaluation(est, metrics: dict, inputs, y, proba, cut) -> str:
         parts.append(
             _html.note(f"Plots of scores use the first {len(y):,} of {metrics['rows']:,} rows.")
         )
+    parts += _intervals(est, inputs, y, proba)
     return _html.section("evaluation", f"Evaluation on {metrics['data']}", parts)[2]
+
+
+def _intervals(est, inputs, y, proba) -> list[str]:
+    """How sure the model is on a sample of rows: the credible interval of the predicted
+    class's probability (``predict_proba_interval``), or why the model has none."""
+    from ..estimators._interval import interval_refusal
+
+    title = "<h3>How sure</h3>"
+    refusal = interval_refusal(inner(est))
+    if refusal is not None:
+        return [title, _html.note(refusal)]
+    rows = np.sort(
+        np.random.default_rng(0).choice(len(y), min(INTERVAL_ROWS, len(y)), replace=False)
+    )
+    lower, upper = est.predict_proba_interval(
+        inputs.iloc[rows], INTERVAL_LEVEL, INTERVAL_DRAWS, random_state=0
+    )
+    best = proba[rows].argmax(axis=1)
+    classes = np.asarray(est.classes_)
+    table = [
+        [int(r), str(y[r]), str(classes[k]), proba[r, k], lower[i, k], upper[i, k]]
+        for i, (r, k) in enumerate(zip(rows, best))
+    ]
+    headers = ["row", "label", "predicted", "probability", "lower", "upper"]
+    level = f"{INTERVAL_LEVEL:.0%}"
+    return [
+        title,
+        _html.table(table, headers),
+        _html.note(
+            f"{level} credible interval of the predicted class's probability on a random "
+            f"sample of rows (numbered from 0), from {INTERVAL_DRAWS} models drawn from the "
+            "posterior over the parameters: a wide interval means the training data leave "
+            "that probability uncertain (few rows, a rare category)."
+        ),
+    ]
 
 
 def _score(plan, data, target, read, progress, threshold, threshold_scale):

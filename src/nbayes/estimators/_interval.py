@@ -9,6 +9,7 @@ products a prediction makes, and reads the interval off the quantiles of the dra
 from __future__ import annotations
 
 import numbers
+import weakref
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -21,11 +22,24 @@ from ..exceptions import ParameterError
 #: Drawn scores held at once, in cells of (rows x draws x classes): about 32 MB.
 CHUNK_CELLS = 1 << 22
 
-#: What has no conjugate posterior, for the error message.
-UNSUPPORTED = (
-    "kernel and binned densities (DensityNB, MixedNB's 'kde' / 'binned' / 'density' columns), "
-    "ComplementNB's weights and the semi-naive models (AODE, TAN, KDB, JointBayes)"
-)
+#: Fitted model -> (params_, (n_draws, seed), draws): the last draws from an int seed.
+_DRAWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def interval_refusal(model) -> str | None:
+    """Why ``model.predict_proba_interval`` is refused (no conjugate posterior), or None."""
+    families = list(getattr(model, "families_", ()))
+    missing = sorted({f.name for f in families if f.name not in POSTERIOR})
+    if families and not missing:
+        return None
+    what = f"its {', '.join(missing)} columns have" if missing else "its model has"
+    return (
+        f"{type(model).__name__} cannot give predict_proba_interval: {what} no conjugate "
+        "posterior (supported: Gaussian, Bernoulli, categorical, multinomial, Poisson and "
+        "text families; not kernel or binned densities, ComplementNB, or the semi-naive "
+        "AODE, TAN, KDB and JointBayes). Model continuous columns as 'gaussian' to get "
+        "intervals."
+    )
 
 
 class IntervalMixin:
@@ -90,25 +104,39 @@ class IntervalMixin:
         """
         check_is_fitted(self, "stats_")
         level, n_draws = _check_level(level), _check_draws(n_samples)
-        families = list(self.families_)
-        missing = [f.name for f in families if f.name not in POSTERIOR]
-        if not families or missing:
-            what = f"its {sorted(set(missing))} columns" if missing else "its model"
-            raise ParameterError(
-                f"{type(self).__name__} cannot give predict_proba_interval: {what} have no "
-                f"conjugate posterior. Supported are Gaussian, Bernoulli, categorical, "
-                f"multinomial, Poisson and text families; not {UNSUPPORTED}."
-            )
+        refusal = interval_refusal(self)
+        if refusal is not None:
+            raise ParameterError(refusal)
+        drawn, log_prior = self._posterior_draws(n_draws, random_state)
+        blocks = self._blocks(self._validate_X(X, reset=False), "score")
+        return _bounds(
+            self.families_,
+            drawn,
+            log_prior,
+            blocks,
+            self._feature_names_per_block(),
+            level,
+            n_draws,
+        )
+
+    def _posterior_draws(self, n_draws: int, random_state) -> tuple[list, np.ndarray]:
+        """Scoring-ready drawn parameters of every group and the drawn log class priors.
+        Draws from an int seed are kept per fitted state: a caller scoring a table in chunks
+        (``nbayes predict --interval``) draws once, and every chunk sees the same models."""
+        params = self._fitted_params()
+        key = (n_draws, random_state) if isinstance(random_state, numbers.Integral) else None
+        kept = _DRAWS.get(self)
+        if key is not None and kept is not None and kept[0] is params and kept[1] == key:
+            return kept[2]
         rng = np.random.default_rng(random_state)
         drawn = [
             fam.ready(POSTERIOR[fam.name](fam, s, p, n_draws, rng))
-            for fam, s, p in zip(families, self.stats_["groups"], self._fitted_params())
+            for fam, s, p in zip(self.families_, self.stats_["groups"], params)
         ]
-        log_prior = self._drawn_class_prior(n_draws, rng)
-        blocks = self._blocks(self._validate_X(X, reset=False), "score")
-        return _bounds(
-            families, drawn, log_prior, blocks, self._feature_names_per_block(), level, n_draws
-        )
+        out = (drawn, self._drawn_class_prior(n_draws, rng))
+        if key is not None:
+            _DRAWS[self] = (params, key, out)
+        return out
 
     def _fitted_params(self) -> list:
         """``params_`` as finalize made them (the draws replace the tables scoring derives);

@@ -571,6 +571,40 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         """
         return self.classifier_.predict_proba(self.encode(X))
 
+    def predict_proba_interval(self, X, level=0.9, n_samples=1000, random_state=None):
+        """Credible interval of each class probability, from the posterior over the word
+        tables: the classifier's ``predict_proba_interval`` (see
+        :meth:`nbayes.MultinomialNB.predict_proba_interval`) on the encoded texts.
+
+        Parameters
+        ----------
+        X : sequence of str, Series or one-column DataFrame, length n_samples
+            The texts.
+        level : float, default=0.9
+            Posterior probability inside each interval, in (0, 1).
+        n_samples : int, default=1000
+            Models drawn from the posterior.
+        random_state : int, numpy Generator or None, default=None
+            Seed of the draws.
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (n_samples, n_classes)
+            Bounds of P(y | x) per text and class, columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> lower, upper = model.predict_proba_interval(["cash prize"], random_state=0)
+        >>> bool(lower[0, 1] < model.predict_proba(["cash prize"])[0, 1] < upper[0, 1])
+        True
+        """
+        return self.classifier_.predict_proba_interval(
+            self.encode(X), level, n_samples, random_state
+        )
+
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior log P(y | x) of every class, for each sample.
 
