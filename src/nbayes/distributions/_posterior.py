@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._base import Family, Params, Stats
 from ._categorical_layout import expand, offsets_of
@@ -51,13 +50,27 @@ def log_gamma_draws(shape: np.ndarray, n_draws: int, rng: np.random.Generator) -
     """
     shape = np.broadcast_to(shape, (n_draws, *np.shape(shape)))
     small = shape < 1
+    any_small = bool(small.any())
     with np.errstate(divide="ignore"):
-        out = np.log(rng.standard_gamma(np.where(small, shape + 1, shape)))
-        if small.any():
+        out = rng.standard_gamma(np.where(small, shape + 1, shape) if any_small else shape)
+        np.log(out, out=out)
+        if any_small:
             u = np.log(rng.random(shape.shape))
             out += np.where(small, u / np.where(shape > 0, shape, 1.0), 0.0)
             out[shape <= 0] = -np.inf
     return out
+
+
+def log_normalise_last(g: np.ndarray) -> np.ndarray:
+    """``g - log(sum(exp(g)))`` over the last axis, in place (scipy's logsumexp makes
+    several copies of a table of draws); an all -inf row stays -inf."""
+    top = g.max(axis=-1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    with np.errstate(divide="ignore"):
+        log_sum = np.log(np.exp(g - top).sum(axis=-1, keepdims=True))
+    log_sum[np.isneginf(log_sum)] = 0.0
+    g -= log_sum + top
+    return g
 
 
 def stack_draws(table: np.ndarray) -> np.ndarray:
@@ -91,7 +104,7 @@ def _multinomial(family: Family, stats: Stats, params: Params, n_draws: int, rng
     g = log_gamma_draws(
         concentration(stats["n_counts"], params["alpha"], family.estimate), n_draws, rng
     )
-    return {"log_theta": stack_draws(g - logsumexp(g, axis=2, keepdims=True))}
+    return {"log_theta": stack_draws(log_normalise_last(g))}
 
 
 def _text(family: Family, stats: Stats, params: Params, n_draws: int, rng) -> Params:
@@ -99,7 +112,7 @@ def _text(family: Family, stats: Stats, params: Params, n_draws: int, rng) -> Pa
     learned = params["learned"]
     shape = concentration(stats["n_counts"], params["alpha"], family.estimate)
     g = log_gamma_draws(np.where(learned, shape, 0.0), n_draws, rng)
-    log_theta = np.where(learned, g - logsumexp(g, axis=2, keepdims=True), 0.0)
+    log_theta = np.where(learned, log_normalise_last(g), 0.0)
     return {"log_theta": stack_draws(log_theta), "learned": learned, "alpha": params["alpha"]}
 
 
@@ -191,4 +204,4 @@ def draw_class_prior(
     """Log class priors drawn from Dirichlet(N_k + prior_alpha), whose mean is the fitted
     prior (N_k + a) / (N + K a), in the layout of :func:`stack_draws` (n_draws * K,)."""
     g = log_gamma_draws(class_count + prior_alpha, n_draws, rng)
-    return stack_draws(g - logsumexp(g, axis=1, keepdims=True))
+    return stack_draws(log_normalise_last(g))
