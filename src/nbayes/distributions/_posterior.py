@@ -32,6 +32,7 @@ import numpy as np
 from ._base import Family, Params, Stats
 from ._categorical_layout import expand, offsets_of
 from ._estimates import pseudo_count
+from .gaussian import Gaussian
 
 
 def concentration(counts: np.ndarray, alpha: np.ndarray, estimate: str) -> np.ndarray:
@@ -152,7 +153,7 @@ def _poisson(family: Family, stats: Stats, params: Params, n_draws: int, rng) ->
     return {"log_rate": log_rate, "rate": np.exp(log_rate), "alpha": params["alpha"]}
 
 
-def _gaussian(family: Family, stats: Stats, params: Params, n_draws: int, rng) -> Params:
+def _gaussian(family: Gaussian, stats: Stats, params: Params, n_draws: int, rng) -> Params:
     """Normal-Inverse-Gamma draws of each class's mean and variance.
 
     ``estimate="posterior_predictive"``: the exact posterior of the prior the family states

@@ -107,7 +107,7 @@ class IntervalMixin:
         refusal = interval_refusal(self)
         if refusal is not None:
             raise ParameterError(refusal)
-        drawn, log_prior = self._posterior_draws(n_draws, random_state)
+        drawn, log_prior = _posterior_draws(self, n_draws, random_state)
         blocks = self._blocks(self._validate_X(X, reset=False), "score")
         return _bounds(
             self.families_,
@@ -119,47 +119,44 @@ class IntervalMixin:
             n_draws,
         )
 
-    def _posterior_draws(self, n_draws: int, random_state) -> tuple[list, np.ndarray]:
-        """Scoring-ready drawn parameters of every group and the drawn log class priors.
-        Draws from an int seed are kept per fitted state: a caller scoring a table in chunks
-        (``nbayes predict --interval``) draws once, and every chunk sees the same models."""
-        params = self._fitted_params()
-        key = (n_draws, random_state) if isinstance(random_state, numbers.Integral) else None
-        kept = _DRAWS.get(self)
-        if key is not None and kept is not None and kept[0] is params and kept[1] == key:
-            return kept[2]
-        rng = np.random.default_rng(random_state)
-        drawn = [
-            fam.ready(POSTERIOR[fam.name](fam, s, p, n_draws, rng))
-            for fam, s, p in zip(self.families_, self.stats_["groups"], params)
-        ]
-        out = (drawn, self._drawn_class_prior(n_draws, rng))
-        if key is not None:
-            _DRAWS[self] = (params, key, out)
-        return out
 
-    def _fitted_params(self) -> list:
-        """``params_`` as finalize made them (the draws replace the tables scoring derives);
-        the scoring tables' check names a model installed without parameters."""
-        self._scoring_params()
-        return self.params_
+def _posterior_draws(model, n_draws: int, random_state) -> tuple[list, np.ndarray]:
+    """Scoring-ready drawn parameters of every group of ``model`` and the drawn log class
+    priors. Draws from an int seed are kept per fitted state: a caller scoring a table in
+    chunks (``nbayes predict --interval``) draws once, and every chunk sees the same models."""
+    model._scoring_params()  # names a model installed without parameters
+    params = model.params_  # as finalize made them: the draws replace the scoring tables
+    key = (n_draws, random_state) if isinstance(random_state, numbers.Integral) else None
+    kept = _DRAWS.get(model)
+    if key is not None and kept is not None and kept[0] is params and kept[1] == key:
+        return kept[2]
+    rng = np.random.default_rng(random_state)
+    drawn = [
+        fam.ready(POSTERIOR[fam.name](fam, s, p, n_draws, rng))
+        for fam, s, p in zip(model.families_, model.stats_["groups"], params)
+    ]
+    out = (drawn, _drawn_class_prior(model, n_draws, rng))
+    if key is not None:
+        _DRAWS[model] = (params, key, out)
+    return out
 
-    def _drawn_class_prior(self, n_draws: int, rng) -> np.ndarray:
-        """Log class priors of every draw, (n_draws * n_classes,); a prior that was not
-        fitted (fixed, or uniform) is the same in every draw."""
-        fixed = (
-            getattr(self, "class_prior", None) is not None
-            or getattr(self, "priors", None) is not None  # GaussianNB's and DensityNB's name
-            or not getattr(self, "fit_prior", True)
-        )
-        if fixed:
-            return tile_classes(self.class_log_prior_, n_draws)
-        alpha = getattr(self, "prior_alpha", 0.0) or 0.0
-        return draw_class_prior(self.stats_["class_count"], alpha, n_draws, rng)
+
+def _drawn_class_prior(model, n_draws: int, rng) -> np.ndarray:
+    """Log class priors of every draw, (n_draws * n_classes,); a prior that was not fitted
+    (fixed, or uniform) is the same in every draw."""
+    fixed = (
+        getattr(model, "class_prior", None) is not None
+        or getattr(model, "priors", None) is not None  # GaussianNB's and DensityNB's name
+        or not getattr(model, "fit_prior", True)
+    )
+    if fixed:
+        return tile_classes(model.class_log_prior_, n_draws)
+    alpha = getattr(model, "prior_alpha", 0.0) or 0.0
+    return draw_class_prior(model.stats_["class_count"], alpha, n_draws, rng)
 
 
 def _check_level(level) -> float:
-    if not (isinstance(level, numbers.Real) and 0 < level < 1):
+    if not (isinstance(level, numbers.Real) and 0 < float(level) < 1):
         raise ParameterError(
             f"Parameter 'level' must be a probability strictly between 0 and 1 (0.9 for a "
             f"90 % interval); got {level!r}."
@@ -168,7 +165,7 @@ def _check_level(level) -> float:
 
 
 def _check_draws(n_samples) -> int:
-    if not (isinstance(n_samples, numbers.Integral) and n_samples >= 2):
+    if not (isinstance(n_samples, numbers.Integral) and int(n_samples) >= 2):
         raise ParameterError(
             f"Parameter 'n_samples' must be an integer >= 2 (draws from the posterior); got "
             f"{n_samples!r}."
