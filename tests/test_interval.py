@@ -63,6 +63,43 @@ def _draw_gaussian(rng, n_points, n_rows=10, n_features=2):
     return X, y, X_test, 1.0 / (1.0 + np.exp(log_like[:, 0] - log_like[:, 1]))
 
 
+def _draw_categorical(rng, n_points, n_rows=12, n_features=3, n_categories=3):
+    # theta_kj ~ Dirichlet(1, 1, 1) (alpha=1), class prior ~ Dirichlet(1, 1) (prior_alpha=1).
+    prior = rng.dirichlet([1.0, 1.0])
+    theta = rng.dirichlet(np.ones(n_categories), size=(2, n_features))
+    y = rng.choice(2, size=n_rows, p=prior)
+    u = rng.random((n_rows, n_features, 1))
+    X = (u > np.cumsum(theta[y], axis=2)).sum(axis=2)
+    X_test = rng.integers(0, n_categories, size=(n_points, n_features))
+    picked = np.take_along_axis(theta[None], X_test[:, None, :, None], axis=3)[..., 0]
+    like = picked.prod(axis=2) * prior
+    return X, y, X_test, like[:, 1] / like.sum(axis=1)
+
+
+def _draw_poisson(rng, n_points, n_rows=12, n_features=3):
+    # rates ~ Gamma(1, 1) (alpha=1, beta=1), class prior ~ Dirichlet(1, 1) (prior_alpha=1).
+    prior = rng.dirichlet([1.0, 1.0])
+    rate = rng.gamma(1.0, 1.0, size=(2, n_features))
+    y = rng.choice(2, size=n_rows, p=prior)
+    X = rng.poisson(rate[y])
+    X_test = rng.poisson(1.0, size=(n_points, n_features))
+    log_like = (X_test[:, None, :] * np.log(rate) - rate).sum(axis=2) + np.log(prior)
+    return X, y, X_test, 1.0 / (1.0 + np.exp(log_like[:, 0] - log_like[:, 1]))
+
+
+@pytest.mark.parametrize(
+    "draw, make",
+    [
+        (_draw_categorical, lambda: CategoricalNB(alpha=1.0, prior_alpha=1.0, min_categories=3)),
+        (_draw_poisson, lambda: PoissonNB(alpha=1.0, beta=1.0, prior_alpha=1.0)),
+    ],
+    ids=["categorical", "poisson"],
+)
+def test_count_intervals_cover_at_nominal_rate(draw, make):
+    coverage = _coverage(draw, lambda X, y: make().partial_fit(X, y, classes=[0, 1]))
+    assert 0.85 <= coverage <= 0.95, coverage
+
+
 def test_bernoulli_interval_covers_at_nominal_rate():
     coverage = _coverage(
         _draw_bernoulli,
@@ -221,3 +258,13 @@ def test_too_few_draws_are_refused():
     X, y = _counts()
     with pytest.raises(ParameterError, match="'n_samples'"):
         MultinomialNB().fit(X, y).predict_proba_interval(X, n_samples=1)
+
+
+def test_missing_values_are_marginalised_in_every_draw():
+    df, y = _mixed_frame()
+    df.loc[::5, "height"] = np.nan
+    df.loc[1::7, "colour"] = None
+    model = MixedNB(missing="ignore").fit(df, y)
+    lower, upper = model.predict_proba_interval(df, n_samples=200, random_state=0)
+    assert np.isfinite(lower).all() and np.isfinite(upper).all()
+    assert np.all(lower <= upper)
