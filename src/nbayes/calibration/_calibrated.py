@@ -207,7 +207,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         w = None
         if sample_weight is not None:
             w = _check_sample_weight(sample_weight, values, dtype=values.dtype)
-        model = folds.model.finalize_with({})
+        # The total passed on: a finalize of it drops what only zero-weight rows hold, as a
+        # fit on the weighted rows never learns it.
+        model = folds.model.finalize_with({}, folds.total)
         return _fit_calibrator(model, values, y, self.classes_, self.method, xp=xp, sample_weight=w)
 
     def predict_proba(self, X) -> np.ndarray:
