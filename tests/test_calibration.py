@@ -200,3 +200,11 @@ def test_bad_parameters_say_what_to_pass():
         CalibratedClassifierCV(nbayes.MultinomialNB(), method="platt").fit(X, y)
     with pytest.raises(ParameterError, match="fewer folds"):
         CalibratedClassifierCV(nbayes.MultinomialNB(), cv=5).fit(X[:12], y[:12])
+
+
+def test_saving_is_refused_with_the_estimators_it_stores(tmp_path):
+    X, y = load_digits(return_X_y=True)
+    model = CalibratedClassifierCV(nbayes.MultinomialNB(), cv=3).fit(X[:300], y[:300])
+    with pytest.raises(ParameterError, match="got a CalibratedClassifierCV"):
+        nbayes.save(model, tmp_path / "calibrated.nbayes")
+    assert not (tmp_path / "calibrated.nbayes").exists()
