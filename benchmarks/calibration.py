@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import tarfile
-import time
 import warnings
 
 import numpy as np
@@ -114,9 +113,15 @@ def cases(adult_rows: int):
         a, b, ya, yb = train_test_split(texts, y, stratify=y, **split)
         vec = CountVectorizer().fit(a)
         logistic = make_pipeline(MaxAbsScaler(), LogisticRegression(max_iter=2000))
-        yield name, vec.transform(a), vec.transform(b), ya, yb, {
-            "MultinomialNB": nbayes.MultinomialNB()
-        }, logistic
+        yield (
+            name,
+            vec.transform(a),
+            vec.transform(b),
+            ya,
+            yb,
+            {"MultinomialNB": nbayes.MultinomialNB()},
+            logistic,
+        )
     X, y = spambase()
     a, b, ya, yb = train_test_split(X, y, stratify=y, **split)
     models = {"MultinomialNB": nbayes.MultinomialNB(), "GaussianNB": nbayes.GaussianNB(),
@@ -202,13 +207,10 @@ def main(argv=None) -> None:
             plain = scores(clone(est).fit(a, ya), b, yb, classes)
             timed.append((name, label, *out_of_fold_times(est, a, ya, cv, args.repeat)))
             for method in METHODS:  # bounded: three methods
-                t_nb, _, ours = best(
-                    lambda: CalibratedClassifierCV(est, method=method, cv=cv).fit(a, ya),
-                    args.repeat,
-                )
-                t_sk, _, theirs = best(
-                    lambda: SklearnCalibrated(est, method=method, cv=cv).fit(a, ya), args.repeat
-                )
+                ours_cal = CalibratedClassifierCV(est, method=method, cv=cv)
+                sk_cal = SklearnCalibrated(est, method=method, cv=cv)
+                t_nb, _, ours = best(lambda m=ours_cal, X=a, y=ya: m.fit(X, y), args.repeat)
+                t_sk, _, theirs = best(lambda m=sk_cal, X=a, y=ya: m.fit(X, y), args.repeat)
                 diff = np.abs(ours.predict_proba(b) - theirs.predict_proba(b)).max()
                 ll, err = scores(ours, b, yb, classes)
                 print(

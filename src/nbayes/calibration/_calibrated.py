@@ -138,7 +138,10 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         self.fold_statistics_ = folds is not None
         if folds is None:
             refit = SklearnCalibrated(
-                self.estimator, method=self.method, cv=splits, n_jobs=self.n_jobs,
+                self.estimator,
+                method=self.method,
+                cv=splits,
+                n_jobs=self.n_jobs,
                 ensemble=self.ensemble,
             ).fit(X, y, sample_weight=sample_weight, **fit_params)
             self.calibrated_classifiers_ = refit.calibrated_classifiers_
@@ -159,7 +162,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
                 "CalibratedClassifierCV(MultinomialNB())."
             )
         if self.method not in METHODS:
-            raise ParameterError(f"Parameter 'method' must be one of {METHODS}; got {self.method!r}.")
+            raise ParameterError(
+                f"Parameter 'method' must be one of {METHODS}; got {self.method!r}."
+            )
         if self.ensemble not in ("auto", True, False):
             raise ParameterError(
                 f"Parameter 'ensemble' must be True, False or 'auto'; got {self.ensemble!r}."
@@ -193,8 +198,13 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
                 w = _check_sample_weight(sample_weight, X, dtype=values.dtype)[test]
             calibrated.append(
                 _fit_calibrator(
-                    model, values, _safe_indexing(y, test), self.classes_, self.method,
-                    xp=xp, sample_weight=w,
+                    model,
+                    values,
+                    _safe_indexing(y, test),
+                    self.classes_,
+                    self.method,
+                    xp=xp,
+                    sample_weight=w,
                 )
             )
         return calibrated
@@ -279,6 +289,7 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         Returns
         -------
         float or None
+            The threshold on the calibrated log-odds of ``classes_[1]``.
 
         Examples
         --------

@@ -49,14 +49,14 @@ def response(model, X) -> np.ndarray:
 def out_of_fold(folds: FoldStatistics, X_tests: list, n_rows: int) -> np.ndarray:
     """Every row's decision value from the model of the rows outside its fold, as
     scikit-learn's ``cross_val_predict`` gives them (the test folds partition the rows)."""
-    found = None
+    found = np.empty(0)
     for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # bounded by folds
         model = folds.train_model(i)
         name = _check_response_method(model, RESPONSE_METHODS).__name__
         values = getattr(model, name)(X_test)
         if name == "predict_proba" and folds.classes.size == 2:
             values = values[:, 1]  # the positive class, as scikit-learn keeps it
-        if found is None:
+        if i == 0:
             found = np.empty((n_rows, *values.shape[1:]), dtype=values.dtype)
         found[test] = values
     return found.reshape(n_rows, -1)
