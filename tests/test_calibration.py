@@ -161,6 +161,13 @@ def test_models_without_fold_statistics_are_refitted_as_scikit_learn_does():
     theirs = SklearnCalibrated(tan, cv=3).fit(X, y)
     assert not ours.fold_statistics_
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    # a TextNB that learns its vocabulary: each fold's model has its own words
+    texts = ["cash prize now", "lunch at noon", "win cash", "meet at noon"] * 6
+    labels = ["spam", "ham", "spam", "ham"] * 6
+    ours = CalibratedClassifierCV(nbayes.TextNB(), cv=3).fit(texts, labels)
+    theirs = SklearnCalibrated(nbayes.TextNB(), cv=3).fit(texts, labels)
+    assert not ours.fold_statistics_
+    np.testing.assert_allclose(ours.predict_proba(texts), theirs.predict_proba(texts), atol=1e-12)
     # repeated splits cannot give one out-of-fold value per row: scikit-learn's refusal
     repeated = RepeatedStratifiedKFold(n_splits=2, n_repeats=2, random_state=0)
     with pytest.raises(ValueError, match="partition"):
