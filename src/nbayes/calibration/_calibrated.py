@@ -15,7 +15,6 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import base
 from ..estimators._base import log_odds_threshold
-from ..estimators._folds import take_rows
 from ..exceptions import ParameterError
 from . import _out_of_fold as oof
 
@@ -130,11 +129,10 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         splits = self._splits(X, y)
         n = len(y)
         ensemble = True if self.ensemble == "auto" else bool(self.ensemble)
-        folds = X_tests = None
+        folds = None
         if not fit_params and (ensemble or oof.partitions(splits, n)):
             X = oof.as_rows(self.estimator, X)
-            X_tests = [take_rows(X, test) for _, test in splits]
-            folds = oof.fold_statistics(self.estimator, X, y, splits, sample_weight, X_tests)
+            folds = oof.fold_statistics(self.estimator, X, y, splits, sample_weight)
         self.fold_statistics_ = folds is not None
         if folds is None:
             refit = SklearnCalibrated(
@@ -146,9 +144,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
             ).fit(X, y, sample_weight=sample_weight, **fit_params)
             self.calibrated_classifiers_ = refit.calibrated_classifiers_
         elif ensemble:
-            self.calibrated_classifiers_ = self._fit_per_fold(folds, X, X_tests, y, sample_weight)
+            self.calibrated_classifiers_ = self._fit_per_fold(*folds, X, y, sample_weight)
         else:
-            self.calibrated_classifiers_ = [self._fit_pooled(folds, X, X_tests, y, sample_weight)]
+            self.calibrated_classifiers_ = [self._fit_pooled(*folds, X, y, sample_weight)]
         first = self.calibrated_classifiers_[0].estimator
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, name):
@@ -186,7 +184,7 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         cv = check_cv(self.cv, y, classifier=True)
         return [(np.asarray(train), np.asarray(test)) for train, test in cv.split(X, y)]
 
-    def _fit_per_fold(self, folds, X, X_tests, y, sample_weight) -> list:
+    def _fit_per_fold(self, folds, X_tests, X, y, sample_weight) -> list:
         """One calibrated model per fold, as scikit-learn's ``ensemble=True``."""
         xp, _, _ = get_namespace_and_device(X)
         calibrated = []
@@ -209,7 +207,7 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
             )
         return calibrated
 
-    def _fit_pooled(self, folds, X, X_tests, y, sample_weight):
+    def _fit_pooled(self, folds, X_tests, X, y, sample_weight):
         """One calibrator on every row's out-of-fold value, over the model of all rows, as
         scikit-learn's ``ensemble=False``."""
         xp, _, _ = get_namespace_and_device(X)

@@ -9,6 +9,7 @@ from sklearn.utils._response import _get_response_values
 from sklearn.utils.validation import _check_response_method
 
 from .. import base
+from ..estimators._folds import take_rows
 from ..exceptions import ParameterError
 from ..model_selection import FoldStatistics
 
@@ -16,16 +17,18 @@ from ..model_selection import FoldStatistics
 RESPONSE_METHODS = ["decision_function", "predict_proba"]
 
 
-def fold_statistics(estimator, X, y, splits, sample_weight, test_parts):
-    """:class:`~nbayes.model_selection.FoldStatistics` of ``splits``, or None where the
-    estimator cannot make its fold models from statistics: it lacks the candidate-scoring
-    capability, its set-up depends on the rows it learns (a learned vocabulary, a
-    semi-naive structure), or a split does not train on all the rows outside its test
-    fold. The caller then refits the estimator per fold, as scikit-learn does."""
+def fold_statistics(estimator, X, y, splits, sample_weight):
+    """(:class:`~nbayes.model_selection.FoldStatistics` of ``splits``, the test rows of each
+    split taken from X), or None where the estimator cannot make its fold models from
+    statistics: it lacks the candidate-scoring capability, its set-up depends on the rows it
+    learns (a learned vocabulary, a semi-naive structure), or a split does not train on all
+    the rows outside its test fold. The caller then refits the estimator per fold, as
+    scikit-learn does."""
     if not base.supports(estimator, base.CANDIDATE_SCORING):
         return None
+    X_tests = [take_rows(X, test) for _, test in splits]  # counted, then scored
     try:
-        return FoldStatistics(estimator, X, y, splits, sample_weight, test_parts)
+        return FoldStatistics(estimator, X, y, splits, sample_weight, X_tests), X_tests
     except ParameterError:  # the refusals above, each said in its message
         return None
 
