@@ -151,6 +151,11 @@ def test_string_labels_with_temperature_scaling():
     X, y = load_digits(return_X_y=True)
     names = np.array(["zero", "one", "two"])[y[y < 3]]
     assert_same(nbayes.MultinomialNB(), X[y < 3], names, X[:50], cv=3, methods=["temperature"])
+    # a table of categories, three string classes, every method
+    table = pd.DataFrame(X[:600, :8].astype(int), columns=[f"p{i}" for i in range(8)])
+    labels = np.array(["a", "b", "c"])[y[:600] % 3]
+    categorical = nbayes.CategoricalNB(unseen="smooth")  # a held-out fold has unseen codes
+    assert_same(categorical, table, labels, table.iloc[:100], cv=3, w=_weights(600, 5))
 
 
 def test_models_without_fold_statistics_are_refitted_as_scikit_learn_does():
