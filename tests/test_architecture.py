@@ -165,6 +165,7 @@ ESTIMATOR_MODULES = sorted((SRC / "estimators").glob("*.py"))
 CONSUMERS = [
     *sorted((SRC / "dask").glob("*.py")),
     *sorted((SRC / "model_selection").glob("*.py")),
+    *sorted((SRC / "calibration").glob("*.py")),
     *sorted((SRC / "io").glob("*.py")),
     SRC / "estimators" / "_merge.py",
     SRC / "estimators" / "_explain.py",

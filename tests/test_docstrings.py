@@ -24,6 +24,7 @@ MODULES = [
     "nbayes.io",
     "nbayes.columns",
     "nbayes.model_selection",
+    "nbayes.calibration",
     "nbayes.datasets",
     "nbayes.exceptions",
     "nbayes.testing",

@@ -19,6 +19,11 @@ MODULES = [
     ("nbayes.datasets", "nbayes.datasets", "The data sets that ship with nbayes."),
     ("nbayes.io", "nbayes.io", "Safe model files."),
     (
+        "nbayes.calibration",
+        "nbayes.calibration",
+        "Probability calibration from fold statistics (scikit-learn's calibrators).",
+    ),
+    (
         "nbayes.columns",
         "nbayes.columns",
         "Column reading: the typology of kinds, shared by the library and the command line.",

@@ -109,7 +109,8 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     if state.components().get(name) is not type(model) or name not in _dispatch.KINDS:
         raise ParameterError(
             f"save() stores nbayes estimators only; got a {name}. Registered estimators: "
-            f"{sorted(_dispatch.KINDS)}."
+            f"{sorted(_dispatch.KINDS)}. For a wrapper around one (a calibration, a "
+            "pipeline), save the nbayes estimator it holds and wrap it again after loading."
         )
     try:
         params, meta, arrays = _dispatch.dump(model)

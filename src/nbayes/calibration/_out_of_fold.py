@@ -1,0 +1,74 @@
+"""The fold models of a calibration and their decision values on the held-out rows, made
+from fold statistics: the model of the rows outside a fold is the total minus the fold,
+finalized, so the data is counted once and nothing is refitted."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils._response import _get_response_values
+from sklearn.utils.validation import _check_response_method
+
+from .. import base
+from ..estimators._folds import take_rows
+from ..exceptions import ParameterError
+from ..model_selection import FoldStatistics
+
+#: What scikit-learn's CalibratedClassifierCV asks a classifier for, in this order.
+RESPONSE_METHODS = ["decision_function", "predict_proba"]
+
+
+def fold_statistics(estimator, X, y, splits, sample_weight):
+    """(:class:`~nbayes.model_selection.FoldStatistics` of ``splits``, the test rows of each
+    split taken from X), or None where the estimator cannot make its fold models from
+    statistics: it lacks the candidate-scoring capability, its set-up depends on the rows it
+    learns (a learned vocabulary, a semi-naive structure), or a split does not train on all
+    the rows outside its test fold. The caller then refits the estimator per fold, as
+    scikit-learn does."""
+    if not base.supports(estimator, base.CANDIDATE_SCORING):
+        return None
+    X_tests = [take_rows(X, test) for _, test in splits]  # counted, then scored
+    try:
+        return FoldStatistics(estimator, X, y, splits, sample_weight, X_tests), X_tests
+    except ParameterError:  # the refusals above, each said in its message
+        return None
+
+
+def as_rows(estimator, X):
+    """X as the fold statistics read it: a list of rows of numbers becomes an array (a plain
+    list is read as texts by a model that takes texts only)."""
+    if isinstance(X, (list, tuple)) and not base.supports(estimator, base.TEXT_INPUT):
+        return np.asarray(X)
+    return X
+
+
+def response(model, X) -> np.ndarray:
+    """The decision values scikit-learn's calibration reads from a fitted classifier
+    (``decision_function``, else ``predict_proba``; the positive class only for two
+    classes), as an (n_samples, n_columns) array."""
+    values, _ = _get_response_values(model, X, response_method=RESPONSE_METHODS)
+    return values.reshape(-1, 1) if values.ndim == 1 else values
+
+
+def out_of_fold(folds: FoldStatistics, X_tests: list, n_rows: int) -> np.ndarray:
+    """Every row's decision value from the model of the rows outside its fold, as
+    scikit-learn's ``cross_val_predict`` gives them (the test folds partition the rows)."""
+    found = np.empty(0)
+    for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # bounded by folds
+        model = folds.train_model(i)
+        name = _check_response_method(model, RESPONSE_METHODS).__name__
+        values = getattr(model, name)(X_test)
+        if name == "predict_proba" and folds.classes.size == 2:
+            values = values[:, 1]  # the positive class, as scikit-learn keeps it
+        if i == 0:
+            found = np.empty((n_rows, *values.shape[1:]), dtype=values.dtype)
+        found[test] = values
+    return found.reshape(n_rows, -1)
+
+
+def partitions(splits, n_rows: int) -> bool:
+    """Whether the test folds of ``splits`` hold every row exactly once."""
+    tested = np.sort(np.concatenate([np.asarray(test) for _, test in splits]))
+    return np.array_equal(tested, np.arange(n_rows))
+
+
+__all__ = ["as_rows", "fold_statistics", "out_of_fold", "partitions", "response"]
