@@ -865,3 +865,21 @@ def test_a_setting_every_candidate_replaces_is_never_finalized(estimator, grid):
     folds.model.finalize()
     np.testing.assert_allclose(folds.model.feature_log_prob_, want.feature_log_prob_)
     np.testing.assert_array_equal(folds.model.predict(X), want.predict(X))
+
+
+def test_best_estimator_drops_what_only_zero_weight_rows_hold():
+    # A category that only zero-weight rows hold is not learned by the refit on those rows,
+    # so the best estimator must not keep it either.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(60, 2))
+    y = rng.integers(0, 2, 60)
+    w = np.ones(60)
+    w[:3] = 0
+    table = pd.DataFrame({"a": np.array(list("xyz"))[codes[:, 0]], "b": codes[:, 1] * 1.5})
+    table.loc[:2, "a"] = "rare"
+    search = GridSearchCV(nbayes.MixedNB(unseen="ignore"), {"alpha": [0.5, 1.0]}, cv=KFold(3))
+    search.fit(table, y, sample_weight=w)
+    refit = nbayes.MixedNB(unseen="ignore", **search.best_params_).fit(table, y, sample_weight=w)
+    np.testing.assert_allclose(
+        search.best_estimator_.predict_proba(table), refit.predict_proba(table), atol=1e-12
+    )

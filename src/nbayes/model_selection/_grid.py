@@ -419,7 +419,9 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
             self.best_score_ = float(results[f"mean_test_{suffix}"][self.best_index_])
         self.best_params_ = results["params"][self.best_index_]
         start = time.perf_counter()
-        self.best_estimator_ = folds.model.finalize_with(self.best_params_)
+        # The total passed on: its finalize drops the categories only zero-weight rows hold,
+        # as the refit on those rows would.
+        self.best_estimator_ = folds.model.finalize_with(self.best_params_, folds.total)
         self.refit_time_ = time.perf_counter() - start
 
     # -- the best model, as scikit-learn's search exposes it --------------------------------------
