@@ -1,0 +1,198 @@
+"""nbayes.export.to_sql: the query scores a table in DuckDB and SQLite as the model does
+(same predictions, probabilities to 1e-9), on real data sets and on a table with NULLs and
+values the model has not seen."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_real_tables import load_adult, load_mushroom
+
+from nbayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    DensityNB,
+    GaussianNB,
+    MixedNB,
+    MultinomialNB,
+    PoissonNB,
+    TextNB,
+)
+from nbayes.exceptions import ParameterError
+from nbayes.export import to_sql
+
+duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("sqlglot")
+
+ENGINES = ("duckdb", "sqlite")
+
+
+def score(model, table: pd.DataFrame, engine: str) -> pd.DataFrame:
+    """The exported query's output on ``table``, loaded into ``engine`` as table "t"."""
+    if engine == "duckdb":
+        con = duckdb.connect()
+        con.register("t", table)
+        return con.execute(to_sql(model, dialect="duckdb")).fetchdf()
+    con = sqlite3.connect(":memory:")
+    # NaN is stored as NULL: the database's missing value.
+    table.astype(object).where(table.notna(), None).to_sql("t", con, index=False)
+    return pd.read_sql_query(to_sql(model, dialect="sqlite"), con)
+
+
+def check_same(model, X: pd.DataFrame, engine: str) -> None:
+    out = score(model, X, engine)
+    assert list(out.columns[: X.shape[1]]) == list(X.columns)
+    expected = model.predict_proba(X)
+    proba = out[[f"proba_{c}" for c in model.classes_]].to_numpy(dtype=np.float64)
+    np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-9)
+    assert out["prediction"].astype(str).tolist() == model.predict(X).astype(str).tolist()
+
+
+def sample(X, y, n: int, seed: int = 0):
+    rows = np.random.default_rng(seed).choice(len(y), size=min(n, len(y)), replace=False)
+    return X.iloc[rows].reset_index(drop=True), np.asarray(y)[rows]
+
+
+@pytest.fixture(scope="module")
+def spambase(shared_data):
+    df = pd.read_csv(shared_data / "spambase" / "spambase.data", header=None)
+    X = df.iloc[:, :-1].rename(columns=lambda c: f"f {c}")  # names that need quoting
+    return sample(X, df.iloc[:, -1].map({0: "ham", 1: "spam"}).to_numpy(), 1500)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "model",
+    [
+        GaussianNB(),
+        GaussianNB(var_pooling="shared"),
+        BernoulliNB(binarize=0.1),
+        MultinomialNB(),
+        ComplementNB(),
+        DensityNB(density="binned"),
+        DensityNB(density="gaussian"),
+    ],
+    ids=repr,
+)
+def test_spambase_scores_as_the_model_does(spambase, model, engine):
+    X, y = spambase
+    model.fit(X[:1000], y[:1000])
+    check_same(model, X[1000:], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sms_word_counts_score_as_the_model_does(shared_data, engine):
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    sms = pd.read_csv(
+        shared_data / "sms_spam_collection" / "SMSSpamCollection",
+        sep="\t",
+        header=None,
+        quoting=3,
+        names=["label", "text"],
+    )
+    sms = sms.sample(1200, random_state=0).reset_index(drop=True)
+    vec = CountVectorizer(max_features=300, token_pattern=r"\S+")  # "£" and "'s" need quoting
+    X = pd.DataFrame(vec.fit_transform(sms["text"]).toarray(), columns=vec.get_feature_names_out())
+    for model in (MultinomialNB(), ComplementNB(), PoissonNB(), BernoulliNB()):
+        check_same(model.fit(X[:800], sms["label"][:800]), X[800:], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_mushroom_strings_and_codes_score_as_the_model_does(shared_data, engine):
+    X, y = sample(*load_mushroom(shared_data), 1200)
+    X = X.fillna("?")  # CategoricalNB has no missing values: '?' is one more category
+    strings = CategoricalNB(unseen="smooth").fit(X[:800], y[:800])
+    check_same(strings, X[800:], engine)  # holds values the first 800 rows lack
+    codes = X.apply(lambda c: c.astype("category").cat.codes).rename(columns=lambda c: f"c{c}")
+    check_same(CategoricalNB(unseen="smooth").fit(codes[:800], y[:800]), codes[800:], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_adult_mixed_with_missing_values_scores_as_the_model_does(shared_data, engine):
+    (X, y), (X_test, _) = load_adult(shared_data)
+    X, y = sample(X, y, 3000)
+    model = MixedNB(missing="ignore").fit(X, y)
+    test = sample(X_test, np.zeros(len(X_test)), 800, seed=1)[0]
+    assert test.isna().any().any()
+    check_same(model, test, engine)
+
+
+def generated(seed=0):
+    rng = np.random.default_rng(seed)
+    n = 300
+    df = pd.DataFrame(
+        {
+            "colour name": rng.choice(["red", "green", "blue"], n),
+            "select": rng.normal(size=n),  # a keyword as a column name
+            'say "hi"': rng.poisson(3, n).astype(float),
+            "flag": rng.integers(0, 2, n).astype(float),
+        }
+    )
+    y = np.where(rng.random(n) < 0.4, "it's", rng.choice(["b c", "Δ"], n))
+    return df, y
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("unseen", ["smooth", "ignore"])
+def test_nulls_and_unseen_values_are_scored_as_nbayes_scores_them(engine, unseen):
+    X, y = generated()
+    model = MixedNB(
+        missing="ignore",
+        unseen=unseen,
+        columns=[
+            ("categorical", ["colour name"]),
+            ("gaussian", ["select"]),
+            ("poisson", ['say "hi"']),
+            ("bernoulli", ["flag"]),
+        ],
+    ).fit(X, y)
+    test = X.head(40).copy()
+    test.loc[0:9, "colour name"] = "purple"  # unseen
+    for j, col in enumerate(test.columns):
+        test.loc[10 + j :: 5, col] = np.nan
+    test.loc[35:, :] = np.nan  # whole rows missing: the prior alone
+    check_same(model, test, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_unseen_values_under_unseen_error_give_null(engine):
+    X, y = generated()
+    model = MixedNB(unseen="error", columns=[("categorical", ["colour name"])]).fit(
+        X[["colour name"]], y
+    )
+    test = pd.DataFrame({"colour name": ["red", "purple"]})
+    out = score(model, test, engine)
+    assert out["prediction"][0] == model.predict(test[:1])[0]
+    assert out["prediction"].isna()[1] and out[f"proba_{model.classes_[0]}"].isna()[1]
+
+
+def test_the_query_is_written_for_the_dialect():
+    X, y = generated()
+    model = GaussianNB().fit(X[["select"]], y)
+    assert '"select"' in to_sql(model, dialect="duckdb")
+    assert "`select`" in to_sql(model, table="db.scores", dialect="bigquery")
+    assert "FROM db.scores" in to_sql(model, table="db.scores", dialect="bigquery")
+
+
+def test_models_without_a_sql_form_are_refused_with_the_reason():
+    X, y = generated()
+    with pytest.raises(ParameterError, match="raw text"):
+        to_sql(TextNB().fit(["good film", "bad film"], ["+", "-"]))
+    with pytest.raises(ParameterError, match="kernel density"):
+        to_sql(DensityNB(density="kde").fit(X[["select"]], y))
+    with pytest.raises(ParameterError, match="estimate='mle'"):
+        to_sql(CategoricalNB(estimate="mle").fit([[0], [1]], ["a", "b"]))
+
+
+def test_seminaive_models_are_refused():
+    from nbayes import TAN
+
+    X, y = generated()
+    model = TAN().fit(X[["colour name", "flag"]].astype(str), y)
+    with pytest.raises(ParameterError, match="one at a time"):
+        to_sql(model)
