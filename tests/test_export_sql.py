@@ -177,6 +177,10 @@ def test_the_query_is_written_for_the_dialect():
     assert '"select"' in to_sql(model, dialect="duckdb")
     assert "`select`" in to_sql(model, table="db.scores", dialect="bigquery")
     assert "FROM db.scores" in to_sql(model, table="db.scores", dialect="bigquery")
+    # PostgreSQL's EXP raises on overflow: its exponents are capped.
+    assert "LEAST(" in to_sql(model, dialect="postgres")
+    with pytest.raises(ParameterError, match="dialect='duckbd' is not a SQL dialect"):
+        to_sql(model, dialect="duckbd")
 
 
 def test_models_without_a_sql_form_are_refused_with_the_reason():
@@ -196,3 +200,12 @@ def test_seminaive_models_are_refused():
     model = TAN().fit(X[["colour name", "flag"]].astype(str), y)
     with pytest.raises(ParameterError, match="one at a time"):
         to_sql(model)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_decision_threshold_decides_as_predict_does(spambase, engine):
+    X, y = spambase
+    model = GaussianNB(decision_threshold=0.9, threshold_scale="proba").fit(X[:1000], y[:1000])
+    check_same(model, X[1000:], engine)
+    out = score(GaussianNB().fit(X[:1000], y[:1000]), X[1000:], engine)
+    assert (out["prediction"] != model.predict(X[1000:])).any()  # the threshold matters here

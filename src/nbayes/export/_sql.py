@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import numpy as np
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect, Dialects
 
-from .._capabilities import TEXT_INPUT, supports
+from ..base import TEXT_INPUT, supports
+from ..estimators._base import log_odds_threshold
 from ..exceptions import NotFittedError, ParameterError
 from . import _sql_terms as terms
 
 #: Beyond this difference of two scores, exp() of it would overflow a double; the class with
 #: the lower score then has a posterior below 1e-300 either way.
 _EXP_CAP = 700.0
+#: Dialects whose EXP returns infinity on overflow rather than raising.
+_EXP_TO_INFINITY = frozenset({"duckdb", "sqlite"})
 
 
-def to_sql(model, table: str = "t", dialect: str = "duckdb") -> str:
+def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | None = None) -> str:
     """A ``SELECT`` that adds the model's prediction and class probabilities to a table.
 
     The query returns every column of ``table`` and then ``prediction`` and one column
@@ -43,6 +47,10 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb") -> str:
         The table (or view) to score, as the dialect reads a table name (``schema.table``).
     dialect : str, default="duckdb"
         A sqlglot dialect: "duckdb", "sqlite", "postgres", "bigquery", ...
+    threshold : float, optional
+        Log-odds of ``classes_[1]`` above which a two-class prediction is ``classes_[1]``
+        (``nbayes train --threshold``); by default the model's own rule, its
+        ``decision_threshold`` or else the most probable class.
 
     Returns
     -------
@@ -69,15 +77,35 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb") -> str:
     >>> [row[1] for row in db.execute(to_sql(model, dialect="sqlite"))]
     ['low', 'high']
     """
+    try:
+        Dialect.get_or_raise(dialect)
+    except ValueError as exc:
+        raise ParameterError(
+            f"dialect={dialect!r} is not a SQL dialect sqlglot knows ({exc}); pick one of "
+            f"{', '.join(sorted(d.value for d in Dialects if d.value))}."
+        ) from None
     classes = getattr(model, "classes_", None)
     if classes is None:
         raise NotFittedError(
             f"This {type(model).__name__} is not fitted yet; fit it before to_sql."
         )
+    if threshold is None:
+        threshold = log_odds_threshold(
+            getattr(model, "decision_threshold", None),
+            getattr(model, "threshold_scale", "log_odds"),
+            len(classes),
+        )
+    elif len(classes) != 2:
+        raise ParameterError(
+            f"threshold applies to a model of two classes; this one has {len(classes)}. "
+            "Leave threshold=None."
+        )
     relative = _relative_scores(model)
-    outputs = [exp.alias_(_prediction(relative, classes), "prediction", quoted=True)]
+    outputs = [exp.alias_(_prediction(relative, classes, threshold), "prediction", quoted=True)]
     for k, label in enumerate(classes):  # bounded by the classes
-        outputs.append(exp.alias_(_probability(relative, k), f"proba_{label}", quoted=True))
+        outputs.append(
+            exp.alias_(_probability(relative, k, dialect), f"proba_{label}", quoted=True)
+        )
     query = exp.select(exp.Star(), *outputs).from_(exp.to_table(table, dialect=dialect))
     return query.sql(dialect=dialect)
 
@@ -152,12 +180,23 @@ def _relative_scores(model) -> list[exp.Expression]:
     return [terms.total(p) for p in parts]
 
 
-def _prediction(relative: list[exp.Expression], classes) -> exp.Expression:
-    """The first class with the highest score, as nbayes' argmax picks it; NULL scores give
-    a NULL prediction."""
-    scores = [terms.number(0.0), *relative]
+def _prediction(relative: list[exp.Expression], classes, threshold) -> exp.Expression:
+    """The first class with the highest score, as nbayes' argmax picks it, or for two
+    classes ``classes[1]`` where its log-odds exceed ``threshold``. NULL scores match no
+    WHEN: a NULL prediction."""
     if not relative:
         return terms.literal(classes[0])
+    if len(relative) == 1:  # CASE (r > t) WHEN TRUE ... WHEN FALSE ...: r is written once
+        cut = terms.number(0.0 if threshold is None else threshold)
+        above = exp.GT(this=terms.paren(relative[0]), expression=cut)
+        return exp.Case(
+            this=exp.Paren(this=above),
+            ifs=[
+                exp.If(this=exp.true(), true=terms.literal(classes[1])),
+                exp.If(this=exp.false(), true=terms.literal(classes[0])),
+            ],
+        )
+    scores = [terms.number(0.0), *relative]
     whens = [(terms.is_null(r), exp.Null()) for r in relative]
     for k in range(len(scores) - 1):  # bounded by the classes
         later = [
@@ -171,8 +210,10 @@ def _prediction(relative: list[exp.Expression], classes) -> exp.Expression:
     return terms.case(whens, terms.literal(classes[-1]))
 
 
-def _probability(relative: list[exp.Expression], k: int) -> exp.Expression:
-    """``1 / sum_j exp(r_j - r_k)``: the softmax of class k without overflow."""
+def _probability(relative: list[exp.Expression], k: int, dialect: str) -> exp.Expression:
+    """``1 / sum_j exp(r_j - r_k)``: the softmax of class k. Where the engine's EXP
+    overflows to infinity (DuckDB, SQLite) that gives 0 as it should; elsewhere (PostgreSQL
+    raises) each exponent is capped, at the cost of the cap's NULL handling."""
     scores = [terms.number(0.0), *relative]
     if not relative:
         return terms.number(1.0)
@@ -182,6 +223,7 @@ def _probability(relative: list[exp.Expression], k: int) -> exp.Expression:
             addends.append(terms.number(1.0))
             continue
         diff = s.copy() if k == 0 else terms.sub(s.copy(), scores[k].copy())
-        capped = exp.Least(this=diff, expressions=[terms.number(_EXP_CAP)])
-        addends.append(exp.Exp(this=capped))
+        if str(dialect).lower() not in _EXP_TO_INFINITY:
+            diff = exp.Least(this=diff, expressions=[terms.number(_EXP_CAP)])
+        addends.append(exp.Exp(this=diff))
     return exp.Div(this=terms.number(1.0), expression=terms.paren(terms.total(addends)))
