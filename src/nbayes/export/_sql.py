@@ -22,6 +22,9 @@ from . import _sql_terms as terms
 #: Beyond this difference of two scores, exp() of it would overflow a double; the class with
 #: the lower score then has a posterior below 1e-300 either way.
 _EXP_CAP = 700.0
+#: Dialects with ``SELECT * EXCLUDE (...)`` (or ``* EXCEPT``): there the class scores are
+#: computed once in a subquery; elsewhere each output repeats the expressions it needs.
+_STAR_EXCLUDE = frozenset({"duckdb", "bigquery", "snowflake", "databricks"})
 #: Dialects whose EXP returns infinity on overflow rather than raising.
 _EXP_TO_INFINITY = frozenset({"duckdb", "sqlite"})
 
@@ -101,13 +104,26 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | 
             "Leave threshold=None."
         )
     relative = _relative_scores(model)
+    source: exp.Expression = exp.to_table(table, dialect=dialect)
+    star = exp.Star()
+    if str(dialect).lower() in _STAR_EXCLUDE:
+        # Each score once, in a subquery; the outer SELECT leaves those columns out again.
+        names = [f"__nbayes_score_{k}" for k in range(1, len(classes))]
+        source = (
+            exp.select(
+                exp.Star(), *(exp.alias_(r, n, quoted=True) for r, n in zip(relative, names))
+            )
+            .from_(source)
+            .subquery("scored")
+        )
+        relative = [exp.column(n, quoted=True) for n in names]
+        star = exp.Star(except_=[r.copy() for r in relative]) if relative else star
     outputs = [exp.alias_(_prediction(relative, classes, threshold), "prediction", quoted=True)]
     for k, label in enumerate(classes):  # bounded by the classes
         outputs.append(
             exp.alias_(_probability(relative, k, dialect), f"proba_{label}", quoted=True)
         )
-    query = exp.select(exp.Star(), *outputs).from_(exp.to_table(table, dialect=dialect))
-    return query.sql(dialect=dialect)
+    return exp.select(star, *outputs).from_(source).sql(dialect=dialect)
 
 
 def _groups(model) -> list[tuple]:
