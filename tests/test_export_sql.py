@@ -115,6 +115,8 @@ def test_mushroom_strings_and_codes_score_as_the_model_does(shared_data, engine)
 @pytest.mark.parametrize("engine", ENGINES)
 def test_adult_mixed_with_missing_values_scores_as_the_model_does(shared_data, engine):
     (X, y), (X_test, _) = load_adult(shared_data)
+    # 99999 codes a missing capital gain: NaN, as nbayes' warning advises.
+    X, X_test = (d.replace({"capital-gain": {99999: np.nan}}) for d in (X, X_test))
     X, y = sample(X, y, 3000)
     model = MixedNB(missing="ignore").fit(X, y)
     test = sample(X_test, np.zeros(len(X_test)), 800, seed=1)[0]
@@ -209,3 +211,21 @@ def test_a_decision_threshold_decides_as_predict_does(spambase, engine):
     check_same(model, X[1000:], engine)
     out = score(GaussianNB().fit(X[:1000], y[:1000]), X[1000:], engine)
     assert (out["prediction"] != model.predict(X[1000:])).any()  # the threshold matters here
+
+
+def test_models_holding_another_model_are_refused():
+    from nbayes import SemiSupervisedNB
+
+    X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
+    model = SemiSupervisedNB(MultinomialNB()).fit(X, np.array([0, -1, 1, -1, -1, -1]))
+    with pytest.raises(ParameterError, match="holds another nbayes model"):
+        to_sql(model)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_bernoulli_without_binarize_gives_null_for_other_values(engine):
+    X = pd.DataFrame({"a": [0.0, 1.0, 1.0, 0.0], "b": [1.0, 1.0, 0.0, 0.0]})
+    model = BernoulliNB(binarize=None).fit(X, ["n", "y", "y", "n"])
+    check_same(model, X, engine)
+    out = score(model, pd.DataFrame({"a": [2.0], "b": [1.0]}), engine)
+    assert out["prediction"].isna().all()

@@ -14,7 +14,7 @@ import numpy as np
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect, Dialects
 
-from ..base import TEXT_INPUT, supports
+from ..base import HOLDS_MODEL, TEXT_INPUT, supports
 from ..estimators._base import log_odds_threshold
 from ..exceptions import NotFittedError, ParameterError
 from . import _sql_terms as terms
@@ -133,6 +133,12 @@ def _groups(model) -> list[tuple]:
         raise ParameterError(
             f"{name} reads raw text: its tokeniser and vocabulary have no portable SQL form. "
             "Count the words in the database and export a MultinomialNB fitted on the counts."
+        )
+    if supports(model, HOLDS_MODEL):
+        raise ParameterError(
+            f"{name} holds another nbayes model and combines its scores (semi-supervised "
+            "mixture components, a backoff), which the export does not write; export a model "
+            "that scores its columns itself (a preset, MixedNB or DensityNB)."
         )
     families, params = getattr(model, "families_", ()), getattr(model, "params_", None)
     n_features = int(getattr(model, "n_features_in_", 0))

@@ -96,33 +96,21 @@ def _lookup(column, family, pairs, values: np.ndarray, k: int, default) -> exp.E
 
 
 def bernoulli(family, params, columns, categories) -> list[list[exp.Expression]]:
-    """A 0/1 table look-up; values above ``binarize`` are ones, as the family reads them."""
+    """A 0/1 table look-up: a value above ``binarize`` is a one, as the family reads it;
+    without ``binarize`` a value other than 0 and 1 gives NULL (nbayes raises)."""
     d = len(columns)
     t = relative(family.log_likelihood_terms(params, np.array([[0.0] * d, [1.0] * d])))
     out = []
     for j, col in enumerate(columns):  # bounded by the columns of the group
         if family.binarize is None:
-            conds = [
-                exp.EQ(this=col.copy(), expression=number(1.0)),
-                exp.EQ(this=col.copy(), expression=number(0.0)),
-            ]
-            rows, default = [t[1, :, j], t[0, :, j]], exp.Null()
+            one = exp.EQ(this=col.copy(), expression=number(1.0))
+            zero = exp.EQ(this=col.copy(), expression=number(0.0))
+            conds, rows = [one, zero], [t[1, :, j], t[0, :, j]]
+            defaults = [exp.Null()] * t.shape[1]
         else:
             conds = [exp.GT(this=col.copy(), expression=number(family.binarize))]
-            rows, default = [t[1, :, j]], None
-        out.append(
-            [
-                _lookup(
-                    col,
-                    family,
-                    conds,
-                    rows,
-                    k,
-                    default if default is not None else number(t[0, k, j]),
-                )
-                for k in range(t.shape[1])
-            ]
-        )
+            rows, defaults = [t[1, :, j]], [number(v) for v in t[0, :, j]]
+        out.append([_lookup(col, family, conds, rows, k, defaults[k]) for k in range(t.shape[1])])
     return out
 
 
