@@ -70,6 +70,7 @@ def spambase(shared_data):
     [
         GaussianNB(),
         GaussianNB(var_pooling="shared"),
+        GaussianNB(estimate="posterior_predictive"),
         BernoulliNB(binarize=0.1),
         MultinomialNB(),
         ComplementNB(),
@@ -191,7 +192,7 @@ def test_models_without_a_sql_form_are_refused_with_the_reason():
         to_sql(TextNB().fit(["good film", "bad film"], ["+", "-"]))
     with pytest.raises(ParameterError, match="kernel density"):
         to_sql(DensityNB(density="kde").fit(X[["select"]], y))
-    with pytest.raises(ParameterError, match="estimate='mle'"):
+    with pytest.raises(ParameterError, match="estimate='mle'"):  # a zero probability
         to_sql(CategoricalNB(estimate="mle").fit([[0], [1]], ["a", "b"]))
 
 

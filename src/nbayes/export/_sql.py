@@ -140,14 +140,14 @@ def _groups(model) -> list[tuple]:
             "mixture components, a backoff), which the export does not write; export a model "
             "that scores its columns itself (a preset, MixedNB or DensityNB)."
         )
-    families, params = getattr(model, "families_", ()), getattr(model, "params_", None)
+    families, params = getattr(model, "families_", ()), getattr(model, "params_", None) or []
     n_features = int(getattr(model, "n_features_in_", 0))
     names = getattr(model, "feature_names_in_", None)
     names = [f"x{i}" for i in range(n_features)] if names is None else [str(c) for c in names]
     groups = getattr(model, "column_groups_", None)
     if groups is not None:
         columns = [[str(c) for c in cols] for _, cols in groups]
-    elif len(families) == 1 and params is not None and len(params) == 1:
+    elif len(families) == 1 and len(params) == 1:
         columns = [names]
     else:
         raise ParameterError(
@@ -219,13 +219,15 @@ def _prediction(relative: list[exp.Expression], classes, threshold) -> exp.Expre
             ],
         )
     scores = [terms.number(0.0), *relative]
-    whens = [(terms.is_null(r), exp.Null()) for r in relative]
+    whens: list[tuple[exp.Expression, exp.Expression]] = [
+        (terms.is_null(r), exp.Null()) for r in relative
+    ]
     for k in range(len(scores) - 1):  # bounded by the classes
         later = [
             exp.GTE(this=terms.paren(scores[k].copy()), expression=terms.paren(s.copy()))
             for s in scores[k + 1 :]
         ]
-        cond = later[0]
+        cond: exp.Expression = later[0]
         for c in later[1:]:
             cond = exp.And(this=cond, expression=c)
         whens.append((cond, terms.literal(classes[k])))

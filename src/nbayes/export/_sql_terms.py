@@ -88,9 +88,9 @@ def relative(terms: np.ndarray) -> np.ndarray:
     return terms[:, 1:] - terms[:, :1]
 
 
-def _lookup(column, family, pairs, values: np.ndarray, k: int, default) -> exp.Expression:
+def _lookup(column, family, pairs, values, k: int, default) -> exp.Expression:
     """CASE over (condition, value table) pairs of one column for class k (relative)."""
-    whens = [(is_null(column), missing_term(family))]
+    whens: list[tuple[exp.Expression, exp.Expression]] = [(is_null(column), missing_term(family))]
     whens += [(cond, number(v[k])) for cond, v in zip(pairs, values)]
     return case(whens, default)
 
@@ -101,6 +101,8 @@ def bernoulli(family, params, columns, categories) -> list[list[exp.Expression]]
     d = len(columns)
     t = relative(family.log_likelihood_terms(params, np.array([[0.0] * d, [1.0] * d])))
     out = []
+    conds: list[exp.Expression]
+    defaults: list[exp.Expression]
     for j, col in enumerate(columns):  # bounded by the columns of the group
         if family.binarize is None:
             one = exp.EQ(this=col.copy(), expression=number(1.0))
@@ -150,13 +152,35 @@ def normal(family, mean, var, column, j) -> list[exp.Expression]:
 
 
 def gaussian(family, params, columns, categories) -> list[list[exp.Expression]]:
-    """Normal densities (per-class or shared variances alike: ``params['var']`` holds them)."""
+    """Normal densities (per-class or shared variances alike: ``params['var']`` holds them),
+    or the Student-t posterior predictive of the Bayesian prior."""
     if "dof" in params:
-        raise ParameterError(
-            "GaussianNB with the Bayesian prior scores by a Student-t density, which this "
-            "export does not write yet; export a model fitted without the prior."
-        )
+        return [student(family, params, col, j) for j, col in enumerate(columns)]
     return [normal(family, params["mean"], params["var"], col, j) for j, col in enumerate(columns)]
+
+
+def student(family, params, column, j) -> list[exp.Expression]:
+    """``c_k - (nu_k + 1) / 2 * ln(1 + (x - m_k)^2 / (nu_k s2_k))`` relative to class 0; the
+    constant c_k is the family's term at the mode, x = m_k."""
+    mean = params["mean"]
+    nu = np.broadcast_to(params["dof"], mean.shape)
+    scale = nu * np.broadcast_to(params["var"], mean.shape)
+    at_mode = family.log_likelihood_terms(params, mean)  # row k: every column at class k's mode
+    const = at_mode[np.arange(mean.shape[0]), np.arange(mean.shape[0])]
+
+    def score(k):
+        dev = sub(column.copy(), number(mean[k, j]))
+        ratio = mul(number(1.0 / scale[k, j]), mul(dev, dev.copy()))
+        log = exp.Ln(this=add(number(1.0), ratio))
+        return add(number(const[k, j]), mul(number(-(nu[k, j] + 1) / 2), log))
+
+    terms = []
+    for k in range(1, mean.shape[0]):  # bounded by the classes
+        term = sub(score(k), score(0))
+        if family.missing == "ignore":
+            term = exp.Coalesce(this=term, expressions=[number(0.0)])
+        terms.append(term)
+    return terms
 
 
 def density(family, params, columns, categories) -> list[list[exp.Expression]]:
@@ -194,7 +218,9 @@ def _binned(family, params, column, j) -> list[exp.Expression]:
     uppers = [(start + b) * width for b in change]  # exact: powers of two and integers
     out = []
     for k in range(t.shape[1]):  # bounded by the classes
-        whens = [(is_null(column), missing_term(family))]
+        whens: list[tuple[exp.Expression, exp.Expression]] = [
+            (is_null(column), missing_term(family))
+        ]
         whens += [
             (exp.LT(this=column.copy(), expression=number(u)), number(t[f, k]))
             for u, f in zip(uppers, firsts[:-1])
