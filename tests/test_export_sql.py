@@ -46,10 +46,12 @@ def score(model, table: pd.DataFrame, engine: str) -> pd.DataFrame:
 def check_same(model, X: pd.DataFrame, engine: str) -> None:
     out = score(model, X, engine)
     assert list(out.columns[: X.shape[1]]) == list(X.columns)
-    expected = model.predict_proba(X)
+    # A model fitted on an array is given one (its columns are x0, x1, ... in the table).
+    rows = X if hasattr(model, "feature_names_in_") else X.to_numpy()
+    expected = model.predict_proba(rows)
     proba = out[[f"proba_{c}" for c in model.classes_]].to_numpy(dtype=np.float64)
     np.testing.assert_allclose(proba, expected, rtol=0, atol=1e-9)
-    assert out["prediction"].astype(str).tolist() == model.predict(X).astype(str).tolist()
+    assert out["prediction"].astype(str).tolist() == model.predict(rows).astype(str).tolist()
 
 
 def sample(X, y, n: int, seed: int = 0):
@@ -134,6 +136,7 @@ def generated(seed=0):
             "select": rng.normal(size=n),  # a keyword as a column name
             'say "hi"': rng.poisson(3, n).astype(float),
             "flag": rng.integers(0, 2, n).astype(float),
+            "spread": rng.lognormal(size=n),
         }
     )
     y = np.where(rng.random(n) < 0.4, "it's", rng.choice(["b c", "Δ"], n))
@@ -152,6 +155,7 @@ def test_nulls_and_unseen_values_are_scored_as_nbayes_scores_them(engine, unseen
             ("gaussian", ["select"]),
             ("poisson", ['say "hi"']),
             ("bernoulli", ["flag"]),
+            ("binned", ["spread"]),
         ],
     ).fit(X, y)
     test = X.head(40).copy()
@@ -230,3 +234,11 @@ def test_bernoulli_without_binarize_gives_null_for_other_values(engine):
     check_same(model, X, engine)
     out = score(model, pd.DataFrame({"a": [2.0], "b": [1.0]}), engine)
     assert out["prediction"].isna().all()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_model_fitted_on_an_array_reads_columns_x0_x1(engine):
+    X, y = generated()
+    numbers = X[["select", "spread"]].to_numpy()
+    model = MixedNB().fit(numbers, y)
+    check_same(model, pd.DataFrame(numbers[:50], columns=["x0", "x1"]), engine)

@@ -143,10 +143,14 @@ def _groups(model) -> list[tuple]:
     families, params = getattr(model, "families_", ()), getattr(model, "params_", None) or []
     n_features = int(getattr(model, "n_features_in_", 0))
     names = getattr(model, "feature_names_in_", None)
+    fitted_on_array = names is None
     names = [f"x{i}" for i in range(n_features)] if names is None else [str(c) for c in names]
     groups = getattr(model, "column_groups_", None)
-    if groups is not None:
-        columns = [[str(c) for c in cols] for _, cols in groups]
+    if groups is not None:  # labels: names, or positions for a model fitted on an array
+        columns = [
+            [f"x{c}" if fitted_on_array and isinstance(c, int) else str(c) for c in cols]
+            for _, cols in groups
+        ]
     elif len(families) == 1 and len(params) == 1:
         columns = [names]
     else:
