@@ -3,9 +3,10 @@
 The query adds to every row of the table a column ``prediction`` and one column
 ``proba_<class>`` per class. Each class's score, relative to class 0's, is the class prior
 plus one term per column (:mod:`._sql_terms` writes them per family); the posterior of class
-k is ``1 / sum_j exp(r_j - r_k)``, a log-sum-exp that never overflows (each exponent is
-capped where its term no longer counts). The tree is built with sqlglot's expression API and
-written in the dialect asked for, so quoting and function names are sqlglot's.
+k is ``1 / sum_j exp(r_j - r_k)``, a log-sum-exp that never divides by zero (an exponent
+that overflows gives infinity in DuckDB and SQLite, a posterior of 0, and is capped in
+dialects whose EXP raises). The tree is built with sqlglot's expression API and written in
+the dialect asked for, so quoting and function names are sqlglot's.
 """
 
 from __future__ import annotations
