@@ -4,6 +4,7 @@ values the model has not seen."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 import numpy as np
@@ -38,9 +39,30 @@ def score(model, table: pd.DataFrame, engine: str) -> pd.DataFrame:
         con.register("t", table)
         return con.execute(to_sql(model, dialect="duckdb")).fetchdf()
     con = sqlite3.connect(":memory:")
+    for name in ("exp", "ln"):  # SQLite's own since 3.35, where built with math functions
+        try:
+            con.execute(f"SELECT {name}(1.0)")
+        except sqlite3.OperationalError:
+            python_math(con)
     # NaN is stored as NULL: the database's missing value.
     table.astype(object).where(table.notna(), None).to_sql("t", con, index=False)
     return pd.read_sql_query(to_sql(model, dialect="sqlite"), con)
+
+
+def _exp(x):
+    if x is None:
+        return None
+    try:
+        return math.exp(x)
+    except OverflowError:  # SQLite's own exp gives infinity
+        return math.inf
+
+
+def python_math(con: sqlite3.Connection) -> None:
+    """Python's exp and ln as SQLite functions: what a build without math functions (before
+    3.35, or compiled without them) needs."""
+    con.create_function("exp", 1, _exp, deterministic=True)
+    con.create_function("ln", 1, lambda x: None if x is None else math.log(x), deterministic=True)
 
 
 def check_same(model, X: pd.DataFrame, engine: str) -> None:
@@ -242,3 +264,14 @@ def test_a_model_fitted_on_an_array_reads_columns_x0_x1(engine):
     numbers = X[["select", "spread"]].to_numpy()
     model = MixedNB().fit(numbers, y)
     check_same(model, pd.DataFrame(numbers[:50], columns=["x0", "x1"]), engine)
+
+
+def test_sqlite_without_math_functions_scores_with_python_ones(spambase):
+    X, y = spambase
+    model = GaussianNB(estimate="posterior_predictive").fit(X[:1000], y[:1000])
+    con = sqlite3.connect(":memory:")
+    python_math(con)  # a user function takes the place of SQLite's own
+    X[1000:].to_sql("t", con, index=False)
+    out = pd.read_sql_query(to_sql(model, dialect="sqlite"), con)
+    expected = model.predict_proba(X[1000:])
+    np.testing.assert_allclose(out[["proba_ham", "proba_spam"]], expected, rtol=0, atol=1e-9)
