@@ -275,3 +275,23 @@ def test_sqlite_without_math_functions_scores_with_python_ones(spambase):
     out = pd.read_sql_query(to_sql(model, dialect="sqlite"), con)
     expected = model.predict_proba(X[1000:])
     np.testing.assert_allclose(out[["proba_ham", "proba_spam"]], expected, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_boolean_and_integer_columns_read_as_nbayes_reads_them(engine):
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(
+        {
+            "rating": rng.integers(1, 6, 300),  # integer categories
+            "flag": rng.choice([True, False], 300),  # a boolean, Bernoulli
+            "visits": rng.poisson(2, 300),  # integer counts
+        }
+    )
+    y = rng.choice(["a", "b"], 300)
+    model = MixedNB(
+        unseen="smooth",
+        columns=[("categorical", ["rating"]), ("bernoulli", ["flag"]), ("poisson", ["visits"])],
+    ).fit(X, y)
+    test = X.head(30).copy()
+    test.loc[0, "rating"] = 9  # unseen
+    check_same(model, test, engine)

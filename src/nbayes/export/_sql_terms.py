@@ -74,6 +74,12 @@ def case(whens: list[tuple[exp.Expression, exp.Expression]], default) -> exp.Exp
     return node.else_(default, copy=False) if default is not None else node
 
 
+def as_double(column: exp.Expression) -> exp.Expression:
+    """The column as a float: booleans (DuckDB compares them with no number) and integers
+    read as nbayes reads them."""
+    return exp.cast(column, exp.DataType.build("DOUBLE"))
+
+
 def is_null(node: exp.Expression) -> exp.Expression:
     return exp.Is(this=paren(node.copy()), expression=exp.Null())
 
@@ -98,6 +104,7 @@ def _lookup(column, family, pairs, values, k: int, default) -> exp.Expression:
 def bernoulli(family, params, columns, categories) -> list[list[exp.Expression]]:
     """A 0/1 table look-up: a value above ``binarize`` is a one, as the family reads it;
     without ``binarize`` a value other than 0 and 1 gives NULL (nbayes raises)."""
+    columns = [as_double(c) for c in columns]
     d = len(columns)
     t = relative(family.log_likelihood_terms(params, np.array([[0.0] * d, [1.0] * d])))
     out = []
@@ -119,6 +126,7 @@ def bernoulli(family, params, columns, categories) -> list[list[exp.Expression]]
 def counts(family, params, columns, categories) -> list[list[exp.Expression]]:
     """Multinomial, Complement and Poisson terms are affine in the count up to a term the
     classes share (a factorial), which cancels in the posterior: ``slope * x + offset``."""
+    columns = [as_double(c) for c in columns]
     d = len(columns)
     t = relative(family.log_likelihood_terms(params, np.array([[0.0] * d, [1.0] * d])))
     slope, offset = t[1] - t[0], t[0]
@@ -154,6 +162,7 @@ def normal(family, mean, var, column, j) -> list[exp.Expression]:
 def gaussian(family, params, columns, categories) -> list[list[exp.Expression]]:
     """Normal densities (per-class or shared variances alike: ``params['var']`` holds them),
     or the Student-t posterior predictive of the Bayesian prior."""
+    columns = [as_double(c) for c in columns]
     if "dof" in params:
         return [student(family, params, col, j) for j, col in enumerate(columns)]
     return [normal(family, params["mean"], params["var"], col, j) for j, col in enumerate(columns)]
@@ -187,6 +196,8 @@ def density(family, params, columns, categories) -> list[list[exp.Expression]]:
     """DensityNB columns read as a normal density or as intervals of the binned grid (a
     value reads the interval of its bin; values beyond the grid read the end bins)."""
     out = []
+    names = [c.name for c in columns]
+    columns = [as_double(c) for c in columns]
     readings = family.column_readings(params)
     for j, col in enumerate(columns):  # bounded by the columns of the group
         reading = family.reading if readings is None else readings[j]
@@ -196,7 +207,7 @@ def density(family, params, columns, categories) -> list[list[exp.Expression]]:
             out.append(_binned(family, params, col, j))
         else:
             raise ParameterError(
-                f"Column {col.name!r} is read as a kernel density, a sum over every grid bin "
+                f"Column {names[j]!r} is read as a kernel density, a sum over every grid bin "
                 "per row that this export does not write; fit DensityNB(density='binned') "
                 "(or 'gaussian') to export it."
             )
