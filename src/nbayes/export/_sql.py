@@ -39,7 +39,8 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | 
     missing value, scored as nbayes scores NaN: marginalised where the model ignores missing
     values (``missing="ignore"``), else the row's outputs are NULL (nbayes raises there).
     Categories are compared by value, strings as strings; a value the model has not seen is
-    scored by its ``unseen`` policy (NULL outputs under ``unseen="error"``).
+    scored by its ``unseen`` policy (NULL outputs under ``unseen="error"``). Numbers are read
+    as doubles; a value outside a family's domain (a negative count) is not checked.
 
     Parameters
     ----------
