@@ -171,6 +171,7 @@ CONSUMERS = [
     SRC / "estimators" / "_explain.py",
     *sorted((SRC / "cli").glob("*.py")),
     *sorted((SRC / "plot").glob("*.py")),
+    *sorted((SRC / "export").glob("*.py")),
 ]
 
 

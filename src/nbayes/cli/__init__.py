@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # before it imports the command's module (which imports them), so that Ctrl-C during those
 # imports is an interruption like any other: exit 130, one line, no traceback.
 
-COMMANDS = ("train", "predict", "evaluate", "explain", "inspect", "report", "demo")
+COMMANDS = ("train", "predict", "evaluate", "explain", "inspect", "report", "export", "demo")
 #: What ``nbayes --help`` says of each command, without importing the command's module (each
 #: module's ``HELP``, which a test keeps equal to this).
 COMMAND_HELP = {
@@ -41,6 +41,7 @@ COMMAND_HELP = {
     "explain": "show the most indicative features per class, and what drove predictions for DATA",
     "inspect": "show what a model file holds: classes, priors, families per column, format",
     "report": "write an HTML report of a model (and of its scores on a labelled table)",
+    "export": "write a saved model as an ONNX graph or a SQL query that scores a table",
     "demo": "train, evaluate and explain a spam filter on the bundled SMS Spam Collection",
 }
 

@@ -1,0 +1,113 @@
+"""``nbayes export``: the SQL it writes scores a table in DuckDB as ``nbayes predict`` does,
+the ONNX path writes a graph (where the ONNX half is installed), and its errors."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nbayes.cli import main
+from nbayes.cli.train import train
+
+duckdb = pytest.importorskip("duckdb")
+
+TABLE = (
+    "colour,weight,fruit\n"
+    "red,150,apple\ngreen,170,apple\nred,160,apple\nred,,apple\n"
+    "yellow,120,banana\nyellow,130,banana\ngreen,125,banana\n"
+)
+
+
+@pytest.fixture
+def fruit(tmp_path):
+    data = tmp_path / "fruit.csv"
+    data.write_text(TABLE + "purple,140,banana\n,,apple\n")  # unseen, missing
+    return data
+
+
+def scored_by_sql(sql_file, data) -> pd.DataFrame:
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE fruit AS SELECT * FROM read_csv('{data}')")
+    return con.execute(sql_file.read_text()).fetchdf()
+
+
+def predicted(model, data, tmp_path, capsys) -> pd.DataFrame:
+    out = tmp_path / "pred.csv"
+    assert main(["predict", str(model), str(data), "--proba", "-o", str(out)]) == 0
+    capsys.readouterr()
+    return pd.read_csv(out)
+
+
+def test_the_exported_query_scores_as_nbayes_predict(fruit, tmp_path, capsys):
+    model = tmp_path / "fruit.nbayes"
+    assert main(["train", str(fruit), "--target", "fruit", "-o", str(model)]) == 0
+    sql = tmp_path / "fruit.sql"
+    argv = ["export", str(model), "--format", "sql", "--table", "fruit", "-o", str(sql)]
+    assert main(argv) == 0
+    got, want = scored_by_sql(sql, fruit), predicted(model, fruit, tmp_path, capsys)
+    assert got["prediction"].tolist() == want["prediction"].tolist()
+    for c in ("proba_apple", "proba_banana"):
+        np.testing.assert_allclose(got[c], want[c], rtol=0, atol=1e-9)
+
+
+def test_the_threshold_kept_by_train_decides_the_exported_prediction(fruit, tmp_path, capsys):
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model), threshold=0.999, threshold_scale="proba")
+    sql = tmp_path / "fruit.sql"
+    argv = ["export", str(model), "--format", "sql", "--table", "fruit", "-o", str(sql)]
+    assert main(argv) == 0
+    got, want = scored_by_sql(sql, fruit), predicted(model, fruit, tmp_path, capsys)
+    assert got["prediction"].tolist() == want["prediction"].tolist()
+    assert "banana" not in got["prediction"].tolist()[:4]
+
+
+def test_sqlite_dialect_is_written(fruit, tmp_path):
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    sql = tmp_path / "fruit.sql"
+    assert (
+        main(["export", str(model), "--format", "sql", "--dialect", "sqlite", "-o", str(sql)]) == 0
+    )
+    assert sql.read_text().startswith("SELECT *,") and "FROM t;" in sql.read_text()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--format", "sql", "--dialect", "duckbd"], "dialect='duckbd' is not a SQL dialect"),
+        (["--format", "onnx", "--dialect", "sqlite"], "apply to --format sql"),
+        (["--format", "xml"], "invalid choice: 'xml'"),
+    ],
+)
+def test_usage_errors_say_what_to_change(fruit, tmp_path, capsys, extra, message):
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    capsys.readouterr()
+    assert main(["export", str(model), *extra, "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nbayes: error:") or "usage:" in err
+    assert message in err and not (tmp_path / "out").exists()
+
+
+def test_the_model_file_is_never_overwritten(fruit, tmp_path, capsys):
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    before = model.read_bytes()
+    assert main(["export", str(model), "--format", "sql", "-o", str(model)]) == 2
+    assert "is the model file itself" in capsys.readouterr().err
+    assert model.read_bytes() == before
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("nbayes.export._onnx") is None, reason="the ONNX export is absent"
+)
+def test_onnx_export_writes_a_graph(fruit, tmp_path):
+    onnx = pytest.importorskip("onnx")
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    out = tmp_path / "fruit.onnx"
+    assert main(["export", str(model), "--format", "onnx", "-o", str(out)]) == 0
+    onnx.checker.check_model(onnx.load(str(out)))
