@@ -164,7 +164,7 @@ def _codes(g: Graph, columns: _Columns, j: int, values, first_code: int) -> str:
             [x],
             domain="ai.onnx.ml",
             keys_strings=keys,
-            values_int64=vals,
+            values_int64s=vals,
             default_int64=int(UNSEEN),
         )
         return g.to_double(coded)
