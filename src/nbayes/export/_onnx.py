@@ -30,7 +30,7 @@ from skl2onnx.common.data_types import (
 )
 
 from .. import _engine as engine
-from .._capabilities import TEXT_INPUT, supports
+from .._capabilities import CANDIDATE_SCORING, TEXT_INPUT, supports
 from ..exceptions import ParameterError
 from ._onnx_families import EMITTERS, OPSET, REFUSED, UNSEEN, Graph
 
@@ -48,7 +48,10 @@ def _check_exportable(model) -> None:
     """Raise a ParameterError saying why ``model`` has no ONNX form."""
     if supports(model, TEXT_INPUT):
         raise _refuse(model, f"it reads raw texts, and {REFUSED['text']}")
-    if not hasattr(model, "families_") or not hasattr(model, "params_"):
+    # The models that score as the engine does -- a sum of per-group family terms plus the
+    # class prior -- are those that declare candidate scoring (the seminaive models, which
+    # condition features on each other, and wrappers do not).
+    if not supports(model, CANDIDATE_SCORING) or not hasattr(model, "params_"):
         raise _refuse(
             model,
             "its scores are not sums of per-column family terms (TAN, KDB, AODE and "
