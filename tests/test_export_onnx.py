@@ -226,9 +226,7 @@ def test_zipmap_default_gives_dicts_by_class():
 def test_density_binned_and_normal_readings(density):
     n = 300
     y = RNG.integers(0, 2, size=n)
-    X = np.column_stack(
-        [RNG.lognormal(y, 0.5), RNG.exponential(1 + y), RNG.normal(3 * y, 1.0)]
-    )
+    X = np.column_stack([RNG.lognormal(y, 0.5), RNG.exponential(1 + y), RNG.normal(3 * y, 1.0)])
     model = DensityNB(density=density, missing="ignore").fit(X, y)
     test = np.vstack([X, [[-5.0, 100.0, np.nan]]])
     assert_same(model, to_onnx(model, zipmap=False), {"X": test}, test)
@@ -237,10 +235,10 @@ def test_density_binned_and_normal_readings(density):
 def test_refusals_say_why():
     X = RNG.integers(0, 3, size=(60, 3))
     y = RNG.integers(0, 2, size=60)
-    with pytest.raises(ParameterError, match="TAN cannot be exported.*condition features"):
+    with pytest.raises(ParameterError, match=r"TAN cannot be exported.*condition features"):
         to_onnx(TAN().fit(X, y))
     text = TextNB().fit(["good film", "bad film", "good plot"], [1, 0, 1])
-    with pytest.raises(ParameterError, match="TextNB cannot be exported.*raw texts"):
+    with pytest.raises(ParameterError, match=r"TextNB cannot be exported.*raw texts"):
         to_onnx(text)
     kde = DensityNB(density="kde").fit(RNG.normal(size=(60, 2)), y)
     with pytest.raises(ParameterError, match="kernel densities"):

@@ -86,7 +86,7 @@ def _groups(model) -> list:
     if hasattr(model, "column_groups_"):  # a model over column groups (MixedNB)
         categories = model.categories_
         groups = []
-        for (name, labels), fam, p in zip(model.column_groups_, model.families_, model.params_):
+        for (_, labels), fam, p in zip(model.column_groups_, model.families_, model.params_):
             key = [str(c) if names is not None else c for c in labels]
             absent = [c for c in key if c not in index]
             if absent:
@@ -116,7 +116,7 @@ class _Columns:
 
     def __init__(self, g: Graph, model, inputs):
         self.g, self.inputs = g, list(inputs)
-        n = model.n_features_in_
+        n = self.width = model.n_features_in_
         if len(self.inputs) not in (1, n):
             raise ParameterError(
                 f"{type(model).__name__} takes {n} columns: give ONNX one (N, {n}) input or "
@@ -143,6 +143,8 @@ class _Columns:
                 )
         if len(self.inputs) == 1:
             x = self.g.to_double(self.inputs[0].full_name)
+            if cols == list(range(self.width)):
+                return x
             return self.g.op("Gather", [x, self.g.const(np.array(cols, dtype=np.int64))], axis=1)
         parts = [self.g.to_double(self.inputs[j].full_name) for j in cols]
         return parts[0] if len(parts) == 1 else self.g.op("Concat", parts, axis=1)
