@@ -3,6 +3,8 @@ nbayes' and its probabilities agree to 1e-5, on generated tables with missing an
 values and on the shared data sets (rows subsampled to keep the tests fast)."""
 
 import csv
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -246,6 +248,13 @@ def test_refusals_say_why():
     threshold = GaussianNB(decision_threshold=0.3).fit(X.astype(float), y)
     with pytest.raises(ParameterError, match="decision_threshold"):
         to_onnx(threshold)
+
+
+def test_without_the_extra_the_error_says_what_to_install():
+    code = "import sys; sys.modules['skl2onnx'] = None; from nbayes.export import to_onnx"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode != 0
+    assert 'pip install "nbayes[export]"' in out.stderr
 
 
 # -- the shared data sets --------------------------------------------------------------------

@@ -18,6 +18,15 @@ The graph is derived from the fitted parameters, group by group (``_onnx_familie
 
 from __future__ import annotations
 
+try:  # the install hint, before anything needs onnx or skl2onnx
+    import onnx  # noqa: F401
+    import skl2onnx  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "nbayes.export.to_onnx needs onnx and skl2onnx; install them with: "
+        'pip install "nbayes[export]"'
+    ) from exc
+
 import numpy as np
 from onnx import TensorProto
 from skl2onnx import convert_sklearn, update_registered_converter
