@@ -20,7 +20,7 @@ from __future__ import annotations
 
 try:  # the install hint, before anything needs onnx or skl2onnx
     import onnx  # noqa: F401
-    import skl2onnx  # noqa: F401
+    import skl2onnx  # type: ignore[import-untyped]  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "nbayes.export.to_onnx needs onnx and skl2onnx; install them with: "
@@ -31,7 +31,7 @@ import numpy as np
 from onnx import TensorProto
 from skl2onnx import convert_sklearn, update_registered_converter
 from skl2onnx import to_onnx as _skl2onnx_to_onnx
-from skl2onnx.common.data_types import (
+from skl2onnx.common.data_types import (  # type: ignore[import-untyped]
     DoubleTensorType,
     FloatTensorType,
     Int64TensorType,
@@ -87,7 +87,7 @@ def _groups(model) -> list:
     """Per column group: (family, params, input column indices, categories per column or
     None). Categories are the values in code order (None: the model reads codes)."""
     names = getattr(model, "feature_names_in_", None)
-    index = (
+    index: dict = (
         {str(n): j for j, n in enumerate(names)}
         if names is not None
         else {j: j for j in range(model.n_features_in_)}
@@ -189,12 +189,12 @@ def _codes(g: Graph, columns: _Columns, j: int, values, first_code: int) -> str:
             "ONNX a string input for it (a DataFrame column of str)."
         )
     x = g.to_double(x)
-    keys = np.asarray(values, dtype=np.float64)
+    known = np.asarray(values, dtype=np.float64)
     nan = g.op("IsNaN", [x])
     fallback = g.op("Where", [nan, g.const(np.array(float(missing))), g.const(np.array(UNSEEN))])
-    if not keys.size:
+    if not known.size:
         return fallback
-    equal = g.to_double(g.op("Equal", [x, g.const(keys[None, :])]))  # (N, V)
+    equal = g.to_double(g.op("Equal", [x, g.const(known[None, :])]))  # (N, V)
     found = g.op("ReduceSum", [equal, g.const(np.array([1], dtype=np.int64))], keepdims=1)
     code = g.op("MatMul", [equal, g.const(codes[:, None].astype(np.float64))])
     return g.op("Where", [g.op("Greater", [found, g.const(np.array(0.0))]), code, fallback])
@@ -204,15 +204,15 @@ def _class_scores(g: Graph, model, inputs) -> str:
     """(N, K) double: log P(x, y) up to a term per row, as nbayes scores it."""
     columns = _Columns(g, model, inputs)
     first_code = _first_code(model)
-    total = None
+    scores = []
     for fam, params, cols, cats in _groups(model):  # bounded by the column groups
         if cats is None:
             x = columns.numbers(cols)
         else:
             parts = [_codes(g, columns, j, values, first_code) for j, values in zip(cols, cats)]
             x = parts[0] if len(parts) == 1 else g.op("Concat", parts, axis=1)
-        scores = EMITTERS[fam.name](g, fam, params, x)
-        total = scores if total is None else g.op("Add", [total, scores])
+        scores.append(EMITTERS[fam.name](g, fam, params, x))
+    total = g.add_all(scores)
     log_prior = np.asarray(model.class_log_prior_, dtype=np.float64)
     if engine.uses_class_prior(model.families_, log_prior.shape[0]):
         total = g.op("Add", [total, g.const(log_prior[None, :], "log_prior")])

@@ -56,6 +56,13 @@ class Graph:
         )
         return out
 
+    def add_all(self, names: list[str]) -> str:
+        """The sum of one or more tensors of the same shape."""
+        total = names[0]
+        for name in names[1:]:  # bounded: a few groups or tables
+            total = self.op("Add", [total, name])
+        return total
+
     def to_double(self, name: str) -> str:
         return self.op("Cast", [name], to=TensorProto.DOUBLE)
 
@@ -74,17 +81,16 @@ def table_scores(g: Graph, terms) -> str:
     """``sum_i X_i @ W_i.T`` over ``terms`` of (X (N, m) with non-negative entries, W (K, m)),
     where a positive entry times a -inf weight makes the class impossible (-inf) and a zero
     entry times -inf adds nothing, as the families' split products do."""
-    total, hits = None, None
+    parts, hits = [], []
     for x, W in terms:  # bounded: a family's one or two tables
         finite, hit = _split_inf(np.asarray(W, dtype=np.float64))
-        part = g.op("MatMul", [x, g.const(finite.T, "w")])
-        total = part if total is None else g.op("Add", [total, part])
+        parts.append(g.op("MatMul", [x, g.const(finite.T, "w")]))
         if hit is not None:
-            h = g.op("MatMul", [x, g.const(hit.T, "hit")])
-            hits = h if hits is None else g.op("Add", [hits, h])
-    if hits is None:
+            hits.append(g.op("MatMul", [x, g.const(hit.T, "hit")]))
+    total = g.add_all(parts)
+    if not hits:
         return total
-    impossible = g.op("Greater", [hits, g.const(np.array(0.0))])
+    impossible = g.op("Greater", [g.add_all(hits), g.const(np.array(0.0))])
     return g.op("Where", [impossible, g.const(np.array(-np.inf)), total])
 
 
@@ -238,10 +244,7 @@ def density(g: Graph, family, params, x: str) -> str:
         rows = np.vstack([table.transpose(1, 2, 0).reshape(m * B, K), np.full((1, K), missing_row)])
         flat = g.op("Where", [missing, g.const(np.array(m * float(B))), flat])
         parts.append(_lookup(g, g.op("Cast", [flat], to=TensorProto.INT64), rows))
-    out = parts[0]
-    for p in parts[1:]:
-        out = g.op("Add", [out, p])
-    return out
+    return g.add_all(parts)
 
 
 #: Family registry name -> emitter of its class scores.
