@@ -105,6 +105,7 @@ def counts_with_gaps(n=120, d=6):
         GaussianNB(),
         GaussianNB(var_pooling="shared"),
         GaussianNB(priors=[0.2, 0.3, 0.5]),
+        GaussianNB(estimate="posterior_predictive"),
     ],
     ids=repr,
 )
@@ -222,6 +223,23 @@ def test_zipmap_default_gives_dicts_by_class():
     got = np.array([[row[c] for c in model.classes_] for row in maps])
     np.testing.assert_allclose(got, expected, atol=TOL)
     np.testing.assert_array_equal(label, model.predict(df))
+
+
+def test_zipmap_columns_gives_one_output_per_class():
+    X, y, _ = counts_with_gaps()
+    model = GaussianNB().fit(X, y)
+    session = ort.InferenceSession(to_onnx(model, zipmap="columns").SerializeToString())
+    label, *columns = session.run(None, {"X": X})
+    assert len(columns) == len(model.classes_)
+    np.testing.assert_allclose(np.column_stack(columns), model.predict_proba(X), atol=TOL)
+    np.testing.assert_array_equal(label, model.predict(X))
+
+
+def test_nocl_gives_class_indices():
+    X, y, _ = counts_with_gaps()
+    model = MultinomialNB().fit(X, y)
+    label, _ = run_onnx(to_onnx(model, zipmap=False, nocl=True), {"X": X})
+    np.testing.assert_array_equal(model.classes_[label], model.predict(X))
 
 
 @pytest.mark.parametrize("density", ["binned", "gaussian"])

@@ -219,21 +219,54 @@ def _class_scores(g: Graph, model, inputs) -> str:
     return total
 
 
-def _label_type(model):
-    return StringTensorType if np.asarray(model.classes_).dtype.kind in "USO" else Int64TensorType
+def _option(operator, name: str, default):
+    """A converter option the user gave skl2onnx for this model (``zipmap``, ``nocl``)."""
+    return operator.scope_inst.get_options(operator.raw_operator, {name: default})[name]
+
+
+def _label_type(operator):
+    """String labels for string classes; int64 for integer classes and under ``nocl`` (the
+    class's index for its name, skl2onnx's option)."""
+    text = np.asarray(operator.raw_operator.classes_).dtype.kind in "USO"
+    return StringTensorType if text and not _option(operator, "nocl", False) else Int64TensorType
+
+
+def _double_probabilities(operator) -> bool:
+    """Double probabilities for a double first input (skl2onnx's parser declares the
+    per-class outputs of ``zipmap="columns"`` by that rule), but float for a ZipMap of dicts,
+    the only type the ZipMap operator takes."""
+    zipmap = _option(operator, "zipmap", True)
+    return isinstance(operator.inputs[0].type, DoubleTensorType) and zipmap is not True
 
 
 def shape_calculator(operator) -> None:
-    """skl2onnx's shape calculator: ``label`` (N,) and ``probabilities`` (N, K) float."""
+    """skl2onnx's shape calculator: ``label`` (N,) and ``probabilities`` (N, K).
+
+    Parameters
+    ----------
+    operator : skl2onnx operator
+        Holds the model (``raw_operator``), its inputs and the outputs to type.
+    """
     model = operator.raw_operator
     _check_exportable(model)
     n = operator.inputs[0].get_first_dimension()
-    operator.outputs[0].type = _label_type(model)([n])
-    operator.outputs[1].type = FloatTensorType([n, len(model.classes_)])
+    operator.outputs[0].type = _label_type(operator)([n])
+    proba = DoubleTensorType if _double_probabilities(operator) else FloatTensorType
+    operator.outputs[1].type = proba([n, len(model.classes_)])
 
 
 def converter(scope, operator, container) -> None:
-    """skl2onnx's converter: the class scores of every column group, normalised."""
+    """skl2onnx's converter: the class scores of every column group, normalised.
+
+    Parameters
+    ----------
+    scope : skl2onnx scope
+        Makes unique names.
+    operator : skl2onnx operator
+        Holds the model (``raw_operator``), its inputs and outputs.
+    container : skl2onnx container
+        Receives the nodes and initializers.
+    """
     model = operator.raw_operator
     _check_exportable(model)
     g = Graph(scope, container)
@@ -244,11 +277,16 @@ def converter(scope, operator, container) -> None:
     n_out = g.op("ReduceSum", [ruled_out, g.const(np.array([1], dtype=np.int64))], keepdims=1)
     none_left = g.op("Equal", [n_out, g.const(np.array(float(n_classes)))])
     jll = g.op("Where", [none_left, g.const(np.array(0.0)), jll])
-    proba = g.op("Cast", [g.op("Softmax", [jll], axis=1)], to=TensorProto.FLOAT)
+    to = TensorProto.DOUBLE if _double_probabilities(operator) else TensorProto.FLOAT
+    proba = g.op("Cast", [g.op("Softmax", [jll], axis=1)], to=to)
     best = g.op("ArgMax", [jll], axis=1, keepdims=0)
-    classes = np.asarray(model.classes_)
-    classes = classes.astype(str) if classes.dtype.kind in "USO" else classes.astype(np.int64)
-    label = g.op("Gather", [g.const(classes, "classes"), best], axis=0)
+    if _label_type(operator) is StringTensorType:
+        label = g.op("Gather", [g.const(np.asarray(model.classes_).astype(str)), best], axis=0)
+    elif _option(operator, "nocl", False):
+        label = best
+    else:
+        classes = np.asarray(model.classes_).astype(np.int64)
+        label = g.op("Gather", [g.const(classes, "classes"), best], axis=0)
     container.add_node("Identity", [label], [operator.outputs[0].full_name])
     container.add_node("Identity", [proba], [operator.outputs[1].full_name])
 
