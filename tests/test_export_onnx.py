@@ -235,6 +235,16 @@ def test_zipmap_columns_gives_one_output_per_class():
     np.testing.assert_array_equal(label, model.predict(X))
 
 
+def test_inside_a_scikit_learn_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, _ = counts_with_gaps()
+    pipe = make_pipeline(StandardScaler(), GaussianNB()).fit(X, y)
+    onx = skl2onnx.to_onnx(pipe, X[:1], options={GaussianNB: {"zipmap": False}})
+    assert_same(pipe, onx, {"X": X}, X)
+
+
 def test_nocl_gives_class_indices():
     X, y, _ = counts_with_gaps()
     model = MultinomialNB().fit(X, y)
