@@ -213,6 +213,13 @@ def test_mixed_with_missing_and_unseen(missing, unseen):
     assert [o.name for o in onx.graph.output] == ["label", "probabilities"]
     assert_same(model, onx, column_feeds(test), test)
     assert_same(model, to_onnx(model, zipmap=False), column_feeds(test), test)
+    assert_same(model, to_onnx(model, df, zipmap=False), column_feeds(test), test)
+
+
+def test_mixed_fitted_on_an_array():
+    X, y, _ = counts_with_gaps()
+    model = MixedNB(columns=[("poisson", [0, 1, 2]), ("gaussian", [3, 4, 5])]).fit(X, y)
+    assert_same(model, to_onnx(model, zipmap=False), {"X": X}, X)
 
 
 def test_zipmap_default_gives_dicts_by_class():
@@ -273,6 +280,11 @@ def test_refusals_say_why():
     kde = DensityNB(density="kde").fit(RNG.normal(size=(60, 2)), y)
     with pytest.raises(ParameterError, match="kernel densities"):
         to_onnx(kde)
+    dated = pd.DataFrame(
+        {"when": pd.date_range("2020-01-01", periods=60), "x": RNG.normal(size=60)}
+    )
+    with pytest.raises(ParameterError, match="calendar features of a date"):
+        to_onnx(MixedNB().fit(dated, y))
     threshold = GaussianNB(decision_threshold=0.3).fit(X.astype(float), y)
     with pytest.raises(ParameterError, match="decision_threshold"):
         to_onnx(threshold)

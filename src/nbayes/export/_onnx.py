@@ -28,6 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 import numpy as np
+import pandas as pd
 from onnx import TensorProto
 from skl2onnx import convert_sklearn, update_registered_converter
 from skl2onnx import to_onnx as _skl2onnx_to_onnx
@@ -102,7 +103,8 @@ def _groups(model) -> list:
                 raise _refuse(
                     model,
                     f"columns {absent!r} are derived from others (calendar features of a date), "
-                    "which the ONNX export does not compute",
+                    "which the ONNX export does not compute. Add them to the table as columns "
+                    "of their own (year, month, day of week) and fit on those",
                 )
             cats = [categories[c] for c in labels] if fam.name == "categorical" else None
             groups.append((fam, p, [index[c] for c in key], cats))
@@ -329,6 +331,18 @@ def _initial_types(model) -> list:
     return [("X", StringTensorType([None, n]) if text.all() and n else DoubleTensorType([None, n]))]
 
 
+def _example(X):
+    """X's first row for skl2onnx, a DataFrame's text columns as object with ``""`` for a
+    missing value (skl2onnx guesses no input type for pandas' Arrow-backed strings)."""
+    if not isinstance(X, pd.DataFrame):
+        return X[:1]
+    head = X.iloc[:1].copy()
+    for name in head.columns:  # bounded by the columns
+        if head[name].dtype.kind not in "iufb":
+            head[name] = head[name].astype(object).fillna(MISSING_STRING)
+    return head
+
+
 def to_onnx(model, X=None, **options):
     """Convert a fitted nbayes model into an ONNX graph that gives the same labels and
     probabilities.
@@ -379,7 +393,7 @@ def to_onnx(model, X=None, **options):
     """
     opts = {id(model): options} if options else None
     if X is not None:
-        return _skl2onnx_to_onnx(model, X, options=opts, target_opset=TARGET_OPSET)
+        return _skl2onnx_to_onnx(model, _example(X), options=opts, target_opset=TARGET_OPSET)
     return convert_sklearn(
         model, initial_types=_initial_types(model), options=opts, target_opset=TARGET_OPSET
     )
