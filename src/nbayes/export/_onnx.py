@@ -173,8 +173,6 @@ def _codes(g: Graph, columns: _Columns, j: int, values, first_code: int) -> str:
         if MISSING_STRING not in keys:
             keys.append(MISSING_STRING)
             vals.append(missing)
-        if not keys:
-            keys, vals = ["\x00"], [int(UNSEEN)]
         coded = g.op(
             "LabelEncoder",
             [x],
