@@ -28,6 +28,7 @@ from nbayes.exceptions import ParameterError
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is in the optional export extra")
 skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx is in the optional export extra")
+onnx = pytest.importorskip("onnx", reason="onnx is in the optional export extra")
 from nbayes.export import to_onnx  # noqa: E402  (registers the converters)
 
 TOL = 1e-5
@@ -41,6 +42,7 @@ def run_onnx(onx, feeds: dict):
     """(labels, probabilities) from onnxruntime. ``feeds`` go to the graph's inputs in order
     (skl2onnx makes column names valid ONNX names: "education-num" is "education_num"),
     each as the type of its input."""
+    onnx.checker.check_model(onx, full_check=True)
     session = ort.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
     inputs = session.get_inputs()
     assert len(inputs) == len(feeds)
