@@ -299,6 +299,33 @@ def test_without_the_extra_the_error_says_what_to_install():
     assert 'pip install "nbayes[export]"' in out.stderr
 
 
+def test_refused_labels_and_families_say_why():
+    X = RNG.normal(size=(60, 2))
+    y = RNG.integers(0, 2, size=60)
+    with pytest.raises(ParameterError, match="labels must be integers or strings"):
+        to_onnx(GaussianNB().fit(X, y.astype(np.float64)))
+    kde = MixedNB(columns=[("kde", [0]), ("gaussian", [1])]).fit(X, y)
+    with pytest.raises(ParameterError, match="the kde family is used"):
+        to_onnx(kde)
+
+
+def test_inputs_that_do_not_fit_the_model_say_so():
+    from skl2onnx.common.data_types import DoubleTensorType, StringTensorType
+
+    X = RNG.normal(size=(60, 3))
+    y = RNG.integers(0, 2, size=60)
+    model = GaussianNB().fit(X, y)
+    two = [("a", DoubleTensorType([None, 1])), ("b", DoubleTensorType([None, 1]))]
+    with pytest.raises(ParameterError, match="give ONNX one"):
+        skl2onnx.convert_sklearn(model, initial_types=two)
+    with pytest.raises(ParameterError, match="reads numbers there"):
+        skl2onnx.convert_sklearn(model, initial_types=[("X", StringTensorType([None, 3]))])
+    strings = np.array([["a"], ["b"]] * 30, dtype=object)
+    categorical = CategoricalNB().fit(strings, y)
+    with pytest.raises(ParameterError, match="categories there are text"):
+        skl2onnx.convert_sklearn(categorical, initial_types=[("X", DoubleTensorType([None, 1]))])
+
+
 # -- the shared data sets --------------------------------------------------------------------
 
 
