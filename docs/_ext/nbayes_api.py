@@ -18,6 +18,7 @@ MODULES = [
     ("nbayes.dask", "nbayes.dask", "Distributed fit and prediction with Dask."),
     ("nbayes.datasets", "nbayes.datasets", "The data sets that ship with nbayes."),
     ("nbayes.io", "nbayes.io", "Safe model files."),
+    ("nbayes.export", "nbayes.export", "Fitted models as ONNX graphs and SQL queries."),
     (
         "nbayes.calibration",
         "nbayes.calibration",
