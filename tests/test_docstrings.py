@@ -22,6 +22,7 @@ MODULES = [
     "nbayes.dask",
     "nbayes.plot",
     "nbayes.io",
+    "nbayes.export",
     "nbayes.columns",
     "nbayes.model_selection",
     "nbayes.calibration",

@@ -356,7 +356,7 @@ def to_onnx(model, X=None, **options):
         model: one per column for a model fitted on a DataFrame (double, or string for
         category values), else one (N, d) double (string) matrix named ``X``.
     **options
-        skl2onnx's converter options for the model, e.g. ``zipmap=False`` for a plain
+        The converter options of skl2onnx for the model, e.g. ``zipmap=False`` for a plain
         (N, K) probability tensor instead of a list of dicts.
 
     Returns
