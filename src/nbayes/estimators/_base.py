@@ -1685,8 +1685,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         sign gives ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``.
         For a linear model it equals ``linear_features(X) @ coef_[0] + intercept_[0]``. Exact
         within log(1 / eps) of float64, about 36.04, where the probabilities are resolved,
-        and clipped to it beyond (``engine.bound_decision``): there ``predict_proba`` rounds
-        to 0 and 1, and the tools see tied rows, as they do around scikit-learn's naive Bayes.
+        and clipped to it beyond (``engine.bound_decision``), where the likelier class's
+        probability rounds to 1: the tools see tied rows there, as around scikit-learn's
+        naive Bayes.
         More classes: the posterior P(y | x), equal to ``predict_proba``, shape (n_samples,
         n_classes); its argmax gives ``predict``. scikit-learn's tools prefer
         ``decision_function`` to ``predict_proba`` and read it one column at a time

@@ -612,8 +612,8 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Two classes: log P(classes_[1] | x) - log P(classes_[0] | x); its sign gives
         ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``. Exact
         within log(1 / eps) of float64, about 36.04, the range where the probabilities are
-        resolved, and clipped to it beyond, where they round to 0 and 1
-        (``predict_log_proba`` keeps the unbounded values). More classes: the posterior
+        resolved, and clipped to it beyond, where the likelier class's probability rounds to
+        1 (``predict_log_proba`` keeps the unbounded values). More classes: the posterior
         P(y | x), as ``predict_proba``; its argmax gives ``predict``. scikit-learn's tools
         that read one column at a time (``CalibratedClassifierCV``, one-vs-rest curves) then
         fit and rank what they would around scikit-learn's naive Bayes.
