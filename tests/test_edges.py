@@ -35,8 +35,8 @@ def test_bernoulli_mle_scores_probabilities_of_exactly_zero_and_one(mle_model):
         decision = mle_model.decision_function(rows)
     np.testing.assert_array_equal(proba, [[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
     np.testing.assert_array_equal(log_proba, [[0.0, -np.inf], [-np.inf, 0.0], [-np.inf, 0.0]])
-    # decision_function is bounded: a certain row scores the bound plus one nat, not infinity.
-    top = DECISION_BOUND + 1
+    # decision_function is bounded: a certain row scores the bound, not infinity.
+    top = DECISION_BOUND
     np.testing.assert_array_equal(decision, [-top, top, top])
     assert mle_model.predict(rows).tolist() == ["a", "b", "b"]
 
@@ -54,7 +54,7 @@ def test_a_row_every_class_rules_out_gets_the_uniform_posterior(mle_model):
         )
     both = r"1 row\(s\) have probability zero under both classes .* log-odds are set to 0"
     with pytest.warns(RuntimeWarning, match=both) as caught:
-        np.testing.assert_array_equal(mle_model.decision_function(rows), [0.0, -DECISION_BOUND - 1])
+        np.testing.assert_array_equal(mle_model.decision_function(rows), [0.0, -DECISION_BOUND])
     assert caught[0].filename == __file__
     assert mle_model.predict(rows).tolist() == ["a", "a"]  # a tie goes to classes_[0]
 
@@ -64,7 +64,7 @@ def test_three_classes_that_rule_a_row_out_score_minus_infinity():
     y = np.concatenate([Y_SEPARATED, ["c", "c"]])
     model = nbayes.BernoulliNB(estimate="mle").fit(X, y)
     # (0, 0): only b allows it; (1, 0) only a. Joint log-likelihoods, and the log posterior
-    # that puts all the mass on that class (decision_function squeezes -inf to log(eps) - 1).
+    # that puts all the mass on that class (decision_function: the posterior, 0 and 1).
     rows = np.array([[0, 0], [1, 0]], dtype=float)
     joint = model.joint_log_scores(rows)
     np.testing.assert_allclose(joint[0, 1], np.log(3 / 8) + np.log(1 / 3))
@@ -73,8 +73,7 @@ def test_three_classes_that_rule_a_row_out_score_minus_infinity():
     np.testing.assert_array_equal(
         model.predict_log_proba(rows), [[-np.inf, 0, -np.inf], [0, -np.inf, -np.inf]]
     )
-    low = -DECISION_BOUND - 1
-    np.testing.assert_array_equal(model.decision_function(rows), [[low, 0, low], [0, low, low]])
+    np.testing.assert_array_equal(model.decision_function(rows), [[0, 1, 0], [1, 0, 0]])
     np.testing.assert_array_equal(model.predict_proba(rows), [[0, 1, 0], [1, 0, 0]])
 
 

@@ -75,18 +75,18 @@ def test_binary_linear_form_reproduces_the_log_odds(name):
 
 
 @pytest.mark.parametrize("name", sorted(LINEAR))
-def test_multiclass_linear_scores_differ_from_decision_function_by_a_row_constant(name):
+def test_multiclass_linear_scores_differ_from_the_log_posterior_by_a_row_constant(name):
     model, X, _ = fitted(name, 3)
     d = model.decision_function(X)
     assert d.shape == (X.shape[0], 3)
     np.testing.assert_array_equal(model.classes_[d.argmax(axis=1)], model.predict(X))
-    # The log posterior: each row's probabilities sum to one.
-    np.testing.assert_allclose(d, model.predict_log_proba(X), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(np.exp(d).sum(axis=1), 1.0, rtol=1e-12)
+    # decision_function is the posterior: each row's probabilities sum to one.
+    np.testing.assert_allclose(d, model.predict_proba(X), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(d.sum(axis=1), 1.0, rtol=1e-12)
     Z = model.linear_features(X)
     assert model.coef_.shape == (3, Z.shape[1]) and model.intercept_.shape == (3,)
     scores = np.asarray(Z @ model.coef_.T) + model.intercept_
-    gap = scores - d
+    gap = scores - model.predict_log_proba(X)
     np.testing.assert_allclose(gap, gap[:, :1].repeat(3, axis=1), rtol=1e-9, atol=1e-8)
 
 

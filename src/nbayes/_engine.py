@@ -648,24 +648,20 @@ def log_odds(jll: np.ndarray) -> np.ndarray:
 
 
 #: log(1 / eps) of float64, about 36.04: the log-odds beyond which the likelier class's
-#: probability is 1 to float64's resolution (1 - p < eps). ``decision_function`` reports
-#: log-odds and log posteriors as they are inside this bound and squeezes them beyond it.
+#: probability is 1 to float64's resolution (1 - p < eps). The two-class
+#: ``decision_function`` reports the log-odds as they are inside this bound and clips them to it.
 DECISION_BOUND = float(-np.log(np.finfo(np.float64).eps))
 
 
-def bound_decision(scores: np.ndarray) -> np.ndarray:
-    """Log-odds or log posteriors as ``decision_function`` reports them, in place.
+def bound_decision(log_odds: np.ndarray) -> np.ndarray:
+    """Two-class log-odds as ``decision_function`` reports them: clipped to
+    [-DECISION_BOUND, DECISION_BOUND] in place (infinities too), and returned.
 
-    Values in [-DECISION_BOUND, DECISION_BOUND] are kept; a value beyond, by an excess x,
-    becomes DECISION_BOUND + x / (1 + x) with its sign (infinities: DECISION_BOUND + 1). The
-    order of rows is kept (rankings, ROC curves and thresholds inside the bound see the same
-    scores), and a model that is confidently wrong on a row by hundreds of nats weighs no
-    more than one at the bound in the tools that fit a slope to the scores (Platt and
-    temperature scaling, a stacked logistic regression).
+    Beyond the bound the probabilities no longer resolve the rows: scikit-learn's naive
+    Bayes, whose ``predict_proba[:, 1]`` rounds to exactly 1 there, hands its tools tied
+    rows, and so does the clip. Isotonic calibration then pools them as it pools the
+    reference's, and a model confidently wrong on a row by hundreds of nats weighs no more
+    than one at the bound in the tools that fit a slope to the scores (Platt and temperature
+    scaling, a stacked logistic regression).
     """
-    beyond = np.abs(scores) > DECISION_BOUND
-    excess = np.abs(scores[beyond]) - DECISION_BOUND
-    with np.errstate(invalid="ignore"):  # inf / inf: the squeezed value of an infinity is 1
-        squeezed = np.where(np.isinf(excess), 1.0, excess / (1.0 + excess))
-    scores[beyond] = np.sign(scores[beyond]) * (DECISION_BOUND + squeezed)
-    return scores
+    return np.clip(log_odds, -DECISION_BOUND, DECISION_BOUND, out=log_odds)

@@ -1680,21 +1680,24 @@ class BaseNB(IntervalMixin, ClassifierMixin, BaseEstimator, EstimatorProtocol):
         )
 
     def decision_function(self, X) -> np.ndarray:
-        """Log-odds for two classes, the log posterior otherwise.
+        """Log-odds for two classes, the posterior otherwise.
 
         Two classes: log P(classes_[1] | x) - log P(classes_[0] | x), shape (n_samples,); its
         sign gives ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``.
-        For a linear model it equals ``linear_features(X) @ coef_[0] + intercept_[0]``.
-        More classes: the log posterior log P(y | x) (``predict_log_proba``), shape
-        (n_samples, n_classes); its argmax gives ``predict``, and for a linear model it
-        differs from ``linear_features(X) @ coef_.T + intercept_`` by a per-row constant only.
-        Per-row normalised, so that scikit-learn's tools that read one column at a time
-        (``CalibratedClassifierCV``, one-vs-rest curves) see scores on one scale for every
-        row, not joint log-likelihoods whose level follows the size of the document.
-        Both hold within log(1 / eps) of float64, about 36.04, where the probabilities are
-        resolved; beyond it a score is squeezed into one more nat, keeping the order of rows
-        (``engine.bound_decision``), so that rows on which the model is confidently wrong do
-        not dominate the tools that fit a slope to the scores.
+        For a linear model it equals ``linear_features(X) @ coef_[0] + intercept_[0]``. Exact
+        within log(1 / eps) of float64, about 36.04, where the probabilities are resolved,
+        and clipped to it beyond (``engine.bound_decision``), where the likelier class's
+        probability rounds to 1: the tools see tied rows there, as around scikit-learn's
+        naive Bayes.
+        More classes: the posterior P(y | x), equal to ``predict_proba``, shape (n_samples,
+        n_classes); its argmax gives ``predict``. scikit-learn's tools prefer
+        ``decision_function`` to ``predict_proba`` and read it one column at a time
+        (``CalibratedClassifierCV`` fits a sigmoid or an isotonic map per class, the
+        one-vs-rest curves rank the rows per class); on the posterior they fit what they fit
+        around scikit-learn's naive Bayes, which has ``predict_proba`` only. Temperature
+        scaling recognises probabilities and takes their log. A log-scale score (the log
+        posterior, the one-vs-rest log-odds) leaves Platt's per-class sigmoid a different
+        family of maps, which calibrates overconfident models worse.
 
         Parameters
         ----------
@@ -1704,7 +1707,7 @@ class BaseNB(IntervalMixin, ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+            The log-odds of ``classes_[1]`` (two classes) or the posterior of every class.
 
         Examples
         --------
@@ -1719,9 +1722,12 @@ class BaseNB(IntervalMixin, ClassifierMixin, BaseEstimator, EstimatorProtocol):
         array([[-0.01, -4.32]])
         >>> model.decision_function([[3, 0], [0, 2]]).round(2)
         array([-4.31,  1.06])
+        >>> three = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "b", "c"])
+        >>> bool((three.decision_function([[3, 0]]) == three.predict_proba([[3, 0]])).all())
+        True
         """
         if len(getattr(self, "classes_", ())) > 2:
-            return engine.bound_decision(self.predict_log_proba(X))
+            return self.predict_proba(X)
         return engine.bound_decision(engine.log_odds(self._jll(X, normalised=False)))
 
     # -- linear form ----------------------------------------------------------------------------

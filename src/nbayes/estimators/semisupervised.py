@@ -1007,8 +1007,8 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def decision_function(self, X) -> np.ndarray:
-        """Log-odds for two classes, the log posterior otherwise (the convention of every
-        nbayes estimator, bounded as theirs), from the components summed per class.
+        """Log-odds for two classes (clipped to about ±36.04), the posterior otherwise: the
+        convention of every nbayes estimator, from the components summed per class.
 
         Parameters
         ----------
@@ -1018,7 +1018,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+            The log-odds of ``classes_[1]`` (two classes) or the posterior of every class.
 
         Examples
         --------
@@ -1038,8 +1038,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         jll = self.predict_joint_log_proba(X)
         if jll.shape[1] == 2:
             return engine.bound_decision(engine.log_odds(jll))
-        log_posterior = engine.normalise(np.ascontiguousarray(jll, dtype=np.float64), log=True)
-        return engine.bound_decision(log_posterior)
+        return engine.normalise(np.ascontiguousarray(jll, dtype=np.float64))
 
     def predict(self, X) -> np.ndarray:
         """Most probable class of each sample (with ``n_components=1``, exactly the

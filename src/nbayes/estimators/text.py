@@ -641,17 +641,16 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         return self.classifier_.predict_log_proba(self.encode(X))
 
     def decision_function(self, X) -> np.ndarray:
-        """Log-odds for two classes, the log posterior otherwise.
+        """Log-odds for two classes, the posterior otherwise.
 
         Two classes: log P(classes_[1] | x) - log P(classes_[0] | x); its sign gives
-        ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``. More
-        classes: the log posterior log P(y | x), as ``predict_log_proba``; its argmax gives
-        ``predict``. Each row is normalised, so that scikit-learn's tools that read one
-        column at a time (``CalibratedClassifierCV``, one-vs-rest curves) compare rows on
-        one scale. Exact within log(1 / eps) of float64, about 36.04, the range where the
-        probabilities are resolved; beyond it a score is squeezed into one more nat, in the
-        same order, so that confidently wrong rows do not dominate Platt or temperature
-        scaling (``predict_log_proba`` keeps the unbounded values).
+        ``predict`` (threshold 0) and its logistic sigmoid ``predict_proba[:, 1]``. Exact
+        within log(1 / eps) of float64, about 36.04, the range where the probabilities are
+        resolved, and clipped to it beyond, where the likelier class's probability rounds to
+        1 (``predict_log_proba`` keeps the unbounded values). More classes: the posterior
+        P(y | x), as ``predict_proba``; its argmax gives ``predict``. scikit-learn's tools
+        that read one column at a time (``CalibratedClassifierCV``, one-vs-rest curves) then
+        fit and rank what they would around scikit-learn's naive Bayes.
 
         Parameters
         ----------
@@ -661,7 +660,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+            The log-odds of ``classes_[1]`` (two classes) or the posterior of every class.
 
         Examples
         --------

@@ -546,7 +546,7 @@ class GridSearchCV(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
-            The log-odds of ``classes_[1]`` (two classes) or the log posterior of every class.
+            The log-odds of ``classes_[1]`` (two classes) or the posterior of every class.
 
         Examples
         --------

@@ -138,12 +138,12 @@ def _cross_val_predict(method: str) -> Runner:
         name = f"cross_val_predict-{method}"
         if used == "predict":
             return _scored(name, y, got)
-        if used == "decision_function" and got.ndim == 1:
+        if used == "decision_function" and got.ndim == 1:  # two classes: the log-odds
             proba = expit(got)
             proba = np.column_stack([1 - proba, proba])
-        elif used in ("decision_function", "predict_log_proba"):
+        elif used == "predict_log_proba":
             proba = softmax(got, axis=1)
-        else:
+        else:  # predict_proba, or decision_function of more classes: the posterior
             proba = got
         return _scored(name, y, classes[np.argmax(proba, axis=1)], proba, classes)
 
