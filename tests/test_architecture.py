@@ -301,8 +301,6 @@ MAX_MODULE_LINES = 800
 OVERSIZED = {
     # The scikit-learn shell and the family engine in one base class.
     "estimators/_base.py",
-    # Discretisation, Dask survey functions, an adapter and five estimators.
-    "estimators/seminaive.py",
     # SemiSupervisedNB with its own EM driver and its Dask and CLI paths.
     "estimators/semisupervised.py",
     # MixedNB with its column groups and their families.
