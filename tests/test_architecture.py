@@ -305,8 +305,6 @@ OVERSIZED = {
     "estimators/semisupervised.py",
     # MixedNB with its column groups and their families.
     "estimators/mixed.py",
-    # TextNB: the vectoriser, its settings and the delegation to a count model.
-    "estimators/text.py",
     # The six presets of scikit-learn's naive Bayes with their fitted attributes.
     "estimators/presets.py",
 }
