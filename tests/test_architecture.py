@@ -301,12 +301,8 @@ MAX_MODULE_LINES = 800
 OVERSIZED = {
     # The scikit-learn shell and the family engine in one base class.
     "estimators/_base.py",
-    # SemiSupervisedNB with its own EM driver and its Dask and CLI paths.
-    "estimators/semisupervised.py",
     # MixedNB with its column groups and their families.
     "estimators/mixed.py",
-    # The six presets of scikit-learn's naive Bayes with their fitted attributes.
-    "estimators/presets.py",
 }
 
 
