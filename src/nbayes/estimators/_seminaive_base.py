@@ -58,9 +58,9 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
 
         Examples
         --------
-        >>> from nbayes import GaussianNB
-        >>> sorted(GaussianNB().capabilities())[:3]
-        ['candidate_scoring', 'explanations', 'feature_subsets']
+        >>> from nbayes import TAN
+        >>> sorted(TAN().capabilities())
+        ['explanations', 'joint_probability']
         """
         return frozenset({base.EXPLANATIONS, base.JOINT_PROBABILITY})
 
@@ -591,9 +591,11 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> sorted(MultinomialNB().finalize_params())[:3]
-        ['alpha', 'class_prior', 'decision_threshold']
+        >>> from nbayes import TAN
+        >>> TAN().finalize_params()
+        Traceback (most recent call last):
+        ...
+        nbayes.exceptions.ParameterError: TAN learns its bin edges and categories from the rows ...
         """
         raise ParameterError(
             f"{type(self).__name__} learns its bin edges and categories from the rows it is "
@@ -647,10 +649,12 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
-        >>> MultinomialNB().set_state(state).predict([[3, 0]]).tolist()
-        ['a']
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> state = TAN().fit(df, [0, 1, 1, 0]).get_state()
+        >>> sorted(state["statistics"])
+        ['class_count', 'n1', 'n2', 'n_categories']
         """
         return super().get_state()
 
@@ -675,10 +679,12 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
-        >>> MultinomialNB().set_state(state).classes_.tolist()
-        ['a', 'b']
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
+        >>> TAN().set_state(model.get_state()).predict(df).tolist()
+        [0, 1, 1, 0]
         """
         layout = state["layout"]
         columns, numeric = list(layout["columns"]), np.asarray(layout["numeric"], dtype=bool)

@@ -44,12 +44,11 @@ class _SemiNaiveProtocol:
         Examples
         --------
         >>> import pandas as pd
-        >>> from nbayes import MixedNB, MultinomialNB
-        >>> MultinomialNB().survey_step(3) is None
-        True
-        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
-        >>> MixedNB().survey_step(meta).columns
-        ['city']
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> step = TAN().survey_step(df.iloc[:0])  # the columns, no rows
+        >>> step.columns, sorted(step.summarize(df, None, None)["values"]["a"])
+        (['a', 'b'], ['x', 'y'])
         """
         if summary is not None:
             return None
@@ -84,13 +83,16 @@ class _SemiNaiveProtocol:
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
         >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB()
-        >>> model.setup(2)
-        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
-        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
-        ['a']
+        >>> model = TAN()
+        >>> step = model.survey_step(df.iloc[:0])
+        >>> model.setup(df.iloc[:0], step.summarize(df, None, None))
+        >>> stats = model.accumulate(df, Labels(np.array([0, 1, 1, 0]), np.ones(4), 2))
+        >>> stats["class_count"].tolist()
+        [2.0, 2.0]
         """
         check_params(self)
         self._forget()
@@ -123,13 +125,12 @@ class _SemiNaiveProtocol:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> more = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
-        >>> model.merge_statistics(model.stats_, more)["class_count"].tolist()
-        [3.0, 1.0]
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
+        >>> model.merge_statistics(model.stats_, model.stats_)["class_count"].tolist()
+        [4.0, 4.0]
         """
         return self._merge_stats(a, b)
 
@@ -158,12 +159,14 @@ class _SemiNaiveProtocol:
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
         >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> row = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
-        >>> model.subtract_statistics(model.stats_, row)["groups"][0]["n_counts"].tolist()
-        [[2.0, 0.0], [0.0, 3.0]]
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
+        >>> row = model.accumulate(df.iloc[:1], Labels(np.array([0]), np.ones(1), 2))
+        >>> model.subtract_statistics(model.stats_, row)["class_count"].tolist()
+        [1.0, 2.0]
         """
         return self._subtract_stats(a, b)
 
@@ -188,10 +191,12 @@ class _SemiNaiveProtocol:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
         >>> model.scale_statistics(model.stats_, 0.5)["class_count"].tolist()
-        [1.0, 0.5]
+        [1.0, 1.0]
         """
         return {k: v if k in ("n_categories", "vectors") else v * factor for k, v in stats.items()}
 
@@ -213,10 +218,13 @@ class _SemiNaiveProtocol:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> model.clear_statistics(model.stats_)["class_count"].tolist()
-        [0.0, 0.0]
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
+        >>> cleared = model.clear_statistics(model.stats_)
+        >>> cleared["class_count"].tolist(), float(cleared["n2"].sum())
+        ([0.0, 0.0], 0.0)
         """
         return {
             k: v if k in ("n_categories", "vectors") else np.zeros_like(v) for k, v in stats.items()
@@ -244,10 +252,12 @@ class _SemiNaiveProtocol:
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
         >>> model.align_statistics(model.stats_, np.array([0, 2]), 3)["class_count"].tolist()
-        [2.0, 0.0, 1.0]
+        [2.0, 0.0, 2.0]
         """
         out = {}
         for k, v in stats.items():
@@ -274,11 +284,13 @@ class _SemiNaiveProtocol:
 
         Examples
         --------
-        >>> from nbayes import CategoricalNB
-        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
-        >>> b = CategoricalNB().fit([["green"]], [0])
-        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
-        [[0.0, 0.0, 1.0]]
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> a = TAN().fit(df, [0, 1, 1, 0])
+        >>> b = TAN().fit(pd.DataFrame({"a": ["z"], "b": ["u"]}), [0])
+        >>> a.recode_statistics(b)["n_categories"].tolist()  # "z" joins column a's codes
+        [4, 3]
         """
         return self._merge_state_from(other)
 
@@ -290,15 +302,16 @@ class _SemiNaiveProtocol:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [0, 3]], ["a", "b"])
-        >>> twin = MultinomialNB()
-        >>> twin.setup(2)
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import TAN
+        >>> model = TAN().fit(df, [0, 1, 1, 0])
+        >>> twin = TAN()
+        >>> twin.setup(df.iloc[:0], twin.survey_step(df.iloc[:0]).summarize(df, None, None))
         >>> _ = twin.install(model.classes_, model.stats_, finalize=False)
         >>> twin.finalize()
-        >>> twin.feature_log_prob_.shape
-        (2, 2)
+        >>> twin.structure_ == model.structure_
+        True
         """
         stats = self.stats_
         d = stats["n_categories"].size

@@ -112,9 +112,9 @@ class JointBayes(_SemiNaiveNB):
 
         Examples
         --------
-        >>> from nbayes import GaussianNB
-        >>> sorted(GaussianNB().capabilities())[:3]
-        ['candidate_scoring', 'explanations', 'feature_subsets']
+        >>> from nbayes import JointBayes
+        >>> sorted(JointBayes().capabilities())
+        ['explanations', 'holds_model', 'joint_probability']
         """
         return super().capabilities() | {base.HOLDS_MODEL}
 
@@ -297,12 +297,10 @@ class JointBayes(_SemiNaiveNB):
         Examples
         --------
         >>> import pandas as pd
-        >>> from nbayes import MixedNB, MultinomialNB
-        >>> MultinomialNB().survey_step(3) is None
-        True
-        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
-        >>> MixedNB().survey_step(meta).columns
-        ['city']
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import JointBayes
+        >>> JointBayes().survey_step(df.iloc[:0]).columns
+        ['a', 'b']
         """
         self._refuse_backoff("fitted through the estimator protocol (nbayes.dask.fit)")
         return super().survey_step(meta, summary)
@@ -324,13 +322,15 @@ class JointBayes(_SemiNaiveNB):
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import JointBayes
         >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB()
-        >>> model.setup(2)
-        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
-        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
-        ['a']
+        >>> model = JointBayes()
+        >>> model.setup(df.iloc[:0], model.survey_step(df.iloc[:0]).summarize(df, None, None))
+        >>> stats = model.accumulate(df, Labels(np.array([0, 1, 1, 0]), np.ones(4), 2))
+        >>> stats["class_count"].tolist()
+        [2.0, 2.0]
         """
         self._refuse_backoff("fitted through the estimator protocol (nbayes.dask.fit)")
         super().setup(meta, summary)
@@ -351,11 +351,13 @@ class JointBayes(_SemiNaiveNB):
 
         Examples
         --------
-        >>> from nbayes import CategoricalNB
-        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
-        >>> b = CategoricalNB().fit([["green"]], [0])
-        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
-        [[0.0, 0.0, 1.0]]
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import JointBayes
+        >>> a = JointBayes().fit(df, [0, 1, 1, 0])
+        >>> b = JointBayes().fit(pd.DataFrame({"a": ["z"], "b": ["u"]}), [0])
+        >>> a.recode_statistics(b)["n_categories"].tolist()  # "z" joins column a's codes
+        [3, 2]
         """
         self._refuse_backoff("merged (nbayes.merge)")
         return super().recode_statistics(other)
@@ -407,10 +409,12 @@ class JointBayes(_SemiNaiveNB):
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
-        >>> MultinomialNB().set_state(state).predict([[3, 0]]).tolist()
-        ['a']
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import JointBayes
+        >>> state = JointBayes().fit(df, [0, 1, 1, 0]).get_state()
+        >>> sorted(state["statistics"])
+        ['class_count', 'n1', 'n_categories', 'n_vectors', 'vectors']
         """
         state = super().get_state()
         if self.backoff is not None:
@@ -443,10 +447,12 @@ class JointBayes(_SemiNaiveNB):
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
-        >>> MultinomialNB().set_state(state).classes_.tolist()
-        ['a', 'b']
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "v", "u", "v"]})
+        >>> from nbayes import JointBayes
+        >>> model = JointBayes().fit(df, [0, 1, 1, 0])
+        >>> JointBayes().set_state(model.get_state()).predict(df).tolist()
+        [0, 1, 1, 0]
         """
         inner = state.get("backoff")
         if (inner is None) != (self.backoff is None):
