@@ -93,7 +93,7 @@ class _TextPrediction:
         >>> from nbayes import TextNB
         >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
         >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
-        >>> model.predict(["cash prize now", "lunch today"]).tolist()
+        >>> model.predict(["free cash", "noon lunch"]).tolist()
         ['spam', 'ham']
         """
         return self.classifier_.predict(self.encode(X))
@@ -222,10 +222,11 @@ class _TextPrediction:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> scores = model.joint_log_scores([[1, 1]])
-        >>> joint = model.predict_joint_log_proba([[1, 1]])
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> scores = model.joint_log_scores(["cash prize"])
+        >>> joint = model.predict_joint_log_proba(["cash prize"])
         >>> bool(abs((scores[0, 0] - scores[0, 1]) - (joint[0, 0] - joint[0, 1])) < 1e-12)
         True
         """

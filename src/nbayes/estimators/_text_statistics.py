@@ -49,12 +49,13 @@ class _TextStatistics:
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
         >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> stats = model.accumulate([[1, 1]], Labels(np.array([1]), np.array([2.0]), 2))
-        >>> stats["class_count"].tolist(), stats["groups"][0]["n_counts"].tolist()
-        ([0.0, 2.0], [[0.0, 0.0], [2.0, 2.0]])
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> stats = model.accumulate(["cash cash"], Labels(np.array([1]), np.array([2.0]), 2))
+        >>> stats["class_count"].tolist(), int(stats["groups"][0]["n_counts"].sum())
+        ([0.0, 2.0], 4)
         """
         return self.classifier_.accumulate(self.encode(X), labels, mode=mode)
 
@@ -78,13 +79,11 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> more = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
-        >>> model.merge_statistics(model.stats_, more)["class_count"].tolist()
-        [3.0, 1.0]
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> model.merge_statistics(model.stats_, model.stats_)["class_count"].tolist()
+        [4.0, 4.0]
         """
         width = self.classifier_.n_features_in_
         return self.classifier_.merge_statistics(self._widened(a, width), self._widened(b, width))
@@ -114,12 +113,13 @@ class _TextStatistics:
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
         >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> row = model.accumulate([[1, 1]], Labels(np.array([0]), np.array([1.0]), 2))
-        >>> model.subtract_statistics(model.stats_, row)["groups"][0]["n_counts"].tolist()
-        [[2.0, 0.0], [0.0, 3.0]]
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> row = model.accumulate(texts[:1], Labels(np.array([1]), np.ones(1), 2))
+        >>> model.subtract_statistics(model.stats_, row)["class_count"].tolist()
+        [2.0, 1.0]
         """
         return self.classifier_.subtract_statistics(a, b)
 
@@ -140,8 +140,9 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
         >>> model.clear_statistics(model.stats_)["class_count"].tolist()
         [0.0, 0.0]
         """
@@ -166,10 +167,11 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
         >>> model.scale_statistics(model.stats_, 0.5)["class_count"].tolist()
-        [1.0, 0.5]
+        [1.0, 1.0]
         """
         return self.classifier_.scale_statistics(stats, factor)
 
@@ -195,10 +197,11 @@ class _TextStatistics:
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
         >>> model.align_statistics(model.stats_, np.array([0, 2]), 3)["class_count"].tolist()
-        [2.0, 0.0, 1.0]
+        [2.0, 0.0, 2.0]
         """
         return self.classifier_.align_statistics(stats, positions, n_classes)
 
@@ -231,11 +234,12 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> from nbayes import CategoricalNB
-        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
-        >>> b = CategoricalNB().fit([["green"]], [0])
-        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
-        [[0.0, 0.0, 1.0]]
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> other = TextNB().fit(["free cash"], ["spam"])  # one new word: free
+        >>> model.recode_statistics(other)["groups"][0]["n_counts"].shape  # its class, 11 words
+        (1, 11)
         """
         if self._hashing or np.array_equal(_words_of(self), _words_of(other)):
             return self.classifier_.recode_statistics(other.classifier_)
@@ -353,13 +357,13 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [1, 1], [0, 3]], ["a", "a", "b"])
-        >>> twin = MultinomialNB()
-        >>> twin.setup(2)
-        >>> twin.install(model.classes_, model.stats_).predict([[0, 1]]).tolist()
-        ['b']
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> twin = TextNB()
+        >>> twin.setup(1, twin.survey_step(1).summarize(texts))
+        >>> twin.install(model.classes_, model.stats_).predict(["cash prize"]).tolist()
+        ['spam']
         """
         self.classifier_.install(classes, stats, finalize=finalize)
         self.classes_ = self.classifier_.classes_
@@ -372,15 +376,15 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> model = MultinomialNB().fit([[2, 0], [0, 3]], ["a", "b"])
-        >>> twin = MultinomialNB()
-        >>> twin.setup(2)
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> twin = TextNB()
+        >>> twin.setup(1, twin.survey_step(1).summarize(texts))
         >>> _ = twin.install(model.classes_, model.stats_, finalize=False)
         >>> twin.finalize()
-        >>> twin.feature_log_prob_.shape
-        (2, 2)
+        >>> twin.predict(["cash prize"]).tolist()
+        ['spam']
         """
         self.classifier_.finalize()
 
@@ -402,9 +406,14 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> sorted(MultinomialNB().finalize_params())[:3]
-        ['alpha', 'class_prior', 'decision_threshold']
+        >>> from sklearn.feature_extraction.text import HashingVectorizer
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> y = ["spam", "spam", "ham", "ham"]
+        >>> vec = HashingVectorizer(n_features=64, alternate_sign=False, norm=None)  # no vocabulary
+        >>> model = TextNB(vectorizer=vec).fit(texts, y)
+        >>> sorted(model.finalize_params())[:3]
+        ['classifier__alpha', 'classifier__class_prior', 'classifier__decision_threshold']
         """
         vec = self._new_vectorizer()
         if not self._is_hashing(vec) and vec.vocabulary is None:
@@ -443,10 +452,15 @@ class _TextStatistics:
         --------
         >>> import numpy as np
         >>> from nbayes import MultinomialNB
-        >>> X = np.array([[3, 0], [2, 1], [0, 4]]); y = [0, 0, 1]
-        >>> model = MultinomialNB().fit(X, y).finalize_with({"alpha": 0.5})
-        >>> refit = MultinomialNB(alpha=0.5).fit(X, y)
-        >>> np.allclose(model.feature_log_prob_, refit.feature_log_prob_)
+        >>> from sklearn.feature_extraction.text import HashingVectorizer
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> y = ["spam", "spam", "ham", "ham"]
+        >>> vec = HashingVectorizer(n_features=64, alternate_sign=False, norm=None)  # no vocabulary
+        >>> model = TextNB(vectorizer=vec).fit(texts, y)
+        >>> smoother = model.finalize_with({"classifier__alpha": 0.5})
+        >>> refit = TextNB(MultinomialNB(alpha=0.5), vec).fit(texts, y)
+        >>> np.allclose(smoother.predict_proba(texts), refit.predict_proba(texts))
         True
         """
         check_is_fitted(self, "classifier_")
@@ -483,10 +497,11 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> X, y = [[2, 0], [1, 1], [0, 3]], ["a", "a", "b"]
-        >>> round(MultinomialNB(alpha=2.0).fit(X, y).log_prior(), 3)
-        -6.08
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> round(model.log_prior(), 3)
+        -47.91
         """
         return self.classifier_.log_prior()
 
@@ -539,10 +554,11 @@ class _TextStatistics:
 
         Examples
         --------
-        >>> from nbayes import MultinomialNB
-        >>> state = MultinomialNB().fit([[1, 0], [0, 2]], ["a", "b"]).get_state()
-        >>> MultinomialNB().set_state(state).classes_.tolist()
-        ['a', 'b']
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB().fit(texts, ["spam", "spam", "ham", "ham"])
+        >>> TextNB().set_state(model.get_state()).predict(["cash prize"]).tolist()
+        ['spam']
         """
         vec, clf = state["vectorizer"], state["classifier"]
         if not base.supports(clf, base.WORD_COUNTS):

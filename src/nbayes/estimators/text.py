@@ -403,9 +403,10 @@ class TextNB(_TextPrediction, _TextStatistics, ClassifierMixin, BaseEstimator, E
 
         Examples
         --------
-        >>> from nbayes import GaussianNB
-        >>> sorted(GaussianNB().capabilities())[:3]
-        ['candidate_scoring', 'explanations', 'feature_subsets']
+        >>> from nbayes import TextNB
+        >>> passed_on = {"candidate_scoring", "explanations", "joint_probability"}
+        >>> sorted(TextNB().capabilities() - passed_on)
+        ['holds_model', 'inner_model', 'text_input']
         """
         clf = getattr(self, "classifier_", None) or self.classifier
         if clf is None:
@@ -450,13 +451,12 @@ class TextNB(_TextPrediction, _TextStatistics, ClassifierMixin, BaseEstimator, E
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> from nbayes import MixedNB, MultinomialNB
-        >>> MultinomialNB().survey_step(3) is None
-        True
-        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
-        >>> MixedNB().survey_step(meta).columns
-        ['city']
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> step = TextNB().survey_step(1)  # a vocabulary pass: texts, document and term counts
+        >>> n_texts, doc_freq, term_freq = step.summarize(texts)
+        >>> n_texts, int(doc_freq["cash"]), int(term_freq["lunch"])
+        (4, 2, 2)
         """
         check_params(self)
         _check_text_meta(meta)
@@ -479,14 +479,12 @@ class TextNB(_TextPrediction, _TextStatistics, ClassifierMixin, BaseEstimator, E
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB
-        >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB()
-        >>> model.setup(2)
-        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
-        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
-        ['a']
+        >>> from nbayes import TextNB
+        >>> texts = ["win cash now", "cheap cash prize", "lunch at noon?", "see you at lunch"]
+        >>> model = TextNB()
+        >>> model.setup(1, model.survey_step(1).summarize(texts))
+        >>> len(model.vectorizer_.vocabulary_)
+        10
         """
         check_params(self)
         _check_text_meta(meta)
