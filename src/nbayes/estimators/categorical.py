@@ -198,12 +198,12 @@ class CategoricalNB(_DiscreteNB):
         Examples
         --------
         >>> import pandas as pd
-        >>> from nbayes import MixedNB, MultinomialNB
-        >>> MultinomialNB().survey_step(3) is None
+        >>> from nbayes import CategoricalNB
+        >>> CategoricalNB().survey_step(3) is None  # category codes: no pass
         True
-        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
-        >>> MixedNB().survey_step(meta).columns
-        ['city']
+        >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "size": pd.Series(dtype=object)})
+        >>> CategoricalNB().survey_step(meta).columns  # category values: a pass for them
+        ['city', 'size']
         """
         if summary is not None or self._codes_in(meta):
             return None
@@ -230,13 +230,15 @@ class CategoricalNB(_DiscreteNB):
         Examples
         --------
         >>> import numpy as np
-        >>> from nbayes import MultinomialNB
+        >>> import pandas as pd
+        >>> from nbayes import CategoricalNB
         >>> from nbayes.distributions import Labels
-        >>> model = MultinomialNB()
-        >>> model.setup(2)
-        >>> stats = model.accumulate(np.array([[1, 0], [0, 2]]), Labels([0, 1], [1.0, 1.0], 2))
-        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
-        ['a']
+        >>> df = pd.DataFrame({"city": ["Oslo", "Rome", "Oslo"]})
+        >>> model = CategoricalNB()
+        >>> model.setup(df.iloc[:0], model.survey_step(df.iloc[:0]).summarize(df))
+        >>> stats = model.accumulate(df, Labels(np.array([0, 1, 0]), np.ones(3), 2))
+        >>> stats["groups"][0]["n_counts"].tolist()  # Oslo, Rome
+        [[2.0, 0.0], [0.0, 1.0]]
         """
         super().setup(meta, summary)
         self._layout = None
@@ -301,10 +303,10 @@ class CategoricalNB(_DiscreteNB):
         Examples
         --------
         >>> from nbayes import CategoricalNB
-        >>> a = CategoricalNB().fit([["red"], ["blue"]], [0, 1])
-        >>> b = CategoricalNB().fit([["green"]], [0])
-        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue, red, green
-        [[0.0, 0.0, 1.0]]
+        >>> a = CategoricalNB().fit([["red", "S"], ["blue", "M"]], [0, 1])
+        >>> b = CategoricalNB().fit([["green", "M"]], [0])
+        >>> a.recode_statistics(b)["groups"][0]["n_counts"].tolist()  # blue red green | M S
+        [[0.0, 0.0, 1.0, 1.0, 0.0]]
         """
         if (self._layout is None) != (other._layout is None):
             raise ParameterError(
