@@ -303,16 +303,8 @@ MAX_MODULE_LINES = 800
 OVERSIZED = {
     # The scikit-learn shell and the family engine in one base class.
     "estimators/_base.py",
-    # Discretisation, Dask survey functions, an adapter and five estimators.
-    "estimators/seminaive.py",
-    # SemiSupervisedNB with its own EM driver and its Dask and CLI paths.
-    "estimators/semisupervised.py",
     # MixedNB with its column groups and their families.
     "estimators/mixed.py",
-    # TextNB: the vectoriser, its settings and the delegation to a count model.
-    "estimators/text.py",
-    # The six presets of scikit-learn's naive Bayes with their fitted attributes.
-    "estimators/presets.py",
 }
 
 

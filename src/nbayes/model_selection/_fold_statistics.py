@@ -143,8 +143,6 @@ class FoldStatistics:
         >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
         >>> folds.train_statistics(0)["groups"][0]["n_counts"].tolist()  # rows 2 and 3
         [[2.0, 1.0], [1.0, 3.0]]
-        >>> folds.train_model(0, {"alpha": 0.5}).get_params()["alpha"]
-        0.5
         """
         return self.model.subtract_statistics(self.total, self.test_stats[i])
 
@@ -174,8 +172,6 @@ class FoldStatistics:
         >>> from nbayes.model_selection import FoldStatistics
         >>> X = np.array([[3, 0], [0, 4], [2, 1], [1, 3]]); y = np.array([0, 1, 0, 1])
         >>> folds = FoldStatistics(MultinomialNB(), X, y, list(KFold(2).split(X)))
-        >>> folds.train_statistics(0)["groups"][0]["n_counts"].tolist()  # rows 2 and 3
-        [[2.0, 1.0], [1.0, 3.0]]
         >>> folds.train_model(0, {"alpha": 0.5}).get_params()["alpha"]
         0.5
         """

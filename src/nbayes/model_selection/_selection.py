@@ -161,11 +161,8 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         >>> y = rng.integers(0, 2, 300)
         >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
         >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
-        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
-        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
-        ([[1], [0]], [1, 0])
-        >>> search.predict_proba(rows[:1]).round(2)
-        array([[0.08, 0.92]])
+        >>> search.support_.tolist()
+        [True, False, False, False, False]
         """
         check_params(self)
         self._check_estimator()
@@ -267,11 +264,8 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         >>> y = rng.integers(0, 2, 300)
         >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
         >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
-        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
-        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
-        ([[1], [0]], [1, 0])
-        >>> search.predict_proba(rows[:1]).round(2)
-        array([[0.08, 0.92]])
+        >>> search.transform([[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]).tolist()
+        [[1], [0]]
         """
         if isinstance(X, pd.DataFrame):
             return X.loc[:, np.asarray(X.columns)[self._get_support_mask()]]
@@ -299,11 +293,8 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         >>> y = rng.integers(0, 2, 300)
         >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
         >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
-        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
-        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
-        ([[1], [0]], [1, 0])
-        >>> search.predict_proba(rows[:1]).round(2)
-        array([[0.08, 0.92]])
+        >>> search.predict([[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]).tolist()
+        [1, 0]
         """
         return self.estimator_.predict(self.transform(X))
 
@@ -329,10 +320,7 @@ class FeatureSelectionCV(SelectorMixin, MetaEstimatorMixin, BaseEstimator):
         >>> y = rng.integers(0, 2, 300)
         >>> X = np.column_stack([y ^ (rng.random(300) < 0.1), rng.integers(0, 2, (300, 4))])
         >>> search = FeatureSelectionCV(BernoulliNB(), cv=3, tol=0.01).fit(X, y)
-        >>> rows = [[1, 0, 1, 1, 0], [0, 1, 1, 0, 0]]
-        >>> search.transform(rows).tolist(), search.predict(rows).tolist()
-        ([[1], [0]], [1, 0])
-        >>> search.predict_proba(rows[:1]).round(2)
+        >>> search.predict_proba([[1, 0, 1, 1, 0]]).round(2)
         array([[0.08, 0.92]])
         """
         return self.estimator_.predict_proba(self.transform(X))
