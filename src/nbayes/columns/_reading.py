@@ -149,6 +149,7 @@ def read_column(
     *,
     max_int_categories="auto",
     n_rows: int | None = None,
+    codes: tuple | None = None,
 ) -> ColumnReading:
     """The :class:`ColumnReading` of one column, by the rules of the module's table.
 
@@ -163,6 +164,10 @@ def read_column(
         ``max(20, sqrt(n_rows))``), as in :class:`nbayes.MixedNB`.
     n_rows : int, optional
         Rows the choice is made on (default: ``len(series)``).
+    codes : tuple of float, optional
+        The values that code a missing value in a number column, when ``series`` does not
+        hold each value as often as the table does (a survey: :mod:`nbayes.columns` finds
+        them from counts); by default found in ``series``.
 
     Returns
     -------
@@ -216,24 +221,30 @@ def read_column(
         return ColumnReading(name, "identifier", None, why, kept_family=kept)
     if kind in "iuf":
         family, evidence = _number_family(series, kind, _int_limit(max_int_categories, n_rows))
-        codes = coded_missing(series)
-        if codes:
-            shown = ", ".join(map(code_text, codes))
-            return ColumnReading(
-                name,
-                "coded number",
-                family,
-                f"{evidence}; {shown} repeated far outside the other values, most likely "
-                "a code for a missing value",
-                codes=codes,
-            )
-        return ColumnReading(name, "number", family, evidence)
+        codes = coded_missing(series) if codes is None else codes
+        return number_reading(name, family, evidence, codes)
     profile = string_profile(sample)
     if profile.role == "text":
         return ColumnReading(name, "free text", "categorical", profile.describe())
     if profile.role == "words":
         return ColumnReading(name, "short text", "categorical", profile.describe())
     return ColumnReading(name, "category", "categorical", f"{n_unique:,} distinct values")
+
+
+def number_reading(name, family: str, evidence: str, codes: tuple) -> ColumnReading:
+    """The reading of a number column modelled by ``family``: a ``"coded number"`` when
+    ``codes`` (see :func:`coded_missing`) is not empty, else a ``"number"``."""
+    if codes:
+        shown = ", ".join(map(code_text, codes))
+        return ColumnReading(
+            name,
+            "coded number",
+            family,
+            f"{evidence}; {shown} repeated far outside the other values, most likely "
+            "a code for a missing value",
+            codes=codes,
+        )
+    return ColumnReading(name, "number", family, evidence)
 
 
 def _empty_family(kind: str) -> str:

@@ -55,10 +55,17 @@ def merge_surveys(capped: frozenset, cap: int, *parts):
     return rows, merged
 
 
+def first_pass(previous, summary):
+    """The first pass's (rows, column summaries) as (rows, column summaries, values found
+    by later passes)."""
+    rows, columns = summary
+    return rows, columns, {}
+
+
 def absorb_values(previous, summary):
-    """The first pass's (rows, values) with the values a later, narrow pass found."""
-    rows, found = previous if previous is not None else (0, {})
-    return rows, {**found, **summary[1]}
+    """The summary so far with the values a later, narrow pass found."""
+    rows, columns, found = previous if previous is not None else (0, {}, {})
+    return rows, columns, {**found, **summary[1]}
 
 
 def learn_values(vocab, values: list, missing_as_category: bool) -> None:
