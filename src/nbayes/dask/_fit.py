@@ -172,8 +172,9 @@ def fit(
     ----------
     estimator : nbayes estimator (a preset, MixedNB, TextNB, AODE, TAN, KDB, JointBayes)
         Fitted in place (previous fitted state is discarded) and returned. MixedNB needs a
-        dask DataFrame; its column groups and category codes come from a survey pass over
-        the non-float columns, so they are those of ``fit`` on all rows. The semi-naive
+        dask DataFrame; its column readings (:mod:`nbayes.columns`), groups and category
+        codes come from a survey pass over the columns, so they are those of ``fit`` on all
+        rows. The semi-naive
         models survey a dask DataFrame for their category values and for the bin edges of
         numeric columns not given in ``bin_edges`` (with a dask array, give every column's
         edges).

@@ -555,7 +555,7 @@ class MixedNB(BaseNB):
         True
         >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
         >>> MixedNB().survey_step(meta).columns
-        ['city']
+        ['city', 't']
         """
         meta = self._table_meta(meta)
         cap = _survey.SURVEY_CAP

@@ -956,7 +956,7 @@ class CategoricalNB(_DiscreteNB):
         True
         >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
         >>> MixedNB().survey_step(meta).columns
-        ['city']
+        ['city', 't']
         """
         if summary is not None or self._codes_in(meta):
             return None

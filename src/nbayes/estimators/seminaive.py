@@ -635,7 +635,7 @@ class _SemiNaiveNB(BaseNB):
         True
         >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
         >>> MixedNB().survey_step(meta).columns
-        ['city']
+        ['city', 't']
         """
         if summary is not None:
             return None
@@ -1946,8 +1946,9 @@ class JointBayes(_SemiNaiveNB):
         """The next pass over the data needed before :meth:`setup`, or None when none is.
 
         Most estimators need none: their columns and families follow from ``meta``. MixedNB
-        needs the distinct values of its categorical columns (to number categories as ``fit``
-        on all rows would); TextNB with a CountVectorizer needs word counts (its vocabulary).
+        needs what its column reading reads and the distinct values of its categorical
+        columns (to read columns and number categories as ``fit`` on all rows would); TextNB
+        with a CountVectorizer needs word counts (its vocabulary).
 
         Parameters
         ----------
@@ -1969,7 +1970,7 @@ class JointBayes(_SemiNaiveNB):
         True
         >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
         >>> MixedNB().survey_step(meta).columns
-        ['city']
+        ['city', 't']
         """
         self._refuse_backoff("fitted through the estimator protocol (nbayes.dask.fit)")
         return super().survey_step(meta, summary)

@@ -956,7 +956,7 @@ class TextNB(ClassifierMixin, BaseEstimator, EstimatorProtocol):
         True
         >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
         >>> MixedNB().survey_step(meta).columns
-        ['city']
+        ['city', 't']
         """
         check_params(self)
         _check_text_meta(meta)
