@@ -172,3 +172,12 @@ def test_shared_tables_are_read_as_fit_reads_them(shared_data, tmp_path):
         table.to_csv(path, index=index)
         got = _agree(pd.read_csv(path), target)
         assert "identifier" in got.column_choices_["kind"].tolist()  # the written row index
+
+
+def test_a_dask_fit_warns_once_of_each_choice():
+    frame = messier_frame(n=200, seed=4)
+    ddf = dd.from_pandas(frame, npartitions=3, sort=False)
+    with pytest.warns(ColumnWarning) as record, dask.config.set(scheduler="synchronous"):
+        nbdask.fit(MixedNB(), ddf.drop(columns=["label"]), ddf["label"])
+    said = [str(w.message) for w in record if issubclass(w.category, ColumnWarning)]
+    assert len(said) == len(set(said)) == 3  # the identifiers, and each of two coded columns
