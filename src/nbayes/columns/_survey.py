@@ -27,7 +27,7 @@ import pandas as pd
 from ._coded import codes_from_counts
 from ._dates import CALENDAR_PARTS, _as_datetimes, calendar_features
 from ._identifiers import looks_like_code_name, looks_like_index_name
-from ._reading import ColumnReading, number_reading, read_column
+from ._reading import ColumnReading, _int_limit, number_reading, read_column
 from ._strings import ROLE_SAMPLE
 
 #: Distinct values a summary keeps of a number column (the survey of MixedNB's categories
@@ -42,7 +42,8 @@ class ColumnSummary:
     """What the column-reading rules need of one column, for some of its rows.
 
     ``values`` and ``counts`` are the distinct present values in order of first appearance
-    and how often each occurs (None past the cap); ``sample`` the first present values.
+    (numbers as numbers, anything else as objects) and how often each occurs (None past the
+    cap); ``sample`` the first present values.
     Past the cap: ``extremes`` (the least and greatest finite values, increasing, and their
     counts), ``n_finite``, and ``distinct`` (every present value, while none repeats; None
     once one does, or for a column no identifier rule could read). For a datetime column,
@@ -85,8 +86,16 @@ def _summarize(series: pd.Series, cap: int | None, track: bool) -> ColumnSummary
         return ColumnSummary(len(present), sample, timed=first_timed, calendar=calendar)
     codes, uniques = pd.factorize(present, sort=False)
     counts = np.bincount(codes, minlength=len(uniques)).astype(np.int64)
-    summary = ColumnSummary(len(present), sample, np.asarray(uniques, dtype=object), counts)
+    summary = ColumnSummary(len(present), sample, _values(uniques), counts)
     return _past_cap(summary, track) if cap is not None and counts.size > cap else summary
+
+
+def _values(uniques) -> np.ndarray:
+    """Distinct values as a numpy array: numbers and booleans as they are (they merge fast),
+    anything else as objects."""
+    if isinstance(uniques, np.ndarray) and uniques.dtype.kind in "biuf":
+        return uniques
+    return np.asarray(uniques, dtype=object)
 
 
 def _past_cap(summary: ColumnSummary, track: bool) -> ColumnSummary:
@@ -95,7 +104,7 @@ def _past_cap(summary: ColumnSummary, track: bool) -> ColumnSummary:
         return summary
     x = summary.values.astype(np.float64)
     finite = np.isfinite(x)
-    extremes = _extremes(x[finite], summary.counts[finite])
+    extremes = _extremes(x[finite], summary.counts[finite])  # distinct values
     every = track and bool((summary.counts == 1).all())
     return replace(
         summary,
@@ -108,14 +117,14 @@ def _past_cap(summary: ColumnSummary, track: bool) -> ColumnSummary:
 
 
 def _extremes(x: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The :data:`EXTREMES` least and greatest distinct values of ``x`` (which may repeat) and
-    their summed counts, in increasing order."""
-    values, inverse = np.unique(x, return_inverse=True)
-    totals = np.bincount(inverse, weights=counts, minlength=values.size).astype(np.int64)
-    if values.size > 2 * EXTREMES:
-        keep = np.r_[0:EXTREMES, values.size - EXTREMES : values.size]
-        values, totals = values[keep], totals[keep]
-    return values, totals
+    """The :data:`EXTREMES` least and greatest of the distinct values ``x`` and their counts,
+    in increasing order."""
+    if x.size > 2 * EXTREMES:  # a selection, not a sort of every value
+        pick = np.argpartition(x, (EXTREMES - 1, x.size - EXTREMES))
+        pick = np.concatenate([pick[:EXTREMES], pick[-EXTREMES:]])
+        x, counts = x[pick], counts[pick]
+    order = np.argsort(x)
+    return x[order], counts[order]
 
 
 def summarize(part: pd.DataFrame, capped: frozenset, cap: int, tracked: frozenset):
@@ -152,13 +161,14 @@ def _merge_column(pieces: list, cap: int | None, track: bool) -> ColumnSummary:
         codes, uniques = pd.factorize(np.concatenate([p.values for p in pieces]), sort=False)
         weights = np.concatenate([p.counts for p in pieces])
         counts = np.bincount(codes, weights=weights, minlength=len(uniques)).astype(np.int64)
-        summary = ColumnSummary(n_present, sample, np.asarray(uniques, dtype=object), counts)
+        summary = ColumnSummary(n_present, sample, _values(uniques), counts)
         return _past_cap(summary, track) if cap is not None and counts.size > cap else summary
     pieces = [_past_cap(p, track) for p in pieces]
-    extremes = _extremes(
-        np.concatenate([p.extremes[0] for p in pieces]),
-        np.concatenate([p.extremes[1] for p in pieces]),
+    values, inverse = np.unique(
+        np.concatenate([p.extremes[0] for p in pieces]), return_inverse=True
     )
+    counts = np.bincount(inverse, weights=np.concatenate([p.extremes[1] for p in pieces]))
+    extremes = _extremes(values, counts.astype(np.int64))
     distinct = None
     if all(p.distinct is not None for p in pieces):
         distinct = np.concatenate([p.distinct for p in pieces])
@@ -229,6 +239,22 @@ def survey_reading(
     return number_reading(name, "gaussian", evidence, _codes(summary, kind))
 
 
+def survey_readings(dtypes: dict, read: frozenset, max_int_categories, rows: int, columns: dict):
+    """({column: reading}, {calendar feature: distinct values}) of the columns in ``read``,
+    from the survey's summaries ``columns`` of a table of ``rows`` rows and ``dtypes``."""
+    limit = _int_limit(max_int_categories, rows)
+    _, _, cap = _plan(dtypes, max_int_categories)
+    readings, calendar = {}, {}
+    for c, summary in columns.items():  # bounded by the table's width
+        if c not in read:  # a column of a named family: its values only
+            continue
+        reading = survey_reading(c, dtypes[c], summary, rows, limit, cap)
+        readings[c] = reading
+        if reading.kind == "timestamp":
+            calendar.update(calendar_values(reading, summary))
+    return readings, calendar
+
+
 def calendar_values(reading: ColumnReading, summary: ColumnSummary) -> dict:
     """{feature name: distinct values in order of first appearance} of a timestamp column's
     calendar features (the categories a fit on all rows numbers)."""
@@ -243,14 +269,18 @@ def survey_plan(meta: pd.DataFrame, max_int_categories) -> tuple[frozenset, froz
     """(capped, tracked, cap) for a survey of ``meta``'s columns: number columns are capped
     at ``cap`` distinct values (enough for the integer categories limit) unless named like a
     row index; integers and columns named like a code are tracked past it while distinct."""
+    return _plan(dict(meta.dtypes.items()), max_int_categories)
+
+
+def _plan(dtypes: dict, max_int_categories) -> tuple[frozenset, frozenset, int]:
     capped = frozenset(
         c
-        for c in meta.columns
-        if getattr(meta[c].dtype, "kind", "O") in "iuf"
-        and not isinstance(meta[c].dtype, pd.CategoricalDtype)
+        for c, dtype in dtypes.items()
+        if getattr(dtype, "kind", "O") in "iuf"
+        and not isinstance(dtype, pd.CategoricalDtype)
         and not looks_like_index_name(c)
     )
-    tracked = frozenset(c for c in capped if meta[c].dtype.kind in "iu" or looks_like_code_name(c))
+    tracked = frozenset(c for c in capped if dtypes[c].kind in "iu" or looks_like_code_name(c))
     limit = max_int_categories
     cap = CAP if isinstance(limit, str) else max(CAP, int(limit) + 1)
     return capped, tracked, cap

@@ -55,17 +55,17 @@ def merge_surveys(capped: frozenset, cap: int, *parts):
     return rows, merged
 
 
-def first_pass(previous, summary):
+def first_pass(read, previous, summary):
     """The first pass's (rows, column summaries) as (rows, column summaries, values found
-    by later passes)."""
+    by later passes, ``read(rows, column summaries)``: the columns' readings, read once)."""
     rows, columns = summary
-    return rows, columns, {}
+    return rows, columns, {}, read(rows, columns)
 
 
 def absorb_values(previous, summary):
     """The summary so far with the values a later, narrow pass found."""
-    rows, columns, found = previous if previous is not None else (0, {}, {})
-    return rows, columns, {**found, **summary[1]}
+    rows, columns, found, readings = previous
+    return rows, columns, {**found, **summary[1]}, readings
 
 
 def learn_values(vocab, values: list, missing_as_category: bool) -> None:

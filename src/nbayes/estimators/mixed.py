@@ -508,21 +508,16 @@ class MixedNB(BaseNB):
             )
         return meta
 
-    def _surveyed(self, meta: pd.DataFrame, summary) -> tuple[int, dict, dict]:
+    @staticmethod
+    def _surveyed(summary) -> tuple[int, dict, dict]:
         """(rows, {column: reading}, {column or calendar feature: distinct values in order
-        of first appearance, or None}) from the survey's summary: (rows, {column:
-        ColumnSummary}, values a later pass found)."""
-        rows, columns, later = summary if summary is not None else (0, {}, {})
-        limit = self._int_limit(rows)
-        _, _, cap = columns_survey.survey_plan(meta, self.max_int_categories)
-        readings, found = {}, {}
-        for c, column in columns.items():  # bounded by the table's width
-            reading = columns_survey.survey_reading(c, meta[c].dtype, column, rows, limit, cap)
-            readings[c] = reading
-            found[c] = column.values
-            if reading.kind == "timestamp":
-                found.update(columns_survey.calendar_values(reading, column))
-        return rows, readings, {**found, **later}
+        of first appearance, or None}) from the survey's summary (see
+        :func:`_survey.first_pass`)."""
+        if summary is None:
+            return 0, {}, {}
+        rows, columns, later, (readings, calendar) = summary
+        found = {c: column.values for c, column in columns.items()}
+        return rows, readings, {**found, **calendar, **later}
 
     def survey_step(self, meta, summary=None):
         """The passes that find column groups and category codes without reading rows here.
@@ -576,9 +571,17 @@ class MixedNB(BaseNB):
                         columns_survey.summarize, capped=capped, cap=column_cap, tracked=tracked
                     ),
                     partial(columns_survey.merge, capped, column_cap, tracked),
-                    absorb=_survey.first_pass,
+                    absorb=partial(
+                        _survey.first_pass,
+                        partial(
+                            columns_survey.survey_readings,
+                            dict(meta.dtypes.items()),
+                            frozenset(read),
+                            self.max_int_categories,
+                        ),
+                    ),
                 )
-        rows, readings, found = self._surveyed(meta, summary)
+        rows, readings, found = self._surveyed(summary)
         check_params(self)
         probe = clone(self)
         probe._set_columns(meta.columns, from_table=True)
@@ -628,7 +631,7 @@ class MixedNB(BaseNB):
         check_params(self)
         self._forget()
         self._set_columns(meta.columns, from_table=True)
-        rows, readings, found = self._surveyed(meta, summary)
+        rows, readings, found = self._surveyed(summary)
         self._resolve_groups(meta, survey=(rows, readings))
         try:
             self._layout.learn_values({p: found.get(c) for p, c in enumerate(self._columns)})
