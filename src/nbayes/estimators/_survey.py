@@ -63,8 +63,9 @@ def first_pass(read, previous, summary):
 
 
 def absorb_values(previous, summary):
-    """The summary so far with the values a later, narrow pass found."""
-    rows, columns, found, readings = previous
+    """The summary so far (None when no first pass was needed) with the values a later,
+    narrow pass found."""
+    rows, columns, found, readings = previous or (summary[0], {}, {}, ({}, {}))
     return rows, columns, {**found, **summary[1]}, readings
 
 
