@@ -84,9 +84,7 @@ def main(argv=None) -> dict:
     with dask.config.set(scheduler="synchronous"):
         dask_auto = _timed(lambda: nbdask.fit(MixedNB(), X, y), args.repeat)
         dask_named = _timed(lambda: nbdask.fit(MixedNB(columns=named), X, y), args.repeat)
-    memory = _timed(
-        lambda: MixedNB().fit(full.drop(columns=["label"]), full["label"]), args.repeat
-    )
+    memory = _timed(lambda: MixedNB().fit(full.drop(columns=["label"]), full["label"]), args.repeat)
     result = {
         "nbayes": nbayes.__file__,
         "rows": args.rows,
