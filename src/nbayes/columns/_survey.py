@@ -93,8 +93,9 @@ def _summarize(series: pd.Series, cap: int | None, track: bool) -> ColumnSummary
 def _values(uniques) -> np.ndarray:
     """Distinct values as a numpy array: numbers and booleans as they are (they merge fast),
     anything else as objects."""
-    if isinstance(uniques, np.ndarray) and uniques.dtype.kind in "biuf":
-        return uniques
+    dtype = getattr(uniques, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        return np.asarray(uniques)
     return np.asarray(uniques, dtype=object)
 
 
