@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 
 from ._coded import code_text, coded_missing
-from ._dates import _as_datetimes, _calendar_parts, _is_datetimes, _parse, date_format
+from ._dates import (
+    NUMBER_DATE_NAMES,
+    _as_datetimes,
+    _calendar_parts,
+    _is_datetimes,
+    _parse,
+    date_format,
+    number_date_format,
+)
 from ._identifiers import _group_identifier, _identifier
 from ._strings import ROLE_SAMPLE, string_profile
 
@@ -205,11 +213,15 @@ def read_column(
         value = value.item() if isinstance(value, np.generic) else value
         return ColumnReading(name, "constant", family, f"one value ({value!r}) in every row")
     sample = present.iloc[:ROLE_SAMPLE]  # what the rules on strings read
-    form = None if kind in "iuf" else date_format(sample)
+    form = number_date_format(series) if kind in "iuf" else date_format(sample)
     if form is not None:
         shown = "ISO 8601" if form == "ISO8601" else form
+        if kind in "iuf":
+            shown = f"whole numbers {NUMBER_DATE_NAMES[form]}"
+        example = present.iloc[0]
+        example = example.item() if isinstance(example, np.generic) else example
         return _timestamp(
-            name, _parse(series, form), form, f"dates written as {shown} (e.g. {present.iloc[0]!r})"
+            name, _parse(series, form), form, f"dates written as {shown} (e.g. {example!r})"
         )
     why = (
         _identifier(name, series, n_rows)

@@ -261,7 +261,7 @@ def calendar_values(reading: ColumnReading, summary: ColumnSummary) -> dict:
     calendar features (the categories a fit on all rows numbers)."""
     if summary.calendar:
         return {f"{reading.column}.{p}": summary.calendar[p] for p in reading.parts}
-    column = pd.Series(summary.values, dtype=object, name=str(reading.column))
+    column = pd.Series(summary.values, name=str(reading.column))  # numbers stay numbers
     features = calendar_features(column, reading.parts, reading.date_format)
     return {name: _distinct(features[name]) for name in features.columns}
 

@@ -555,12 +555,12 @@ class MixedNB(BaseNB):
         meta = self._table_meta(meta)
         cap = _survey.SURVEY_CAP
         if summary is None:
-            old, _ = survey_columns(meta)
+            valued, _ = survey_columns(meta)  # columns whose categories may be needed
             read = self._read_columns(meta)
             # Text columns need no distinct values (their words are hashed): a near-unique
             # column of addresses would otherwise travel whole to the client.
             text = set(self._text_columns(meta))
-            surveyed = [c for c in meta.columns if c not in text and (c in read or c in old)]
+            surveyed = [c for c in meta.columns if c not in text and (c in read or c in valued)]
             if surveyed:
                 capped, tracked, column_cap = columns_survey.survey_plan(
                     meta[surveyed], self.max_int_categories
