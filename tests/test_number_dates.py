@@ -79,3 +79,15 @@ def test_cli_api_and_dask_agree_on_a_number_date(tmp_path):
     assert "date" in cli.feature_names_in_
     assert api.column_choices_.loc["date", "kind"] == "timestamp"
     _agree(frame, "day")
+
+
+def test_a_semi_naive_model_reads_a_number_date_as_a_calendar(tmp_path, capsys):
+    from nbayes.cli import main
+
+    path = tmp_path / "garch.csv"
+    _garch().to_csv(path, index=False)
+    out = tmp_path / "m.nbayes"
+    assert main(["train", str(path), "-t", "day", "-o", str(out), "--model", "aode"]) == 0
+    said = capsys.readouterr().out
+    assert "cutting numeric column(s) ['dm'] into bins" in said  # not the date
+    assert load(out).column_choices_.loc["date", "family"] == "calendar"
