@@ -133,10 +133,18 @@ def test_set_up_without_the_survey_names_the_columns_it_lacks():
     df = pd.DataFrame({"city": ["Oslo", "Rome"], "area": [80.0, 95.0]})
     with pytest.raises(
         nbayes.exceptions.ParameterError,
+        match=r"MixedNB cannot read column\(s\) \['city', 'area'\]: no survey of their "
+        r"values; run the survey passes of survey_step\(\) first\.",
+    ):
+        nbayes.MixedNB().setup(df.iloc[:0], None)
+    with pytest.raises(
+        nbayes.exceptions.ParameterError,
         match=r"MixedNB cannot number its categories: no surveyed values for column 'city' "
         r"\(index 0\); run the survey passes of survey_step\(\) first\.",
     ):
-        nbayes.MixedNB().setup(df.iloc[:0], None)
+        nbayes.MixedNB(columns=[("categorical", ["city"])], remainder="drop").setup(
+            df.iloc[:0], None
+        )
 
 
 def test_mixed_needs_a_table_to_set_up_from():

@@ -488,7 +488,8 @@ def _bin_edges_pass(table, plan, target: str, dtypes: dict) -> bool:
     meta = plan.inputs(empty, 0, table.path)  # the columns and types, no rows
     # Dates become calendar features (categories) when the model reads its first rows; the
     # survey wants only the numeric columns' edges, which it finds without them.
-    meta = meta[[c for c in meta.columns if plan.schema.get(c) != "datetime"]]
+    dates = {r.column for r in plan.choices if r.family == "calendar"}
+    meta = meta[[c for c in meta.columns if plan.schema.get(c) != "datetime" and c not in dates]]
     step = est.survey_step(meta)
     if step is None or not step.labels:
         return False

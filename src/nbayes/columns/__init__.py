@@ -23,7 +23,9 @@ identifier        a row label, left out of the model: values distinct in every r
 timestamp         dates or times: a datetime dtype, or strings of which at least 95 % parse
                   under one of the written forms ISO 8601 (``2022-02-11``,
                   ``2022-02-11T08:30:00Z``, offsets), ``M/D/YY``, ``M/D/YYYY``, ``D/M/YYYY``,
-                  ``D.M.YYYY``, ``YYYY/MM/DD``, with or without a time; modelled as calendar
+                  ``D.M.YYYY``, ``YYYY/MM/DD``, with or without a time; or integers that
+                  are all calendar dates written ``YYMMDD`` or ``YYYYMMDD`` (all of six or
+                  all of eight digits, at least 10 distinct values); modelled as calendar
                   features (year, month, day of week, and hour where a time is written)
 boolean           true/false values (a bool dtype, or Python booleans with gaps)
 coded number      a number column in which a value written with nines (99, 999, ...,

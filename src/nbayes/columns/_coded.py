@@ -52,23 +52,38 @@ def coded_missing(series: pd.Series) -> tuple[float, ...]:
     if kind not in "iuf":
         return ()
     x = series.to_numpy(dtype=np.float64, na_value=np.nan)
-    x = x[np.isfinite(x)]
-    if x.size < 2 * CODE_REPEATS:
+    values, counts = np.unique(x[np.isfinite(x)], return_counts=True)
+    return codes_from_counts(values, counts)
+
+
+def codes_from_counts(values: np.ndarray, counts: np.ndarray, size: int | None = None):
+    """:func:`coded_missing` of a number column given as its distinct finite values (in
+    increasing order) and how often each occurs: the rule itself, which a survey of a table
+    read in parts (:mod:`nbayes.dask`) applies to the counts it gathered.
+
+    ``size`` is the number of finite values (default: ``counts.sum()``). Only a column's least
+    and greatest values can be codes (a positive code lies above every other value, a negative
+    one is the only negative value), so the few least and greatest values with their counts
+    and the column's ``size`` give the same codes as all of them, when there are at least ten
+    others.
+    """
+    size = int(counts.sum()) if size is None else int(size)
+    if size < 2 * CODE_REPEATS:
         return ()
-    values, counts = np.unique(x, return_counts=True)
-    repeated = values[(counts >= max(CODE_REPEATS, CODE_SHARE * x.size))]
+    repeated = values[(counts >= max(CODE_REPEATS, CODE_SHARE * size))]
     codes: list[float] = []
     for v in repeated[np.abs(repeated) >= 1]:  # few: repeated values that could be codes
         v = float(v)
         if not _is_code(v):
             continue
-        rest = x[(x != v) & ~np.isin(x, codes)]
-        if rest.size < CODE_REPEATS:
+        kept = (values != v) & ~np.isin(values, codes)
+        rest = values[kept]
+        if int(counts[kept].sum()) < CODE_REPEATS:
             continue
         gap = CODE_FAR * float(rest.max() - rest.min())
         if v > 0 and v - float(rest.max()) > gap:
             codes.append(v)
-        elif v < 0 and rest.min() >= 0 and (v <= -9 or np.unique(rest).size >= 10):
+        elif v < 0 and rest.min() >= 0 and (v <= -9 or rest.size >= 10):
             codes.append(v)
     return tuple(codes)
 

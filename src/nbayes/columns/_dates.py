@@ -6,6 +6,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from ._strings import ROLE_SAMPLE, _strings
@@ -33,6 +34,14 @@ DATE_FORMATS = (
     "%Y/%m/%d %H:%M",
     "%Y/%m/%d %H:%M:%S",
 )
+#: Dates written as whole numbers (``800102`` for 2 January 1980, ``19800102``), by the
+#: number of digits of every value.
+NUMBER_DATE_FORMATS = {8: "%Y%m%d", 6: "%y%m%d"}
+#: How each of :data:`NUMBER_DATE_FORMATS` is named in the evidence.
+NUMBER_DATE_NAMES = {"%Y%m%d": "YYYYMMDD", "%y%m%d": "YYMMDD"}
+#: Distinct values a column of whole numbers must have to be read as dates (a few numbers
+#: could all happen to read as dates).
+NUMBER_DATE_DISTINCT = 10
 #: A time zone written after a time (``Z``, ``+01:00``, ``-0500``, `` UTC``): calendar
 #: features are read in the time written, before the zone.
 _ZONE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)$")
@@ -49,10 +58,14 @@ def _without_zone(values: pd.Series) -> pd.Series:
 
 
 def _parse(values: pd.Series, date_format: str) -> pd.Series:
-    """``values`` (strings) as naive datetimes under ``date_format``; NaT where they do not
-    parse. Never raises."""
+    """``values`` (strings, or whole numbers under a form of :data:`NUMBER_DATE_FORMATS`) as
+    naive datetimes under ``date_format``; NaT where they do not parse. Never raises."""
     strings = values.astype(object)
-    if pd.api.types.infer_dtype(strings, skipna=True) != "string":  # only strings parse
+    if getattr(values.dtype, "kind", "O") in "iuf":  # dates written as numbers: their digits
+        x = pd.to_numeric(values, errors="coerce").astype(np.float64)
+        whole = x.where(np.isfinite(x) & (x == np.round(x)) & (x > 0))
+        strings = whole.astype("Int64").astype(object).map(lambda v: None if v is pd.NA else str(v))
+    elif pd.api.types.infer_dtype(strings, skipna=True) != "string":  # only strings parse
         strings = strings.where(strings.map(type).eq(str), None)
     text = _without_zone(strings)
     with warnings.catch_warnings():  # pandas warns about formats it infers per value
@@ -83,6 +96,27 @@ def date_format(series: pd.Series) -> str | None:
         if share > best_share:
             best, best_share = form, share
     return best if best_share >= DATE_SHARE else None
+
+
+def number_date_format(series: pd.Series) -> str | None:
+    """The form of :data:`NUMBER_DATE_FORMATS` under which every value of a column of whole
+    numbers reads as a calendar date (all of six or all of eight digits, at least
+    :data:`NUMBER_DATE_DISTINCT` distinct values); None otherwise."""
+    if getattr(series.dtype, "kind", "O") not in "iu" or isinstance(
+        series.dtype, pd.CategoricalDtype
+    ):
+        return None
+    x = series.dropna().to_numpy(dtype=np.int64)
+    if x.size == 0 or x.min() <= 0:
+        return None
+    digits = {len(str(int(v))) for v in (x.min(), x.max())}
+    form = NUMBER_DATE_FORMATS.get(digits.pop()) if len(digits) == 1 else None
+    if form is None:
+        return None
+    values = np.unique(x)
+    if values.size < NUMBER_DATE_DISTINCT:
+        return None
+    return form if bool(_parse(pd.Series(values), form).notna().all()) else None
 
 
 def _as_datetimes(series: pd.Series, date_format: str | None) -> pd.Series:
@@ -245,7 +279,11 @@ class Calendar:
                 or not isinstance(item[0], int)
                 or isinstance(item[0], bool)
                 or item[0] < 0
-                or not (item[1] is None or item[1] in DATE_FORMATS)
+                or not (
+                    item[1] is None
+                    or item[1] in DATE_FORMATS
+                    or item[1] in NUMBER_DATE_FORMATS.values()
+                )
                 or not isinstance(item[2], list)
                 or not item[2]
                 or not all(part in CALENDAR_PARTS for part in item[2])

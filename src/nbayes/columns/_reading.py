@@ -8,7 +8,15 @@ import numpy as np
 import pandas as pd
 
 from ._coded import code_text, coded_missing
-from ._dates import _as_datetimes, _calendar_parts, _is_datetimes, _parse, date_format
+from ._dates import (
+    NUMBER_DATE_NAMES,
+    _as_datetimes,
+    _calendar_parts,
+    _is_datetimes,
+    _parse,
+    date_format,
+    number_date_format,
+)
 from ._identifiers import _group_identifier, _identifier
 from ._strings import ROLE_SAMPLE, string_profile
 
@@ -149,6 +157,7 @@ def read_column(
     *,
     max_int_categories="auto",
     n_rows: int | None = None,
+    codes: tuple | None = None,
 ) -> ColumnReading:
     """The :class:`ColumnReading` of one column, by the rules of the module's table.
 
@@ -163,6 +172,10 @@ def read_column(
         ``max(20, sqrt(n_rows))``), as in :class:`nbayes.MixedNB`.
     n_rows : int, optional
         Rows the choice is made on (default: ``len(series)``).
+    codes : tuple of float, optional
+        The values that code a missing value in a number column, when ``series`` does not
+        hold each value as often as the table does (a survey: :mod:`nbayes.columns` finds
+        them from counts); by default found in ``series``.
 
     Returns
     -------
@@ -200,11 +213,15 @@ def read_column(
         value = value.item() if isinstance(value, np.generic) else value
         return ColumnReading(name, "constant", family, f"one value ({value!r}) in every row")
     sample = present.iloc[:ROLE_SAMPLE]  # what the rules on strings read
-    form = None if kind in "iuf" else date_format(sample)
+    form = number_date_format(series) if kind in "iuf" else date_format(sample)
     if form is not None:
         shown = "ISO 8601" if form == "ISO8601" else form
+        if kind in "iuf":
+            shown = f"whole numbers {NUMBER_DATE_NAMES[form]}"
+        example = present.iloc[0]
+        example = example.item() if isinstance(example, np.generic) else example
         return _timestamp(
-            name, _parse(series, form), form, f"dates written as {shown} (e.g. {present.iloc[0]!r})"
+            name, _parse(series, form), form, f"dates written as {shown} (e.g. {example!r})"
         )
     why = (
         _identifier(name, series, n_rows)
@@ -216,24 +233,30 @@ def read_column(
         return ColumnReading(name, "identifier", None, why, kept_family=kept)
     if kind in "iuf":
         family, evidence = _number_family(series, kind, _int_limit(max_int_categories, n_rows))
-        codes = coded_missing(series)
-        if codes:
-            shown = ", ".join(map(code_text, codes))
-            return ColumnReading(
-                name,
-                "coded number",
-                family,
-                f"{evidence}; {shown} repeated far outside the other values, most likely "
-                "a code for a missing value",
-                codes=codes,
-            )
-        return ColumnReading(name, "number", family, evidence)
+        codes = coded_missing(series) if codes is None else codes
+        return number_reading(name, family, evidence, codes)
     profile = string_profile(sample)
     if profile.role == "text":
         return ColumnReading(name, "free text", "categorical", profile.describe())
     if profile.role == "words":
         return ColumnReading(name, "short text", "categorical", profile.describe())
     return ColumnReading(name, "category", "categorical", f"{n_unique:,} distinct values")
+
+
+def number_reading(name, family: str, evidence: str, codes: tuple) -> ColumnReading:
+    """The reading of a number column modelled by ``family``: a ``"coded number"`` when
+    ``codes`` (see :func:`coded_missing`) is not empty, else a ``"number"``."""
+    if codes:
+        shown = ", ".join(map(code_text, codes))
+        return ColumnReading(
+            name,
+            "coded number",
+            family,
+            f"{evidence}; {shown} repeated far outside the other values, most likely "
+            "a code for a missing value",
+            codes=codes,
+        )
+    return ColumnReading(name, "number", family, evidence)
 
 
 def _empty_family(kind: str) -> str:

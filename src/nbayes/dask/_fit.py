@@ -3,6 +3,7 @@ merges, one ``install`` on the client."""
 
 from __future__ import annotations
 
+import warnings
 from functools import reduce
 
 import dask
@@ -17,7 +18,13 @@ from .._validation import rows_from
 from ..base import EstimatorProtocol, Model, SurveyStep
 from ..distributions import Labels
 from ..estimators._base import check_sample_weight, label_codes
-from ..exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
+from ..exceptions import (
+    ColumnWarning,
+    DataError,
+    NBayesError,
+    ParameterError,
+    UnknownLabelError,
+)
 from ._parts import (
     _TEXT,
     _W,
@@ -172,8 +179,9 @@ def fit(
     ----------
     estimator : nbayes estimator (a preset, MixedNB, TextNB, AODE, TAN, KDB, JointBayes)
         Fitted in place (previous fitted state is discarded) and returned. MixedNB needs a
-        dask DataFrame; its column groups and category codes come from a survey pass over
-        the non-float columns, so they are those of ``fit`` on all rows. The semi-naive
+        dask DataFrame; its column readings (:mod:`nbayes.columns`), groups and category
+        codes come from a survey pass over the columns, so they are those of ``fit`` on all
+        rows. The semi-naive
         models survey a dask DataFrame for their category values and for the bin edges of
         numeric columns not given in ``bin_edges`` (with a dask array, give every column's
         edges).
@@ -250,8 +258,11 @@ def fit(
     labelled = parts if isinstance(parts, dd.DataFrame) else None
     shell, summary = _set_up(estimator, X, meta, int(split_every), labelled)
     found, stats = _statistics(shell, parts, classes, int(split_every))
-    # The estimator itself is set up only now, so that a failure leaves it as it was.
-    estimator.setup(meta, summary)
+    # The estimator itself is set up only now, so that a failure leaves it as it was; the
+    # shell's set-up warned of its column choices already.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ColumnWarning)
+        estimator.setup(meta, summary)
     return estimator.install(found, stats)
 
 

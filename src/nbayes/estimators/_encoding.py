@@ -29,8 +29,6 @@ from .._validation import show, user_stacklevel
 from ..distributions.categorical import MISSING_CODE, UNSEEN_CODE
 from ..exceptions import DataError, ModelFormatError, UnseenCategoryWarning
 
-#: dtype kinds of columns that MixedNB can model, by inferred family.
-_CATEGORY_KINDS = "OUSV"
 #: At predict, a column where more than this share of the values (and at least
 #: UNSEEN_WARN_MIN_VALUES of them) is outside the vocabulary gets a UserWarning: most likely
 #: the column changed meaning or type since training, which would otherwise pass silently.
@@ -66,27 +64,6 @@ def as_frame(X, estimator: str = "MixedNB") -> pd.DataFrame:
     # No copy: like a DataFrame passed in, the frame is read, never written.
     frame = pd.DataFrame(arr, copy=False)
     return frame.infer_objects() if arr.dtype == object else frame
-
-
-def infer_family(dtype, n_unique: int | None, max_int_categories: int) -> str | None:
-    """Family name for a column of ``dtype`` (None: no rule applies).
-
-    bool -> bernoulli; category / object / string -> categorical; float -> gaussian;
-    integer -> categorical when it has at most ``max_int_categories`` distinct values,
-    gaussian otherwise.
-    """
-    if isinstance(dtype, pd.CategoricalDtype):
-        return "categorical"
-    kind = getattr(dtype, "kind", "O")
-    if kind == "b":
-        return "bernoulli"
-    if kind == "f":
-        return "gaussian"
-    if kind in "iu":
-        return "categorical" if (n_unique or 0) <= max_int_categories else "gaussian"
-    if kind in _CATEGORY_KINDS:
-        return "categorical"
-    return None
 
 
 @dataclass

@@ -55,10 +55,18 @@ def merge_surveys(capped: frozenset, cap: int, *parts):
     return rows, merged
 
 
+def first_pass(read, previous, summary):
+    """The first pass's (rows, column summaries) as (rows, column summaries, values found
+    by later passes, ``read(rows, column summaries)``: the columns' readings, read once)."""
+    rows, columns = summary
+    return rows, columns, {}, read(rows, columns)
+
+
 def absorb_values(previous, summary):
-    """The first pass's (rows, values) with the values a later, narrow pass found."""
-    rows, found = previous if previous is not None else (0, {})
-    return rows, {**found, **summary[1]}
+    """The summary so far (None when no first pass was needed) with the values a later,
+    narrow pass found."""
+    rows, columns, found, readings = previous or (summary[0], {}, {}, ({}, {}))
+    return rows, columns, {**found, **summary[1]}, readings
 
 
 def learn_values(vocab, values: list, missing_as_category: bool) -> None:

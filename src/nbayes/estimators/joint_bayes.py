@@ -279,8 +279,9 @@ class JointBayes(_SemiNaiveNB):
         """The next pass over the data needed before :meth:`setup`, or None when none is.
 
         Most estimators need none: their columns and families follow from ``meta``. MixedNB
-        needs the distinct values of its categorical columns (to number categories as ``fit``
-        on all rows would); TextNB with a CountVectorizer needs word counts (its vocabulary).
+        needs what its column reading reads and the distinct values of its categorical
+        columns (to read columns and number categories as ``fit`` on all rows would); TextNB
+        with a CountVectorizer needs word counts (its vocabulary).
 
         Parameters
         ----------

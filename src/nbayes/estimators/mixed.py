@@ -30,6 +30,7 @@ from ..columns import (
     read_column,
     warn_of,
 )
+from ..columns import _survey as columns_survey
 from ..distributions import REGISTRY, Family, make_family
 from ..distributions.categorical import UNSEEN
 from ..exceptions import ColumnWarning, DataError, NotFittedError, ParameterError
@@ -37,7 +38,7 @@ from . import _survey
 from ._base import BaseNB
 from ._columns import MISSING_POLICIES, ColumnLayout
 from ._constraints import ALPHA_MESSAGE, CLASS_PRIOR, SMOOTHING, VAR_SMOOTHING_MESSAGE
-from ._encoding import as_frame, infer_family
+from ._encoding import as_frame
 from ._survey import survey_columns
 
 REMAINDER = ("auto", "drop", "error")
@@ -295,10 +296,9 @@ class MixedNB(BaseNB):
         """The reading of each column by the typology of :mod:`nbayes.columns` (the rule is
         in the class docstring).
 
-        ``survey`` = (number of rows, {position: number of distinct values}) replaces
-        reading ``df`` when the data is not at hand (see :meth:`_start_from_survey`): then
-        only the dtype and the number of distinct values of integer columns decide, and no
-        column is an identifier or a timestamp.
+        ``survey`` = (number of rows, {column: reading}) gives the readings that a survey of
+        the data found (see :meth:`survey_step`) when the data is not at hand: the same as
+        reading all of its rows.
         """
         for p in positions.tolist():  # dtype metadata only
             dtype = df.dtypes.iloc[p]
@@ -314,21 +314,32 @@ class MixedNB(BaseNB):
                 read_column(df.iloc[:, p], df.columns[p], max_int_categories=limit)
                 for p in positions.tolist()  # bounded by the table's width
             ]
-        n_rows, counts = survey
-        limit = self._int_limit(n_rows)
-        readings = []
-        for p in positions.tolist():  # dtype metadata only, no data
-            dtype = df.dtypes.iloc[p]
-            n_unique = None if isinstance(dtype, pd.CategoricalDtype) else counts.get(p)
-            name = infer_family(dtype, n_unique, limit)
-            if name is None:
-                raise ParameterError(
-                    f"Cannot infer a family for column {df.columns[p]!r} (index {p}) of dtype "
-                    f"{dtype} from a survey. Convert it (e.g. dates to numbers) or name its "
-                    f"family: columns=[('gaussian', [{df.columns[p]!r}])]."
-                )
-            readings.append(ColumnReading(df.columns[p], "number", name, f"dtype {dtype}"))
-        return readings
+        _, readings = survey
+        lacking = [df.columns[p] for p in positions.tolist() if df.columns[p] not in readings]
+        if lacking:
+            raise ParameterError(
+                f"MixedNB cannot read column(s) {lacking!r}: no survey of their values; run "
+                "the survey passes of survey_step() first."
+            )
+        return [readings[df.columns[p]] for p in positions.tolist()]
+
+    def _read_columns(self, df: pd.DataFrame) -> set:
+        """Labels of the columns that the typology reads: those in "auto" or "calendar"
+        groups, and the remainder when it is "auto" (for a survey pass)."""
+        if isinstance(self.columns, str):
+            return set(df.columns)
+        named = np.zeros(df.shape[1], dtype=bool)
+        read = np.zeros(df.shape[1], dtype=bool)
+        for g, item in enumerate(self.columns):  # bounded by the number of groups written
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                continue  # _resolve_groups says what is wrong with it
+            pos = self._select(df, item[1], g)
+            named[pos] = True
+            if isinstance(item[0], str) and item[0] in ("auto", "calendar"):
+                read[pos] = True
+        if self.remainder == "auto":
+            read |= ~named
+        return set(df.columns[read])
 
     def _text_columns(self, df: pd.DataFrame) -> list:
         """Labels of the columns that ``columns`` puts in text groups (for a survey pass)."""
@@ -395,7 +406,10 @@ class MixedNB(BaseNB):
         auto = np.sort(np.concatenate(auto_positions)) if auto_positions else rest[:0]
         calendar = Calendar()
         for p in named_calendar:  # bounded by the columns named "calendar"
-            reading = read_column(df.iloc[:, p], df.columns[p]) if survey is None else None
+            if survey is None:
+                reading = read_column(df.iloc[:, p], df.columns[p])
+            else:
+                reading = survey[1].get(df.columns[p])
             if reading is None or reading.kind != "timestamp":
                 raise ParameterError(
                     f"Column {df.columns[p]!r} is named in a 'calendar' group but does not hold "
@@ -494,24 +508,27 @@ class MixedNB(BaseNB):
             )
         return meta
 
-    def _survey_counts(self, meta: pd.DataFrame, summary) -> tuple[int, dict, dict]:
-        """(rows, {position: distinct values} of the integer columns, values per column)."""
-        rows, found = summary if summary is not None else (0, {})
-        _, capped = survey_columns(meta)
-        position = {c: p for p, c in enumerate(meta.columns)}
-        n_unique = {
-            position[c]: (_survey.SURVEY_CAP + 1 if found.get(c) is None else found[c].size)
-            for c in capped
-        }
-        return rows, n_unique, found
+    @staticmethod
+    def _surveyed(summary) -> tuple[int, dict, dict]:
+        """(rows, {column: reading}, {column or calendar feature: distinct values in order
+        of first appearance, or None}) from the survey's summary (see
+        :func:`_survey.first_pass`)."""
+        if summary is None:
+            return 0, {}, {}
+        rows, columns, later, (readings, calendar) = summary
+        found = {c: column.values for c, column in columns.items()}
+        return rows, readings, {**found, **calendar, **later}
 
     def survey_step(self, meta, summary=None):
         """The passes that find column groups and category codes without reading rows here.
 
-        First pass: the number of rows and the distinct values of every column that is not
-        a float (integers capped at ``SURVEY_CAP`` values, enough for any integer limit).
-        Then, if a categorical column still lacks its values (a float or bool named
-        categorical, an integer past the cap), a second, narrow pass over those columns.
+        First pass: the number of rows and, for every column the typology reads (and every
+        other column that is not a float), what the rules of :mod:`nbayes.columns` read
+        (:mod:`nbayes.columns._survey`): the distinct values and their counts (number
+        columns capped at ``SURVEY_CAP`` values, enough for any integer limit), the first
+        values, the calendar of dates. The readings are those of ``fit`` on all the rows.
+        Then, if a categorical column still lacks its values (a float named categorical, a
+        number past the cap), a second, narrow pass over those columns.
 
         Parameters
         ----------
@@ -533,33 +550,50 @@ class MixedNB(BaseNB):
         True
         >>> meta = pd.DataFrame({"city": pd.Series(dtype=object), "t": pd.Series(dtype=float)})
         >>> MixedNB().survey_step(meta).columns
-        ['city']
+        ['city', 't']
         """
         meta = self._table_meta(meta)
         cap = _survey.SURVEY_CAP
         if summary is None:
-            surveyed, capped = survey_columns(meta)
+            valued, _ = survey_columns(meta)  # columns whose categories may be needed
+            read = self._read_columns(meta)
             # Text columns need no distinct values (their words are hashed): a near-unique
             # column of addresses would otherwise travel whole to the client.
             text = set(self._text_columns(meta))
-            surveyed = [c for c in surveyed if c not in text]
+            surveyed = [c for c in meta.columns if c not in text and (c in read or c in valued)]
             if surveyed:
+                capped, tracked, column_cap = columns_survey.survey_plan(
+                    meta[surveyed], self.max_int_categories
+                )
                 return SurveyStep(
                     surveyed,
-                    partial(_survey.survey_partition, capped=capped, cap=cap),
-                    partial(_survey.merge_surveys, capped, cap),
+                    partial(
+                        columns_survey.summarize, capped=capped, cap=column_cap, tracked=tracked
+                    ),
+                    partial(columns_survey.merge, capped, column_cap, tracked),
+                    absorb=partial(
+                        _survey.first_pass,
+                        partial(
+                            columns_survey.survey_readings,
+                            dict(meta.dtypes.items()),
+                            frozenset(read),
+                            self.max_int_categories,
+                        ),
+                    ),
                 )
-        rows, n_unique, found = self._survey_counts(meta, summary)
+        rows, readings, found = self._surveyed(summary)
         check_params(self)
         probe = clone(self)
         probe._set_columns(meta.columns, from_table=True)
-        probe._resolve_groups(meta, survey=(rows, n_unique))
+        with warnings.catch_warnings():  # setup warns of the choices, once
+            warnings.simplefilter("ignore", ColumnWarning)
+            probe._resolve_groups(meta, survey=(rows, readings))
         lacking = [
-            meta.columns[p]
+            probe._columns[p]
             for fam, pos in zip(probe.families_, probe._layout.positions)
             if fam.name == "categorical"
             for p in pos
-            if found.get(meta.columns[p]) is None
+            if found.get(probe._columns[p]) is None
         ]
         if not lacking:
             return None
@@ -597,8 +631,8 @@ class MixedNB(BaseNB):
         check_params(self)
         self._forget()
         self._set_columns(meta.columns, from_table=True)
-        rows, n_unique, found = self._survey_counts(meta, summary)
-        self._resolve_groups(meta, survey=(rows, n_unique))
+        rows, readings, found = self._surveyed(summary)
+        self._resolve_groups(meta, survey=(rows, readings))
         try:
             self._layout.learn_values({p: found.get(c) for p, c in enumerate(self._columns)})
         except ValueError as exc:

@@ -223,7 +223,10 @@ def choose_plan(
         binned = [
             c
             for c in candidates
-            if schema[c] in ("int", "float") and c not in categorical and c not in kept_ids
+            if schema[c] in ("int", "float")
+            and c not in categorical
+            and c not in kept_ids
+            and c not in dates  # dates written as numbers (YYMMDD): calendar features
         ]
         if binned:
             notes.append(
