@@ -101,12 +101,12 @@ def _values(uniques) -> np.ndarray:
 
 def _past_cap(summary: ColumnSummary, track: bool) -> ColumnSummary:
     """A number column's summary past its cap: extremes, finite count, distinct values."""
-    if summary.values is None:
+    if summary.values is None or summary.counts is None:
         return summary
     x = summary.values.astype(np.float64)
     finite = np.isfinite(x)
     extremes = _extremes(x[finite], summary.counts[finite])  # distinct values
-    every = track and bool((summary.counts == 1).all())
+    every = track and bool(np.all(summary.counts == 1))
     return replace(
         summary,
         values=None,
@@ -201,7 +201,8 @@ def _codes(summary: ColumnSummary, kind: str) -> tuple:
     """The codes for a missing value of a number column, from its counts."""
     if kind not in "iuf":
         return ()
-    if summary.values is None:
+    if summary.values is None or summary.counts is None:
+        assert summary.extremes is not None, "a summary past its cap keeps its extremes"
         values, counts = summary.extremes
         return codes_from_counts(values, counts, summary.n_finite)
     x = summary.values.astype(np.float64)

@@ -144,7 +144,7 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
                     )
             # A table is read as MixedNB(columns="auto") reads it (see ._table_reading).
             self.__dict__.pop("_reading", None)
-            self._choices = None
+            self._choices: list | None = None
             if from_table:
                 reading = TableReading.of(df, set(self.categorical or ()), type(self).__name__)
                 self._choices = reading.choices

@@ -6,7 +6,9 @@ Survey, set-up, the statistics' algebra and finalize, mixed into the shared base
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,6 +23,25 @@ from ._seminaive_survey import _combine_surveys, _survey_partition
 
 class _SemiNaiveProtocol:
     """Survey, set-up, merge, subtract, scale, clear, align, re-code and finalize."""
+
+    if TYPE_CHECKING:  # what the host (_SemiNaiveNB on BaseNB) supplies
+        alpha: Any
+        binning: Any
+        estimate: str
+        classes_: np.ndarray
+        stats_: Any
+        _columns: list
+        _numeric: np.ndarray
+        _layout: Any
+        _choices: list | None
+        _forget: Callable[..., Any]
+        _set_columns: Callable[..., Any]
+        _set_edges: Callable[..., Any]
+        _merge_stats: Callable[..., Any]
+        _merge_state_from: Callable[..., Any]
+        _log_prior: Callable[..., Any]
+        _build: Callable[..., Any]
+        _publish: Callable[..., Any]
 
     # -- the estimator protocol (see nbayes.base) -----------------------------------------------
     def survey_step(self, meta, summary=None) -> SurveyStep | None:

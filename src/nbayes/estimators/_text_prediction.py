@@ -5,6 +5,7 @@ texts are vectorised and the classifier scores the counts.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,13 @@ from ._text_input import read_texts
 
 class _TextPrediction:
     """Transform, predict, score, explain and summarise texts with the fitted model."""
+
+    if TYPE_CHECKING:  # what TextNB supplies
+        classifier_: Any
+        vectorizer_: Any
+
+        @property
+        def _hashing(self) -> bool: ...
 
     # -- prediction -------------------------------------------------------------------------------
     def transform(self, X):

@@ -5,7 +5,8 @@ model selection and the state as plain data.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,12 +20,22 @@ from ..exceptions import ParameterError
 from ._encoding import Vocabulary
 from ._text_chunks import _feature_axes
 
-if TYPE_CHECKING:
-    from .text import TextNB
-
 
 class _TextStatistics:
     """Accumulate, merge, subtract, clear, scale, align, re-code, finalize; state."""
+
+    if TYPE_CHECKING:  # what TextNB supplies
+        classifier_: Any
+        vectorizer_: Any
+
+        @property
+        def _hashing(self) -> bool: ...
+
+        _is_hashing: Callable[..., bool]
+        _new_classifier: Callable[..., Any]
+        _new_vectorizer: Callable[..., Any]
+        encode: Callable[..., Any]
+        get_params: Callable[..., dict]
 
     def accumulate(self, X, labels: Labels, *, mode: Mode = "count") -> dict:
         """Word counts of texts ``X`` accumulated by the classifier.
@@ -584,7 +595,7 @@ class _TextStatistics:
         return self
 
 
-def _words(model: TextNB) -> np.ndarray | None:
+def _words(model: _TextStatistics) -> np.ndarray | None:
     """The words of a fitted CountVectorizer in code order (None for hashing)."""
     vocab = getattr(model.vectorizer_, "vocabulary_", None)
     if vocab is None:
@@ -594,14 +605,14 @@ def _words(model: TextNB) -> np.ndarray | None:
     return words
 
 
-def _words_of(model: TextNB) -> np.ndarray:
+def _words_of(model: _TextStatistics) -> np.ndarray:
     """:func:`_words` of a CountVectorizer model."""
     words = _words(model)
     assert words is not None  # asked of CountVectorizer models only
     return words
 
 
-def _word_vocabulary(model: TextNB) -> Vocabulary:
+def _word_vocabulary(model: _TextStatistics) -> Vocabulary:
     """The model's words as a one-column :class:`Vocabulary` (code i: the i-th word)."""
     words = _words_of(model)
     n = words.size
