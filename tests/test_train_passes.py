@@ -73,11 +73,12 @@ def test_train_reads_data_once_per_pass(table, tmp_path, monkeypatch, capsys, op
         ["--model", "aode", "--exclude", "text"],
         ["--text-column", "text"],
         ["--text-column", "text", "--hashing", "64"],
+        ["--exclude", "text", "--dask", "local:1"],
     ],
 )
 def test_train_finalizes_once(table, tmp_path, monkeypatch, capsys, options):
-    """However many chunks, the statistics are finalized once (none per chunk, none again to
-    type or sort the classes)."""
+    """However many chunks (or Dask partitions), the statistics are finalized once (none per
+    chunk, none again to type or sort the classes)."""
     from nbayes.estimators._base import BaseNB
     from nbayes.estimators.seminaive import AODE
 

@@ -142,6 +142,32 @@ def train(
         stats, rows = part, rows + codes.size
     if stats is None:
         raise DataError("No batch of rows to train on; pass at least one (X, y) pair.")
+    return _install(model, classes, stats, typed, finalize)
+
+
+def install(model, labels, stats: dict, typed=None, finalize: bool = True):
+    """Install ``stats``, whose class axis follows ``labels``, with the labels typed by
+    ``typed`` and sorted (the statistics laid out to match); finalize once. Returns the
+    model. For statistics gathered elsewhere (``nbayes.dask``) as :func:`train` gathers
+    them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes.distributions import Labels
+    >>> model = MultinomialNB()
+    >>> model.setup(1)
+    >>> stats = model.accumulate([[1], [2]], Labels([0, 1], [1.0, 1.0], 2))
+    >>> install(model, ["10", "2"], stats, lambda labels: labels.astype(int)).classes_.tolist()
+    [2, 10]
+    """
+    classes = ClassCodes()
+    classes.add(np.asarray(labels, dtype=object))
+    return _install(model, classes, stats, typed, finalize)
+
+
+def _install(model, classes: ClassCodes, stats: dict, typed, finalize: bool):
     labels, positions = classes.order(typed)
     return model.install(
         labels, model.align_statistics(stats, positions, labels.size), finalize=finalize

@@ -219,7 +219,6 @@ def train(
         from ._dask import train_on_cluster
 
         rows = train_on_cluster(dask, table, plan, target, first[1])
-        sort_classes(est)
     else:
         chosen = _cv.cv_names(settings)
         if chosen:

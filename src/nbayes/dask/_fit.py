@@ -229,6 +229,21 @@ def fit(
     >>> nbdask.fit(MultinomialNB(), X, y).classes_.tolist()
     ['ham', 'spam']
     """
+    meta, summary, found, stats = statistics(
+        estimator, X, y, sample_weight, classes=classes, split_every=split_every
+    )
+    # The estimator itself is set up only now, so that a failure leaves it as it was; the
+    # shell's set-up warned of its column choices already.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ColumnWarning)
+        estimator.setup(meta, summary)
+    return estimator.install(found, stats)
+
+
+def statistics(estimator, X, y, sample_weight=None, *, classes=None, split_every: int = 8):
+    """:func:`fit` up to its finalize: (the set-up's ``meta`` and survey summary, the
+    classes, their merged statistics), for a caller that finalizes once itself (the command
+    line types its labels first: :func:`nbayes._training.install`)."""
     if int(split_every) < 2:
         raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
     if classes is not None:
@@ -258,12 +273,7 @@ def fit(
     labelled = parts if isinstance(parts, dd.DataFrame) else None
     shell, summary = _set_up(estimator, X, meta, int(split_every), labelled)
     found, stats = _statistics(shell, parts, classes, int(split_every))
-    # The estimator itself is set up only now, so that a failure leaves it as it was; the
-    # shell's set-up warned of its column choices already.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ColumnWarning)
-        estimator.setup(meta, summary)
-    return estimator.install(found, stats)
+    return meta, summary, found, stats
 
 
 def _statistics(shell, parts, classes, split_every: int):
