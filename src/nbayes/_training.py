@@ -10,8 +10,8 @@ given their type once and sorted, so that the model equals ``fit`` on all rows w
 batching.
 
 Survey passes (bin edges, a text vocabulary) run before, through the estimator protocol
-(:class:`nbayes.base.SurveyStep`); their result is fixed in the model before it is handed
-here.
+(:class:`nbayes.base.SurveyStep`): :func:`set_up` runs them over data held in memory or
+in chunks; the command line fixes their result (bin edges) in the model before training.
 """
 
 from __future__ import annotations
@@ -24,6 +24,27 @@ import pandas as pd
 from ._validation import rows_from
 from .distributions import Labels
 from .exceptions import DataError
+
+
+def set_up(model, meta, survey: Callable) -> object:
+    """Run the model's survey passes (:meth:`survey_step`), then set it up from their
+    summary; returns the summary. ``survey(step)`` runs one pass over the data and returns
+    the combined summary of that pass (in memory, over chunks, or on a cluster).
+
+    Examples
+    --------
+    >>> from nbayes import MultinomialNB
+    >>> model = MultinomialNB()
+    >>> set_up(model, 3, survey=None) is None  # no pass needed
+    True
+    >>> model.n_features_in_
+    3
+    """
+    summary = None
+    while (step := model.survey_step(meta, summary)) is not None:
+        summary = step.finish(summary, survey(step))
+    model.setup(meta, summary)
+    return summary
 
 
 class ClassCodes:
