@@ -64,7 +64,7 @@ class ClassCodes:
 
     def __init__(self) -> None:
         self._codes: dict = {}
-        self._positions: np.ndarray | None = None
+        self._positions = np.zeros(0, dtype=np.intp)  # set by order()
 
     def __len__(self) -> int:
         return len(self._codes)

@@ -38,7 +38,7 @@ def train(table, plan, target: str, dtypes: dict, finalize: bool = True, classes
         plan.estimator,
         chunks(),
         read_texts,
-        typed=lambda labels: typed_classes(labels, seen["strings"]),
+        typed=lambda labels: typed_classes(labels.tolist(), bool(seen["strings"])),
         finalize=finalize,
         classes=classes,
     )

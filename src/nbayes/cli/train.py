@@ -387,7 +387,7 @@ def _train_in_chunks(
     training.train(
         plan.estimator,
         chunks(),
-        typed=lambda labels: typed_classes(labels, seen["strings"]),
+        typed=lambda labels: typed_classes(labels.tolist(), bool(seen["strings"])),
         finalize=finalize,
         classes=classes,
     )

@@ -45,7 +45,7 @@ def _partition_stats(shell, classes, block: Block):
 
     A DataFrame partition carries its labels (and weights) as columns.
     """
-    X, y, w, index, offset = block.X, block.y, block.w, block.index, block.offset
+    X, y, w, index, offset = block.X, block.y, block.w, block.number, block.offset
     if y is None:
         y = X[_Y]
         w = X[_W] if _W in X.columns else None
@@ -232,7 +232,9 @@ def fit(
     return estimator.install(found, stats)
 
 
-def statistics(estimator, X, y, sample_weight=None, *, classes=None, split_every: int = 8):
+def statistics(
+    estimator: EstimatorProtocol, X, y, sample_weight=None, *, classes=None, split_every: int = 8
+):
     """:func:`fit` up to its finalize: (the set-up's ``meta`` and survey summary, the
     classes, their merged statistics), for a caller that finalizes once itself (the command
     line types its labels first: :func:`nbayes._training.install`)."""

@@ -71,7 +71,7 @@ def _partition_fold_stats(shell, classes, n_folds: int, block: Block):
     for k in range(n_folds):  # bounded by the number of folds
         rows = np.flatnonzero(folds == k)
         if frame:
-            part = Block(X.iloc[rows], index=index, offset=offset)
+            part = Block(X.iloc[rows], number=index, offset=offset)
         else:
             part = Block(X[rows], y[rows], None if w is None else w[rows], None, index, offset)
         out.append(_partition_stats(shell, classes, part))

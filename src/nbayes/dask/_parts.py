@@ -142,14 +142,15 @@ def tree_reduce(tasks: list, combine, split_every: int, args: tuple = ()):
 
 
 class Block(NamedTuple):
-    """One partition as a map step of :func:`map_reduce` sees it. A DataFrame partition
-    carries its labels, weights and folds as columns of ``X`` (``y``, ``w``, ``f`` None)."""
+    """One partition as a map step of :func:`map_reduce` sees it: its features, labels,
+    weights, folds, number and first row. A DataFrame partition carries its labels, weights
+    and folds as columns of ``X`` (``y``, ``w``, ``f`` None)."""
 
     X: Any
     y: Any = None
     w: Any = None
     f: Any = None
-    index: int = 0
+    number: int = 0
     offset: int | None = None
 
 
@@ -157,13 +158,13 @@ def _frame_step(part, step, offsets, *args, partition_info=None) -> pd.Series:
     """``step(*args, block)`` of one DataFrame partition, boxed in a one-element Series:
     through ``map_partitions`` Dask fuses it with the reading of the partition into one task,
     so no partition waits in memory between reading and the step."""
-    index = (partition_info or {}).get("number", 0)
-    block = Block(part, index=index, offset=None if offsets is None else offsets[index])
+    number = (partition_info or {}).get("number", 0)
+    block = Block(part, number=number, offset=None if offsets is None else offsets[number])
     return pd.Series([step(*args, block)], dtype=object)
 
 
-def _block_step(step, args: tuple, X, y, w, f, index: int, offset):
-    return step(*args, Block(X, y, w, f, index, offset))
+def _block_step(step, args: tuple, X, y, w, f, number: int, offset):
+    return step(*args, Block(X, y, w, f, number, offset))
 
 
 def map_reduce(step, args: tuple, parts, combine, split_every: int, **options):
