@@ -5,17 +5,17 @@ the count model and the analyzer (compiled, or scikit-learn's)."""
 
 from __future__ import annotations
 
-import io
 from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
 import pytest
+from _reads import count_reads, passes
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
 
 from nbayes import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB, TextNB, load
 from nbayes._accel import numpy_only
-from nbayes.cli import _tables, main
+from nbayes.cli import main
 from nbayes.datasets import load_sms_spam
 from nbayes.exceptions import DataError
 
@@ -103,31 +103,14 @@ def test_text_training_reads_the_file_once(texts_csv, tmp_path, monkeypatch, cap
     head, body = texts_csv.read_text().split("\n", 1)
     data.write_text(head + "\n" + body * 20)
     size = data.stat().st_size
-    readers: list[Bytes] = []
-    open_raw = _tables.Table._open_raw
-
-    def counted(self):
-        readers.append(Bytes())
-        return io.BufferedReader(_tables._CountingReader(open_raw(self), readers[-1]))
-
-    monkeypatch.setattr(_tables.Table, "_open_raw", counted)
+    readers = count_reads(monkeypatch)
     out = tmp_path / "m.nbayes"
     argv = ["train", data, "--text-column", "text", "-t", "label", "-o", out, "-q"]
     assert main([str(a) for a in [*argv, "--chunk-rows", "4000", *options]]) == 0
     capsys.readouterr()
     read = [r.n for r in readers]
-    assert sum(n >= size for n in read) == 1, read
+    assert passes(readers, size) == 1, read
     assert sum(read) - size < size / 2, read  # the starts: a chunk or two
-
-
-class Bytes:
-    """Bytes a reader read (the progress bar's interface)."""
-
-    def __init__(self):
-        self.n = 0
-
-    def update(self, n: int) -> None:
-        self.n += n
 
 
 def assert_same_model(model: TextNB, whole: TextNB) -> None:

@@ -18,7 +18,7 @@ from .. import _engine as engine
 from .. import base
 from .._rowhash import hash_folds
 from ..distributions import Labels
-from ..estimators._base import CV_CANDIDATES, CV_FOLDS, CV_START, label_codes
+from ..estimators._base import CV_CANDIDATES, CV_FOLDS, CV_START
 from ..estimators._folds import take_rows
 from ..exceptions import DataError
 from ._common import UsageError
@@ -49,20 +49,23 @@ def start(plan, names: list[str]) -> None:
     spec.set_params(**values)
 
 
-def choose(table, plan, target: str, dtypes: dict, names: list[str]) -> dict:
-    """Choose ``names`` by 5-fold cross-validated log-loss over DATA; the plan's model
-    becomes the fitted model with the chosen values. Returns them."""
+def choose(table, plan, target: str, dtypes: dict, names: list[str], classes) -> dict:
+    """Choose ``names`` by 5-fold cross-validated log-loss over DATA; the plan's model (its
+    statistics installed, not finalized) becomes the fitted model with the chosen values.
+    ``classes``: the :class:`nbayes._training.ClassCodes` the training pass coded the labels
+    in. Returns the chosen values."""
     est = plan.estimator
     model = inner(est)  # a text model's classifier, which counts the word counts
-    classes = model.classes_
+    n_classes = model.classes_.size
     columns = [*plan.features, target]
 
     def folds(desc: str):
         """(fold, rows of X, class codes) of every chunk and fold."""
         for offset, chunk in table.chunks(columns, dtypes, desc=desc):
             y = class_labels(chunk[target], offset, table.path, target)
-            codes, unknown = label_codes(y, classes)
-            if unknown is not None:
+            codes = classes.final_codes(y)
+            if (codes < 0).any():
+                unknown = int(np.flatnonzero(codes < 0)[0])
                 raise DataError(
                     f"{table.path}: label {y[unknown]!r} at row {offset + unknown} was not "
                     "in the training pass; the data changed between the passes."
@@ -78,7 +81,7 @@ def choose(table, plan, target: str, dtypes: dict, names: list[str]) -> dict:
 
     counted: list = [None] * CV_FOLDS
     for k, X_k, c_k in folds("cross-validation: counting the folds"):
-        labels = Labels(c_k, np.ones(c_k.size), classes.size)
+        labels = Labels(c_k, np.ones(c_k.size), n_classes)
         stats = model.accumulate(X_k, labels, mode="count")
         counted[k] = stats if counted[k] is None else model.merge_statistics(counted[k], stats)
     if any(s is None for s in counted):

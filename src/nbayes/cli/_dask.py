@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import DataError, NBayesError
+from .. import _training as training
+from ..exceptions import ColumnWarning, DataError, NBayesError
 from ._common import CLIError, UsageError
+from ._labels import typed_classes
 from ._models import class_labels, inner
 from ._scoring import predict_chunk
 from ._tables import Table, missing_markers
@@ -166,8 +169,11 @@ def _parse_errors(table: Table):
 
 
 def train_on_cluster(spec: str, table: Table, plan, target: str, first: pd.DataFrame) -> int:
-    """Fit ``plan.estimator`` on every row of DATA on the cluster; return the row count."""
-    nbdask, _ = dask_modules()
+    """Fit ``plan.estimator`` on every row of DATA on the cluster, its labels typed once
+    (:func:`typed_classes`) and finalized once; return the row count."""
+    dask_modules()
+    from ..dask._fit import statistics
+
     columns = [*plan.features, target]
     with connect(spec):
         raw = read_frame(table, columns, plan.schema)
@@ -176,9 +182,14 @@ def train_on_cluster(spec: str, table: Table, plan, target: str, first: pd.DataF
         est = plan.estimator
         with _parse_errors(table):
             if plan.is_text:
-                nbdask.fit(est, frame[plan.text_column], frame[LABEL])
+                X, y = frame[plan.text_column], frame[LABEL]
             else:
-                nbdask.fit(est, frame, LABEL)
+                X, y = frame, LABEL
+            meta, summary, labels, stats = statistics(est, X, y)
+    with warnings.catch_warnings():  # the survey's set-up warned of its column choices
+        warnings.simplefilter("ignore", ColumnWarning)
+        est.setup(meta, summary)
+    training.install(est, labels, stats, typed_classes)
     return round(float(inner(est).class_count_.sum()))
 
 

@@ -1,6 +1,6 @@
 """``nbayes train --text-column``: a text model learned in one pass over DATA.
 
-The vocabulary needs no pass of its own: :meth:`TextNB.fit_chunks` grows it as the chunks
+The vocabulary needs no pass of its own: ``TextNB.fit_chunks`` grows it as the chunks
 come and puts it in order at the end, so that the model equals ``fit`` on all rows. The next
 chunk is parsed on another thread while the last one is tokenised.
 """
@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from ._labels import is_string_kind
+from ..estimators import _text_chunks as text_chunks
+from ..estimators.text import read_texts
+from ._labels import is_string_kind, typed_classes
 from ._models import class_labels
 
 
-def train(table, plan, target: str, dtypes: dict) -> tuple[int, bool]:
-    """Fit the plan's TextNB over the chunks of DATA in one pass; return the row count and
-    whether the file typed the labels as strings."""
+def train(table, plan, target: str, dtypes: dict, finalize: bool = True, classes=None) -> int:
+    """Fit the plan's TextNB over the chunks of DATA in one pass, its labels typed once
+    (:func:`typed_classes`) and finalized once (not at all with ``finalize`` False, as
+    :func:`nbayes._training.train`); return the row count. ``classes``: a
+    :class:`nbayes._training.ClassCodes` to code the labels in."""
     text = plan.text_column
     seen = {"rows": 0, "strings": False}  # what the chunks showed, as they are read
     # The texts as the parser makes them (str objects), not through pandas' string dtype.
@@ -30,8 +34,15 @@ def train(table, plan, target: str, dtypes: dict) -> tuple[int, bool]:
             seen["rows"] += len(chunk)
             yield chunk[text], class_labels(chunk[target], offset, table.path, target)
 
-    plan.estimator.fit_chunks(chunks())
-    return int(seen["rows"]), bool(seen["strings"])
+    text_chunks.train(
+        plan.estimator,
+        chunks(),
+        read_texts,
+        typed=lambda labels: typed_classes(labels.tolist(), bool(seen["strings"])),
+        finalize=finalize,
+        classes=classes,
+    )
+    return int(seen["rows"])
 
 
 def _read_ahead(chunks: Iterator) -> Iterator:

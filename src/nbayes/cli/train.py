@@ -1,11 +1,13 @@
 """``nbayes train``: learn a model from a table, chunk by chunk, and save it.
 
-Memory stays bounded whatever the file size: DATA is read in chunks and each chunk is folded
-into the model's additive statistics with ``partial_fit``. What must be known before the
-statistics can be added up is handled without holding the data:
+Memory stays bounded whatever the file size: DATA is read in chunks, each chunk's additive
+statistics are accumulated and merged, and the model is finalized once, at the end (the
+training driver, :mod:`nbayes._training`). What must be known before the statistics can be
+added up is handled without holding the data:
 
 * class labels are learned append-only (a chunk may bring a new class; the statistics grow a
-  zero row for it) and sorted at the end, so the result equals ``fit`` on all rows;
+  zero row for it), then typed and sorted once at the end, so the result equals ``fit`` on
+  all rows;
 * category vocabularies (MixedNB) are append-only the same way: codes never change;
 * a text vocabulary grows the same way, its words put in order at the end
   (:meth:`TextNB.fit_chunks`: one pass); ``--hashing`` replaces it by a fixed number of hash
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _training as training
 from .. import base
 from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
@@ -31,7 +34,7 @@ from ..exceptions import DataError, EMWarning
 from ..io import save
 from . import _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
-from ._labels import is_string_kind
+from ._labels import is_string_kind, typed_classes
 from ._models import (
     CONTINUOUS,
     MODELS,
@@ -211,20 +214,20 @@ def train(
             first=first[1],
         )
         est = plan.estimator
+        sort_classes(est, strings)
     elif dask is not None:
         from ._dask import train_on_cluster
 
         rows = train_on_cluster(dask, table, plan, target, first[1])
-        strings = False
     else:
         chosen = _cv.cv_names(settings)
         if chosen:
             _cv.start(plan, chosen)
-        rows, strings = _train_in_chunks(table, plan, target, dtypes, settings)
+        classes = training.ClassCodes()
+        rows = _train_in_chunks(table, plan, target, dtypes, not chosen, classes)
         if chosen:
-            _cv.choose(table, plan, target, dtypes, chosen)
+            _cv.choose(table, plan, target, dtypes, chosen, classes)
             est = plan.estimator
-    sort_classes(est, strings)
     # --no-header / --names / --decimal / --thousands / --na-values / --encoding are
     # remembered, so predict and evaluate read such files alike.
     opts = table.options
@@ -354,34 +357,41 @@ def class_summary(classes: list, counts: list, full: bool = False) -> str:
 
 
 def _train_in_chunks(
-    table, plan, target: str, dtypes: dict, settings: Settings
-) -> tuple[int, bool]:
-    """Fold every chunk of DATA into the model with ``partial_fit``; return the row count and
-    whether the file typed the labels as strings (JSON strings, a Parquet string column).
+    table, plan, target: str, dtypes: dict, finalize: bool = True, classes=None
+) -> int:
+    """Train the plan's model over the chunks of DATA with :func:`nbayes._training.train`:
+    every chunk accumulated, the labels typed once, one finalize (none with ``finalize``
+    False: ``--alpha cv`` finalizes its choice), the labels coded in ``classes`` (a
+    :class:`nbayes._training.ClassCodes`). Returns the row count.
 
-    Labels are learned as strings; :func:`sort_classes` gives them their type at the end.
+    Labels are read as strings; they get the type the file gave them once every class is
+    known (:func:`typed_classes`).
     """
-    est = plan.estimator
-    if plan.is_text and not settings.hashing:
-        return _text_pass.train(table, plan, target, dtypes)
+    if plan.is_text:
+        return _text_pass.train(table, plan, target, dtypes, finalize, classes)
     columns = [*plan.features, target]
-    classes: list = []
     surveyed = plan.model in SEMINAIVE and _bin_edges_pass(table, plan, target, dtypes)
-    rows, strings = 0, False
-    desc = "training (pass 2/2)" if surveyed else "training"
-    for offset, chunk in table.chunks(columns, dtypes, desc=desc):
-        # A CSV's labels are read as text (dtypes); other formats say what they hold.
-        strings = strings or (
-            table.format in ("parquet", "jsonl") and is_string_kind(chunk[target])
-        )
-        y = class_labels(chunk[target], offset, table.path, target)
-        new = sorted(set(pd.unique(y).tolist()) - set(classes))  # hashing, not sorting
-        classes.extend(new)  # append-only: statistics of known classes keep their rows
-        X = plan.inputs(chunk, offset, table.path)
-        with rows_from(offset):
-            est.partial_fit(X, y, classes=np.asarray(classes, dtype=object))
-        rows += len(chunk)
-    return rows, strings
+    seen = {"rows": 0, "strings": False}  # what the chunks showed, as they are read
+
+    def chunks():
+        desc = "training (pass 2/2)" if surveyed else "training"
+        for offset, chunk in table.chunks(columns, dtypes, desc=desc):
+            # A CSV's labels are read as text (dtypes); other formats say what they hold.
+            seen["strings"] = seen["strings"] or (
+                table.format in ("parquet", "jsonl") and is_string_kind(chunk[target])
+            )
+            seen["rows"] += len(chunk)
+            y = class_labels(chunk[target], offset, table.path, target)
+            yield plan.inputs(chunk, offset, table.path), y
+
+    training.train(
+        plan.estimator,
+        chunks(),
+        typed=lambda labels: typed_classes(labels.tolist(), bool(seen["strings"])),
+        finalize=finalize,
+        classes=classes,
+    )
+    return int(seen["rows"])
 
 
 def _train_by_em(

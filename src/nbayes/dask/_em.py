@@ -8,7 +8,6 @@ from functools import partial, reduce
 import dask
 import dask.dataframe as dd
 import numpy as np
-import pandas as pd
 
 from .. import base
 from .._threads import threads
@@ -20,11 +19,11 @@ from ._parts import (
     _TEXT,
     _W,
     _Y,
+    Block,
     _frame_partitions,
     _row_partitions,
-    _unbox,
     _vector_partitions,
-    tree_reduce,
+    map_reduce,
 )
 
 
@@ -35,10 +34,11 @@ def _em_summarize(summarize, classes, part, y, w):
     return summarize(part, *survey_labels(y, w, classes))
 
 
-def _em_partition(model, X, y, w, classes, settings, index: int, offset: int | None):
+def _em_partition(model, classes, settings, block: Block):
     """:func:`em_batch` of one partition (None for an empty one); errors name the partition."""
     from ..estimators.semisupervised import em_batch, encode_labels
 
+    X, y, w, _, index, offset = block
     if y is None:  # a DataFrame partition carries its labels and weights as columns
         y, w = X[_Y].to_numpy(), (X[_W].to_numpy(dtype=np.float64) if _W in X.columns else None)
         X = X.drop(columns=[c for c in (_Y, _W) if c in X.columns])
@@ -53,12 +53,6 @@ def _em_partition(model, X, y, w, classes, settings, index: int, offset: int | N
                 return em_batch(model, X, codes, weights, offset or 0, settings)
     except NBayesError as exc:
         raise type(exc)(f"In partition {index}: {exc}") from exc
-
-
-def _em_frame(part, model, classes, settings, offsets, partition_info=None):
-    index = (partition_info or {}).get("number", 0)
-    result = _em_partition(model, part, None, None, classes, settings, index, offsets[index])
-    return pd.Series([result], dtype=object)
 
 
 def _merge_passes(model, *parts):
@@ -165,27 +159,20 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
             step = replace(step, summarize=partial(_em_summarize, step.summarize, classes))
         return _survey(X, step, split_every, parts)
 
+    if not frame:
+        parts = list(zip(X_parts, y_parts, w_parts, [None] * len(offsets), offsets))
+
     def sweep(model, settings, encode=None):
         shipped = dask.delayed(model)  # once per iteration: the model changes every time
-        if frame:
-            boxed = parts.map_partitions(
-                _em_frame,
-                shipped,
-                classes,
-                settings,
-                offsets,
-                meta=pd.Series(dtype=object),
-                enforce_metadata=False,
-            )
-            tasks = list(boxed.to_delayed())
-        else:
-            step = dask.delayed(_em_partition, pure=True)
-            tasks = [
-                step(shipped, xb, yb, wb, classes, settings, i, off)
-                for i, (xb, yb, wb, off) in enumerate(zip(X_parts, y_parts, w_parts, offsets))
-            ]
-        (result,) = dask.compute(tree_reduce(tasks, _merge_passes, split_every, (shipped,)))
-        result = _unbox(result)
+        result = map_reduce(
+            _em_partition,
+            (shipped, classes, settings),
+            parts,
+            _merge_passes,
+            split_every,
+            reduce_args=(shipped,),
+            offsets=offsets,
+        )
         if result is None:
             raise DataError("X has no rows in any partition: there is nothing to learn from.")
         return result

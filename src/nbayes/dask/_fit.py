@@ -29,20 +29,23 @@ from ._parts import (
     _TEXT,
     _W,
     _Y,
+    Block,
     _frame_partitions,
     _row_partitions,
     _unbox,
     _vector_partitions,
+    map_reduce,
     tree_reduce,
 )
 
 
 # -- map and reduce steps (run on the workers) --------------------------------------------------
-def _partition_stats(shell, X, y, w, classes, index: int, offset: int | None):
+def _partition_stats(shell, classes, block: Block):
     """(classes seen, statistics) of one partition, or None for an empty one.
 
-    For DataFrames ``y`` is None and the labels (and weights) are columns of the partition.
+    A DataFrame partition carries its labels (and weights) as columns.
     """
+    X, y, w, index, offset = block.X, block.y, block.w, block.number, block.offset
     if y is None:
         y = X[_Y]
         w = X[_W] if _W in X.columns else None
@@ -77,17 +80,6 @@ def _partition_stats(shell, X, y, w, classes, index: int, offset: int | None):
     except NBayesError as exc:
         raise type(exc)(f"In {where}: {exc}") from exc
     return classes, stats
-
-
-def _frame_stats(part: pd.DataFrame, shell, classes, partition_info=None) -> pd.Series:
-    """:func:`_partition_stats` of a DataFrame partition, boxed in a one-element Series.
-
-    Running it through ``map_partitions`` lets Dask fuse it with the reading of the partition
-    into one task, so no partition waits in memory between reading and counting.
-    """
-    index = (partition_info or {}).get("number", 0)
-    stats = _partition_stats(shell, part, None, None, classes, index, None)
-    return pd.Series([stats], dtype=object)
 
 
 def _merge_partials(shell, *parts):
@@ -229,6 +221,23 @@ def fit(
     >>> nbdask.fit(MultinomialNB(), X, y).classes_.tolist()
     ['ham', 'spam']
     """
+    meta, summary, found, stats = statistics(
+        estimator, X, y, sample_weight, classes=classes, split_every=split_every
+    )
+    # The estimator itself is set up only now, so that a failure leaves it as it was; the
+    # shell's set-up warned of its column choices already.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ColumnWarning)
+        estimator.setup(meta, summary)
+    return estimator.install(found, stats)
+
+
+def statistics(
+    estimator: EstimatorProtocol, X, y, sample_weight=None, *, classes=None, split_every: int = 8
+):
+    """:func:`fit` up to its finalize: (the set-up's ``meta`` and survey summary, the
+    classes, their merged statistics), for a caller that finalizes once itself (the command
+    line types its labels first: :func:`nbayes._training.install`)."""
     if int(split_every) < 2:
         raise ParameterError(f"split_every must be an integer >= 2; got {split_every!r}.")
     if classes is not None:
@@ -253,43 +262,29 @@ def fit(
             else _vector_partitions(sample_weight, X, "sample_weight")
         )
         firsts: list[int | None] = list(offsets) if offsets else [None] * len(X_parts)
-        parts = list(zip(X_parts, y_parts, w_parts, firsts))
+        parts = list(zip(X_parts, y_parts, w_parts, [None] * len(X_parts), firsts))
         meta = int(X.shape[1])
     labelled = parts if isinstance(parts, dd.DataFrame) else None
     shell, summary = _set_up(estimator, X, meta, int(split_every), labelled)
     found, stats = _statistics(shell, parts, classes, int(split_every))
-    # The estimator itself is set up only now, so that a failure leaves it as it was; the
-    # shell's set-up warned of its column choices already.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ColumnWarning)
-        estimator.setup(meta, summary)
-    return estimator.install(found, stats)
+    return meta, summary, found, stats
 
 
 def _statistics(shell, parts, classes, split_every: int):
     """Map, tree-merge and compute: (classes, merged statistics) of all partitions.
 
     ``parts`` is a dask DataFrame (features plus label and weight columns) or a list of
-    delayed (X, y, weight, first row) blocks of arrays.
+    delayed (X, y, weight, fold, first row) blocks of arrays (see :func:`map_reduce`).
     """
     shell_key = dask.delayed(shell)  # shipped once
-    if isinstance(parts, dd.DataFrame):
-        boxed = parts.map_partitions(
-            _frame_stats,
-            shell_key,
-            classes,
-            meta=pd.Series(dtype=object),
-            enforce_metadata=False,
-        )
-        tasks = list(boxed.to_delayed())
-    else:
-        accumulate = dask.delayed(_partition_stats, pure=True)
-        tasks = [
-            accumulate(shell_key, xb, yb, wb, classes, i, off)
-            for i, (xb, yb, wb, off) in enumerate(parts)
-        ]
-    (result,) = dask.compute(tree_reduce(tasks, _merge_partials, split_every, (shell_key,)))
-    result = _unbox(result)  # a single partition is never merged
+    result = map_reduce(
+        _partition_stats,
+        (shell_key, classes),
+        parts,
+        _merge_partials,
+        split_every,
+        reduce_args=(shell_key,),
+    )
     if result is None:
         raise DataError("X has no rows in any partition: there is nothing to learn from.")
     found, stats = result

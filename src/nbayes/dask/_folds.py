@@ -23,11 +23,11 @@ from ._parts import (
     _TEXT,
     _W,
     _Y,
+    Block,
     _frame_partitions,
     _row_partitions,
-    _unbox,
     _vector_partitions,
-    tree_reduce,
+    map_reduce,
 )
 
 
@@ -49,8 +49,9 @@ def _fold_ids(f, n: int, n_folds: int, keys) -> np.ndarray:
     return whole
 
 
-def _partition_fold_stats(shell, X, y, w, f, classes, n_folds: int, index: int, offset):
+def _partition_fold_stats(shell, classes, n_folds: int, block: Block):
     """Per fold, :func:`_partition_stats` of this partition's rows of that fold."""
+    X, y, w, f, index, offset = block
     frame = y is None
     n = X.shape[0]
     if frame:
@@ -70,17 +71,11 @@ def _partition_fold_stats(shell, X, y, w, f, classes, n_folds: int, index: int, 
     for k in range(n_folds):  # bounded by the number of folds
         rows = np.flatnonzero(folds == k)
         if frame:
-            out.append(_partition_stats(shell, X.iloc[rows], None, None, classes, index, offset))
+            part = Block(X.iloc[rows], number=index, offset=offset)
         else:
-            part_w = None if w is None else w[rows]
-            out.append(_partition_stats(shell, X[rows], y[rows], part_w, classes, index, offset))
+            part = Block(X[rows], y[rows], None if w is None else w[rows], None, index, offset)
+        out.append(_partition_stats(shell, classes, part))
     return out
-
-
-def _frame_fold_stats(part, shell, classes, n_folds, partition_info=None) -> pd.Series:
-    index = (partition_info or {}).get("number", 0)
-    out = _partition_fold_stats(shell, part, None, None, None, classes, n_folds, index, None)
-    return pd.Series([out], dtype=object)
 
 
 def _merge_fold_partials(shell, *parts):
@@ -168,15 +163,6 @@ def fold_statistics(
         meta = X._meta
         labelled = parts.drop(columns=[_F]) if folds is not None else parts
         shell, _ = _set_up(estimator, X, meta, int(split_every), labelled)
-        boxed = parts.map_partitions(
-            _frame_fold_stats,
-            dask.delayed(shell),
-            classes,
-            n_folds,
-            meta=pd.Series(dtype=object),
-            enforce_metadata=False,
-        )
-        tasks = list(boxed.to_delayed())
     else:
         X_parts, offsets = _row_partitions(X)
         if folds is None and offsets is None:
@@ -193,17 +179,16 @@ def fold_statistics(
         f_parts = [None] * len(X_parts) if folds is None else _vector_partitions(folds, X, "folds")
         firsts = list(offsets) if offsets else [None] * len(X_parts)
         shell, _ = _set_up(estimator, X, int(X.shape[1]), int(split_every))
-        shell_key = dask.delayed(shell)
-        count = dask.delayed(_partition_fold_stats, pure=True)
-        tasks = [
-            count(shell_key, xb, yb, wb, fb, classes, n_folds, i, off)
-            for i, (xb, yb, wb, fb, off) in enumerate(
-                zip(X_parts, y_parts, w_parts, f_parts, firsts)
-            )
-        ]
-    tree = tree_reduce(tasks, _merge_fold_partials, int(split_every), (shell,))
-    (per_fold,) = dask.compute(tree)
-    per_fold = _unbox(per_fold)
+        parts = list(zip(X_parts, y_parts, w_parts, f_parts, firsts))
+    shell_key = dask.delayed(shell)  # shipped once
+    per_fold = map_reduce(
+        _partition_fold_stats,
+        (shell_key, classes, n_folds),
+        parts,
+        _merge_fold_partials,
+        int(split_every),
+        reduce_args=(shell,),
+    )
     empty = [k for k, part in enumerate(per_fold) if part is None]
     if empty:
         raise DataError(f"Fold {empty[0]} has no rows; use fewer folds.")
@@ -215,7 +200,7 @@ def fold_statistics(
     return FoldStatistics.from_statistics(shell, found, test_stats)
 
 
-def _partition_fold_scores(models, metrics, classes, n_folds, X, y, w, f, index, offset):
+def _partition_fold_scores(models, metrics, classes, n_folds, block: Block):
     """Held-out sums of one partition: each row is scored by the candidates of its own fold
     (all of them in one pass, ``joint_log_scores_of``). Returns (sums, class_rows): sums of
     shape (n_metrics, n_folds, n_candidates, 2), the weighted sum of each metric's
@@ -223,6 +208,7 @@ def _partition_fold_scores(models, metrics, classes, n_folds, X, y, w, f, index,
     n_classes), the rows of each class per fold."""
     from ..model_selection import row_scores
 
+    X, y, w, f, index, offset = block
     if y is None:  # a DataFrame partition carries labels, weights and folds as columns
         keys = X.index.to_numpy()
         f = X[_F].to_numpy() if _F in X.columns else None
@@ -260,14 +246,6 @@ def _partition_fold_scores(models, metrics, classes, n_folds, X, y, w, f, index,
     except NBayesError as exc:
         raise type(exc)(f"In partition {index}: {exc}") from exc
     return sums, class_rows
-
-
-def _frame_fold_scores(part, models, metrics, classes, n_folds, partition_info=None):
-    index = (partition_info or {}).get("number", 0)
-    out = _partition_fold_scores(
-        models, metrics, classes, n_folds, part, None, None, None, index, None
-    )
-    return pd.Series([out], dtype=object)
 
 
 def _add_fold_scores(*parts):
@@ -398,16 +376,6 @@ def _score_folds(models, names, classes, n_folds, X, y, folds, sample_weight, sp
         X, parts = _frame_partitions(X, y, sample_weight)
         if fold_col is not None:
             parts = parts.assign(**{_F: fold_col})
-        boxed = parts.map_partitions(
-            _frame_fold_scores,
-            models_key,
-            names,
-            classes,
-            n_folds,
-            meta=pd.Series(dtype=object),
-            enforce_metadata=False,
-        )
-        tasks = list(boxed.to_delayed())
     else:
         X_parts, offsets = _row_partitions(X)
         y_parts = _vector_partitions(y, X, "y")
@@ -418,12 +386,6 @@ def _score_folds(models, names, classes, n_folds, X, y, folds, sample_weight, sp
         )
         f_parts = [None] * len(X_parts) if folds is None else _vector_partitions(folds, X, "folds")
         firsts = list(offsets) if offsets else [None] * len(X_parts)
-        score = dask.delayed(_partition_fold_scores, pure=True)
-        tasks = [
-            score(models_key, names, classes, n_folds, xb, yb, wb, fb, i, off)
-            for i, (xb, yb, wb, fb, off) in enumerate(
-                zip(X_parts, y_parts, w_parts, f_parts, firsts)
-            )
-        ]
-    (result,) = dask.compute(tree_reduce(tasks, _add_fold_scores, split_every))
-    return _unbox(result)
+        parts = list(zip(X_parts, y_parts, w_parts, f_parts, firsts))
+    args = (models_key, names, classes, n_folds)
+    return map_reduce(_partition_fold_scores, args, parts, _add_fold_scores, split_every)

@@ -4,7 +4,7 @@ results ``split_every`` at a time in a tree of depth log_k(n), then compute once
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import dask
 import dask.array as da
@@ -139,3 +139,59 @@ def tree_reduce(tasks: list, combine, split_every: int, args: tuple = ()):
             for i in range(0, len(tasks), split_every)
         ]
     return tasks[0] if tasks else node(combine, args)
+
+
+class Block(NamedTuple):
+    """One partition as a map step of :func:`map_reduce` sees it: its features, labels,
+    weights, folds, number and first row. A DataFrame partition carries its labels, weights
+    and folds as columns of ``X`` (``y``, ``w``, ``f`` None)."""
+
+    X: Any
+    y: Any = None
+    w: Any = None
+    f: Any = None
+    number: int = 0
+    offset: int | None = None
+
+
+def _frame_step(part, step, offsets, *args, partition_info=None) -> pd.Series:
+    """``step(*args, block)`` of one DataFrame partition, boxed in a one-element Series:
+    through ``map_partitions`` Dask fuses it with the reading of the partition into one task,
+    so no partition waits in memory between reading and the step."""
+    number = (partition_info or {}).get("number", 0)
+    block = Block(part, number=number, offset=None if offsets is None else offsets[number])
+    return pd.Series([step(*args, block)], dtype=object)
+
+
+def _block_step(step, args: tuple, X, y, w, f, number: int, offset):
+    return step(*args, Block(X, y, w, f, number, offset))
+
+
+def map_reduce(step, args: tuple, parts, combine, split_every: int, **options):
+    """One map over the partitions and one tree reduce, computed: ``step(*args, block)``
+    of every partition (a :class:`Block`), combined by :func:`tree_reduce` with
+    ``combine``. Returns the combined result (a single partition's result as it is).
+
+    ``parts`` is a dask DataFrame (the features plus the label, weight and fold columns) or
+    a list of delayed array blocks ``(X, y, weight, fold, first row)``. ``options``:
+    ``reduce_args`` (leading every ``combine`` call) and ``offsets`` (the first row of each
+    DataFrame partition, where known).
+    """
+    if isinstance(parts, dd.DataFrame):
+        boxed = parts.map_partitions(
+            _frame_step,
+            step,
+            options.get("offsets"),
+            *args,
+            meta=pd.Series(dtype=object),
+            enforce_metadata=False,
+        )
+        tasks = list(boxed.to_delayed())
+    else:
+        run = dask.delayed(_block_step, pure=True)
+        tasks = [
+            run(step, args, X, y, w, f, i, offset) for i, (X, y, w, f, offset) in enumerate(parts)
+        ]
+    tree = tree_reduce(tasks, combine, split_every, options.get("reduce_args", ()))
+    (result,) = dask.compute(tree)
+    return _unbox(result)

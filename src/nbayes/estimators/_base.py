@@ -748,6 +748,34 @@ class BaseNB(IntervalMixin, ClassifierMixin, BaseEstimator, EstimatorProtocol):
                 self.feature_names_in_ = np.asarray(names, dtype=object)
         self.families_ = self._make_families(self.n_features_in_)
 
+    def setup_from(self, X) -> None:
+        """Get ready to accumulate batches from a first batch, as ``partial_fit``'s first
+        call sets up: columns, families and readings from its rows; vocabularies then grow
+        with ``accumulate(..., mode="learn")``. Nothing is learned from ``X`` here.
+
+        Parameters
+        ----------
+        X : batch of rows, as the estimator's ``fit`` takes them
+            The first batch (:mod:`nbayes._training` accumulates it next).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from nbayes import MultinomialNB
+        >>> from nbayes.distributions import Labels
+        >>> model = MultinomialNB()
+        >>> model.setup_from([[1, 0], [0, 2]])
+        >>> stats = model.accumulate([[1, 0], [0, 2]], Labels([0, 1], [1.0, 1.0], 2), mode="learn")
+        >>> model.install(np.array(["a", "b"]), stats).predict([[3, 0]]).tolist()
+        ['a']
+        """
+        check_params(self)
+        for attr in ("classes_", "stats_", PENDING):  # a refit starts afresh
+            self.__dict__.pop(attr, None)
+        X = self._validate_X(X, reset=True)
+        self._start_partial_fit(X)
+        self.families_ = self._make_families(X.shape[1])
+
     def _forget(self) -> None:
         """Drop every fitted attribute (a fresh set-up follows)."""
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:

@@ -12,6 +12,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
 
+from .._training import set_up
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError
 
@@ -72,12 +73,11 @@ def count_folds(
     Returns ``(test_stats, total)``: one statistics dict per split, and the statistics of all
     rows (the merged folds when they partition the rows, else one more pass).
     """
-    meta = meta_of(X)
-    summary = None
-    while (step := model.survey_step(meta, summary)) is not None:
-        part = X if step.columns is None else X[step.columns]
-        summary = step.finish(summary, step.combine(step.summarize(part)))
-    model.setup(meta, summary)
+
+    def survey(step):
+        return step.combine(step.summarize(X if step.columns is None else X[step.columns]))
+
+    set_up(model, meta_of(X), survey)
 
     def count(rows: np.ndarray, part=None) -> dict:
         labels = Labels(codes[rows], weights[rows], n_classes)

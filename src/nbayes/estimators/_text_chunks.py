@@ -25,6 +25,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .. import _analyzer
+from .._params import check_params
+from .._training import ClassCodes
 from .._validation import row_offset, rows_from
 from ..distributions import Labels
 from ..exceptions import DataError
@@ -37,13 +39,14 @@ if TYPE_CHECKING:
 _FITTED = ("vectorizer_", "classifier_", "classes_")
 
 
-def fit_chunks(model: TextNB, vec, chunks: Iterable) -> TextNB:
+def fit_chunks(model: TextNB, vec, chunks: Iterable, **driver) -> TextNB:
     """:meth:`TextNB.fit_chunks` with ``vec``, a new vectoriser of the model's, over
     ``chunks`` of (texts as ``read_texts`` gives them, labels); errors name rows of all the
-    chunks together, and leave the model as it was."""
+    chunks together, and leave the model as it was. ``driver``: ``typed``, ``finalize`` and
+    ``classes`` as :func:`nbayes._training.train` takes them."""
     before = {k: model.__dict__[k] for k in _FITTED if k in model.__dict__}
     try:
-        return _fit(model, vec, chunks)
+        return _fit(model, vec, chunks, **driver)
     except BaseException:
         for name in _FITTED:
             model.__dict__.pop(name, None)
@@ -51,7 +54,24 @@ def fit_chunks(model: TextNB, vec, chunks: Iterable) -> TextNB:
         raise
 
 
-def _fit(model: TextNB, vec, chunks: Iterable) -> TextNB:
+def train(model: TextNB, chunks: Iterable, read_texts, **driver) -> TextNB:
+    """:meth:`TextNB.fit_chunks` over ``chunks`` of (texts, labels), with the options of the
+    training driver (:func:`nbayes._training.train`: ``typed``, ``finalize``, ``classes``):
+    the command line types its labels once and finalizes once. ``read_texts`` is
+    :func:`nbayes.estimators.text.read_texts` (passed in: that module imports this one)."""
+    check_params(model)
+    vec = model._new_vectorizer()
+    return fit_chunks(model, vec, ((read_texts(X, vec), y) for X, y in chunks), **driver)
+
+
+def _fit(
+    model: TextNB,
+    vec,
+    chunks: Iterable,
+    typed=None,
+    finalize: bool = True,
+    classes: ClassCodes | None = None,
+) -> TextNB:
     clf = model._new_classifier()
     learned = not model._is_hashing(vec) and vec.vocabulary is None
     if learned:
@@ -60,7 +80,7 @@ def _fit(model: TextNB, vec, chunks: Iterable) -> TextNB:
     elif not model._is_hashing(vec):
         vec.fit([""])  # a fixed vocabulary: validates it and sets vocabulary_
     model.vectorizer_, model.classifier_ = vec, clf  # merge_statistics widens to clf's width
-    classes: dict = {}  # label -> code, in order of appearance
+    classes = ClassCodes() if classes is None else classes  # in order of appearance
     stats, width, rows, objects = None, 0, 0, False
     pairs = iter(chunks)
     while True:
@@ -76,13 +96,11 @@ def _fit(model: TextNB, vec, chunks: Iterable) -> TextNB:
             else:
                 counts = _analyzer.vectorize(vec, texts, dtype=np.float64)
         known = len(classes)
-        for label in pd.unique(y):  # bounded by the number of classes
-            classes.setdefault(label, len(classes))
+        codes = classes.add(y)
         if not width or counts.shape[1] > width:  # room for one word at least
             width = max(2 * width, counts.shape[1], 1) if learned else counts.shape[1]
             clf.setup(width)
         counts.resize((counts.shape[0], width))
-        codes = pd.Index(list(classes)).get_indexer(y)
         part = clf.accumulate(counts, Labels(codes, np.ones(codes.size), len(classes)))
         if stats is None:
             stats = part
@@ -95,11 +113,11 @@ def _fit(model: TextNB, vec, chunks: Iterable) -> TextNB:
         raise DataError("fit_chunks got no chunks of texts; pass at least one (X, y) pair.")
     if learned:
         stats = _kept_words(model, vec, words, stats)
-    labels = np.asarray(list(classes), dtype=object if objects else None)
-    order = np.argsort(labels, kind="stable")
-    positions = np.argsort(order, kind="stable")  # the sorted place of each class
+    if typed is None:  # labels as the chunks typed them
+        typed = (lambda labels: labels) if objects else (lambda labels: np.asarray(labels.tolist()))
+    labels, positions = classes.order(typed)  # the sorted place of each class
     clf.setup(len(vec.vocabulary_) if learned else width)
-    clf.install(labels[order], clf.align_statistics(stats, positions, order.size))
+    clf.install(labels, clf.align_statistics(stats, positions, labels.size), finalize=finalize)
     model.classes_ = clf.classes_
     return model
 

@@ -29,6 +29,7 @@ from .. import _engine as engine
 from .. import base
 from .._params import Interval, StrOptions, check_params
 from .._rowhash import hash_folds
+from .._training import set_up
 from .._validation import user_stacklevel
 from ..base import EstimatorProtocol
 from ..exceptions import DataError, EMWarning, ParameterError
@@ -515,10 +516,7 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         outer = self._new_model()
-        summary = None
-        while (step := outer.survey_step(meta, summary)) is not None:
-            summary = step.finish(summary, survey(step))
-        outer.setup(meta, summary)
+        set_up(outer, meta, survey)
         model, encode = _encoder(outer) if in_memory else (outer, None)
         K, M = len(classes), int(self.n_components)
         candidates = self._candidates()

@@ -1,0 +1,195 @@
+"""The training driver: set-up → accumulate per batch → merge → one finalize, over any
+iterable of batches.
+
+A batch is ``(X, y)`` or ``(X, y, sample_weight)``. The model is set up from the first batch
+(as ``partial_fit``'s first call sets it up: columns, families; vocabularies then grow in
+mode "learn"), each batch is accumulated into plain statistics and merged into the total,
+and the model is finalized once, at the end. Classes are coded in order of appearance while
+the batches come (the statistics of a class first seen late grow a zero row for it), then
+given their type once and sorted, so that the model equals ``fit`` on all rows whatever the
+batching.
+
+Survey passes (bin edges, a text vocabulary) run before, through the estimator protocol
+(:class:`nbayes.base.SurveyStep`): :func:`set_up` runs them over data held in memory or
+in chunks; the command line fixes their result (bin edges) in the model before training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from ._validation import rows_from
+from .distributions import Labels
+from .exceptions import DataError
+
+
+def set_up(model, meta, survey: Callable) -> object:
+    """Run the model's survey passes (:meth:`survey_step`), then set it up from their
+    summary; returns the summary. ``survey(step)`` runs one pass over the data and returns
+    the combined summary of that pass (in memory, over chunks, or on a cluster).
+
+    Examples
+    --------
+    >>> from nbayes import MultinomialNB
+    >>> model = MultinomialNB()
+    >>> set_up(model, 3, survey=None) is None  # no pass needed
+    True
+    >>> model.n_features_in_
+    3
+    """
+    summary = None
+    while (step := model.survey_step(meta, summary)) is not None:
+        summary = step.finish(summary, survey(step))
+    model.setup(meta, summary)
+    return summary
+
+
+class ClassCodes:
+    """Class labels as batches bring them: each new label gets the next code (append-only,
+    so statistics already accumulated keep their rows); :meth:`order` types and sorts them
+    once, at the end.
+
+    Examples
+    --------
+    >>> codes = ClassCodes()
+    >>> codes.add(np.array(["10", "2", "10"], dtype=object)).tolist()
+    [0, 1, 0]
+    >>> classes, positions = codes.order(lambda labels: labels.astype(int))
+    >>> classes.tolist(), positions.tolist()
+    ([2, 10], [1, 0])
+    """
+
+    def __init__(self) -> None:
+        self._codes: dict = {}
+        self._positions = np.zeros(0, dtype=np.intp)  # set by order()
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def add(self, y: np.ndarray) -> np.ndarray:
+        """The code of every label of ``y``, new labels numbered after the known ones."""
+        for label in pd.unique(y):  # bounded by the number of classes
+            self._codes.setdefault(label, len(self._codes))
+        return pd.Index(list(self._codes)).get_indexer(y)
+
+    def order(self, typed: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple:
+        """(the classes typed by ``typed`` and sorted, the sorted place of each code).
+
+        ``typed`` maps the labels, in code order, to their final type (the command line reads
+        labels as text and types them once every class is known); None keeps them as they
+        are."""
+        labels = np.asarray(list(self._codes), dtype=object)
+        if typed is not None:
+            labels = typed(labels)
+        elif labels.size:
+            labels = np.asarray(list(self._codes))
+        order = np.argsort(labels, kind="stable")
+        self._positions = np.argsort(order, kind="stable")
+        return labels[order], self._positions
+
+    def final_codes(self, y: np.ndarray) -> np.ndarray:
+        """After :meth:`order`: the index in the sorted classes of every label of ``y`` (as
+        the batches gave them), -1 for a label never seen."""
+        codes = pd.Index(list(self._codes)).get_indexer(y)
+        return np.where(codes >= 0, self._positions[codes], -1)
+
+
+def train(
+    model,
+    batches: Iterable,
+    *,
+    typed: Callable[[np.ndarray], np.ndarray] | None = None,
+    finalize: bool = True,
+    classes: ClassCodes | None = None,
+):
+    """Fit ``model`` on every batch: set up from the first, accumulate each, merge, and
+    finalize once. Returns the model.
+
+    Parameters
+    ----------
+    model : nbayes estimator built from families (the presets, MixedNB, DensityNB and the
+        semi-naive models)
+        Its previous fitted state is discarded.
+    batches : iterable of (X, y) or (X, y, sample_weight)
+        Read once. Errors name rows counted over all batches.
+    typed : callable, optional
+        Maps the labels (an object array, in order of appearance) to their final type; called
+        once, after the last batch (see :meth:`ClassCodes.order`).
+    finalize : bool, default=True
+        False: hold the statistics only (``install(..., finalize=False)``), for a caller that
+        finalizes other parameters of them (cross-validation of ``alpha``).
+    classes : ClassCodes, optional
+        Where the labels are coded (a caller that codes more rows later reads it); a new
+        one by default.
+
+    Returns
+    -------
+    model
+        Fitted on all batches.
+
+    Raises
+    ------
+    DataError
+        No batch, or any data error of the model (naming its row).
+
+    Examples
+    --------
+    >>> from nbayes import MultinomialNB
+    >>> batches = [([[2, 0], [1, 1]], ["b", "b"]), ([[0, 3]], ["a"])]
+    >>> model = train(MultinomialNB(), batches)
+    >>> model.classes_.tolist(), model.class_count_.tolist()
+    (['a', 'b'], [1.0, 2.0])
+    """
+    classes = ClassCodes() if classes is None else classes
+    stats, rows = None, 0
+    for batch in batches:
+        X, y, weights = (*batch, None)[:3]
+        with rows_from(rows):
+            if stats is None:
+                model.setup_from(X)
+            y = np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else np.asarray(y)
+            known = len(classes)
+            codes = classes.add(y)
+            if weights is None:
+                weights = np.ones(codes.size)
+            part = model.accumulate(X, Labels(codes, weights, len(classes)), mode="learn")
+            if stats is not None:
+                if len(classes) > known:
+                    stats = model.align_statistics(stats, np.arange(known), len(classes))
+                part = model.merge_statistics(stats, part)
+        stats, rows = part, rows + codes.size
+    if stats is None:
+        raise DataError("No batch of rows to train on; pass at least one (X, y) pair.")
+    return _install(model, classes, stats, typed, finalize)
+
+
+def install(model, labels, stats: dict, typed=None, finalize: bool = True):
+    """Install ``stats``, whose class axis follows ``labels``, with the labels typed by
+    ``typed`` and sorted (the statistics laid out to match); finalize once. Returns the
+    model. For statistics gathered elsewhere (``nbayes.dask``) as :func:`train` gathers
+    them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> from nbayes.distributions import Labels
+    >>> model = MultinomialNB()
+    >>> model.setup(1)
+    >>> stats = model.accumulate([[1], [2]], Labels([0, 1], [1.0, 1.0], 2))
+    >>> install(model, ["10", "2"], stats, lambda labels: labels.astype(int)).classes_.tolist()
+    [2, 10]
+    """
+    classes = ClassCodes()
+    classes.add(np.asarray(labels, dtype=object))
+    return _install(model, classes, stats, typed, finalize)
+
+
+def _install(model, classes: ClassCodes, stats: dict, typed, finalize: bool):
+    labels, positions = classes.order(typed)
+    return model.install(
+        labels, model.align_statistics(stats, positions, labels.size), finalize=finalize
+    )
