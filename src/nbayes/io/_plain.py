@@ -290,53 +290,56 @@ def take(
     return arr
 
 
+def declared_statistics(family, n_classes: int, width: int) -> dict[str, tuple]:
+    """Key -> (shape, dtype kinds) of the statistics of ``family`` over a block of ``width``
+    columns, from its declared statistic types; None in a shape is read from the file."""
+    return {
+        key: entry
+        for slot in family.statistics  # bounded: a family's few statistics
+        for key, entry in slot.declared(n_classes, width).items()
+    }
+
+
 def restore_group(
     family, arrays: Mapping[str, np.ndarray], prefix: str, n_classes: int, width: int
 ) -> dict:
-    """Statistics of one column group, checked against the family's own identity element.
+    """Statistics of one column group, checked by their declared statistic types.
 
-    The checks are generic: the keys, dtype kinds and dimensions must be those of
-    ``family.zeros``, class-axis arrays must have one row per class, counts (``n_*``) must be
-    non-negative, and merging with ``zeros`` must be a shape-preserving no-op.
+    Shapes and dtype kinds are those of :func:`declared_statistics` (which
+    :mod:`nbayes.io._declared` held the manifest to before any array was read), weights are
+    non-negative, and each type's fields fit together (the categories per column and the
+    width of their counts).
     """
-    ref = family.zeros(n_classes, width)
+    declared = declared_statistics(family, n_classes, width)
     got = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-    if set(got) != set(ref):
+    if set(got) != set(declared):
         raise ModelFormatError(
-            f"Model file: family {family.name!r} needs statistics {sorted(ref)} under "
+            f"Model file: family {family.name!r} needs statistics {sorted(declared)} under "
             f"{prefix!r}; found {sorted(got)}."
         )
     stats = {}
-    for key, zero in ref.items():
-        name = prefix + key
-        kinds = "iu" if zero.dtype.kind in "iu" else "f"
-        arr = take(got, key, kinds=kinds, ndim=zero.ndim, non_negative=key.startswith("n_"))
-        if key in family.class_keys and arr.shape[0] != n_classes:
+    for slot in family.statistics:  # bounded: a family's few statistics
+        for key in slot.keys:
+            shape, kinds = declared[key]
+            weight = key in slot.non_negative_keys
+            arr = take(arrays, prefix + key, kinds=kinds, ndim=len(shape), non_negative=weight)
+            if key in slot.class_keys and arr.shape[0] != n_classes:
+                raise ModelFormatError(
+                    f"Model file: array {prefix + key!r} has {arr.shape[0]} rows; expected one "
+                    f"per class ({n_classes})."
+                )
+            if any(want is not None and want != got for want, got in zip(shape, arr.shape)):
+                raise ModelFormatError(
+                    f"Model file: the statistics under {prefix!r} have inconsistent shapes "
+                    f"({prefix + key!r}: {arr.shape}, declared {shape}) for family "
+                    f"{family.name!r} over {width} column(s); the file is corrupt."
+                )
+            stats[key] = arr.astype(np.int64 if "i" in kinds else np.float64, copy=False)
+        if not slot.take(stats).consistent():
             raise ModelFormatError(
-                f"Model file: array {name!r} has {arr.shape[0]} rows; expected one per class "
-                f"({n_classes})."
+                f"Model file: each of the statistics {list(slot.keys)} under {prefix!r} does "
+                "not match the sizes of the other (inconsistent shapes); the file is corrupt."
             )
-        stats[key] = arr.astype(zero.dtype, copy=False)
-    # Integer statistics are layout metadata (e.g. categories per feature); bound them by the
-    # size of the count arrays so that a forged file cannot make merge allocate without limit.
-    budget = sum(a.size for a in stats.values() if a.dtype.kind == "f")
-    for key, arr in stats.items():
-        if arr.dtype.kind in "iu" and arr.size and (arr.min() < 0 or arr.sum() > budget):
-            raise ModelFormatError(
-                f"Model file: array {prefix + key!r} does not match the sizes of the other "
-                "statistics; the file is corrupt."
-            )
-    try:
-        merged = family.merge(ref, stats)
-        consistent = all(merged[k].shape == stats[k].shape for k in ref)
-    except (ValueError, IndexError):
-        consistent = False
-    if not consistent:
-        raise ModelFormatError(
-            f"Model file: the statistics under {prefix!r} have inconsistent shapes "
-            f"({ {k: v.shape for k, v in stats.items()} }) for family {family.name!r} over "
-            f"{width} column(s); the file is corrupt."
-        )
     return stats
 
 
