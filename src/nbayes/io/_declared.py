@@ -20,6 +20,7 @@ import numpy as np
 
 from ..exceptions import ModelFormatError
 from . import _plain as plain
+from ._statistics import declared_statistics
 
 #: Longest .npy header dict accepted (numpy's own default limit; it writes under 200 bytes),
 #: and the most bytes a member may hold beyond its data: magic, version, length, header.
@@ -168,7 +169,7 @@ def _expect_base(meta, arrays, expected, prefix, widths=None) -> None:
     for i, (spec, width) in enumerate(zip(specs, widths)):  # bounded by the groups
         family = plain.make_family(spec, f"family {i}")
         width = family.block_width(width)  # the text family: n_buckets per column
-        for key, entry in plain.declared_statistics(family, k, width).items():
+        for key, entry in declared_statistics(family, k, width).items():
             expected[f"{prefix}stats/{i}/{key}"] = entry
 
 

@@ -7,9 +7,9 @@ dump/load functions of :mod:`nbayes.io._dispatch` share:
 * :func:`to_jsonable` / :func:`from_jsonable` -- parameters as tagged JSON. Decoding builds
   objects only from the library's registries (estimators, families -- e.g. those in
   MixedNB's ``columns`` --, scikit-learn's text vectorisers); anything else is refused.
-* :func:`take` and :func:`restore_group` -- every array that comes back from a file is checked
-  for dtype, shape and finiteness, and every family's statistics for consistency, before an
-  estimator uses it. A problem raises :class:`~nbayes.exceptions.ModelFormatError`.
+* :func:`take` -- every array that comes back from a file is checked for dtype, shape and
+  finiteness before an estimator uses it (the families' statistics through their types, in
+  :mod:`nbayes.io._statistics`). A problem raises :class:`~nbayes.exceptions.ModelFormatError`.
 """
 
 from __future__ import annotations
@@ -288,59 +288,6 @@ def take(
     if non_negative and arr.dtype.kind in "if" and np.any(arr < 0):
         raise ModelFormatError(f"Model file: array {name!r} has negative entries.")
     return arr
-
-
-def declared_statistics(family, n_classes: int, width: int) -> dict[str, tuple]:
-    """Key -> (shape, dtype kinds) of the statistics of ``family`` over a block of ``width``
-    columns, from its declared statistic types; None in a shape is read from the file."""
-    return {
-        key: entry
-        for slot in family.statistics  # bounded: a family's few statistics
-        for key, entry in slot.declared(n_classes, width).items()
-    }
-
-
-def restore_group(
-    family, arrays: Mapping[str, np.ndarray], prefix: str, n_classes: int, width: int
-) -> dict:
-    """Statistics of one column group, checked by their declared statistic types.
-
-    Shapes and dtype kinds are those of :func:`declared_statistics` (which
-    :mod:`nbayes.io._declared` held the manifest to before any array was read), weights are
-    non-negative, and each type's fields fit together (the categories per column and the
-    width of their counts).
-    """
-    declared = declared_statistics(family, n_classes, width)
-    got = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-    if set(got) != set(declared):
-        raise ModelFormatError(
-            f"Model file: family {family.name!r} needs statistics {sorted(declared)} under "
-            f"{prefix!r}; found {sorted(got)}."
-        )
-    stats = {}
-    for slot in family.statistics:  # bounded: a family's few statistics
-        for key in slot.keys:
-            shape, kinds = declared[key]
-            weight = key in slot.non_negative_keys
-            arr = take(arrays, prefix + key, kinds=kinds, ndim=len(shape), non_negative=weight)
-            if key in slot.class_keys and arr.shape[0] != n_classes:
-                raise ModelFormatError(
-                    f"Model file: array {prefix + key!r} has {arr.shape[0]} rows; expected one "
-                    f"per class ({n_classes})."
-                )
-            if any(want is not None and want != got for want, got in zip(shape, arr.shape)):
-                raise ModelFormatError(
-                    f"Model file: the statistics under {prefix!r} have inconsistent shapes "
-                    f"({prefix + key!r}: {arr.shape}, declared {shape}) for family "
-                    f"{family.name!r} over {width} column(s); the file is corrupt."
-                )
-            stats[key] = arr.astype(np.int64 if "i" in kinds else np.float64, copy=False)
-        if not slot.take(stats).consistent():
-            raise ModelFormatError(
-                f"Model file: each of the statistics {list(slot.keys)} under {prefix!r} does "
-                "not match the sizes of the other (inconsistent shapes); the file is corrupt."
-            )
-    return stats
 
 
 def check_params(params: list, where: str = "model") -> None:
