@@ -8,7 +8,8 @@ Each ``*_SRC`` is a ``src`` folder holding a built ``nbayes`` package. For each 
 child process of its own (so that each imports its own nbayes), in alternating rounds:
 GaussianNB, MultinomialNB and MixedNB (a merge per batch through ``partial_fit``) on UCI
 Spambase, and MultinomialNB and BernoulliNB on the word counts of the SMS Spam Collection.
-Each round keeps the best of five runs per case; prints the median over rounds of those seconds and the ratio after/before. Not a test.
+Each round keeps the best of five runs per case; prints the median over rounds of
+those seconds and the ratio after/before. Not a test.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
