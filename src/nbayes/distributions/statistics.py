@@ -30,6 +30,7 @@ shapes of the arrays they hold from the same slots (:mod:`nbayes.io._declared`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -41,6 +42,12 @@ from ._arrays import SUBTRACT_RTOL, add_tables, describe_cell, subtract_nonnegat
 from ._categorical_layout import expand, offsets_of
 
 Arrays = dict[str, np.ndarray]
+
+
+@functools.cache
+def field_names(cls: type) -> tuple[str, ...]:
+    """Names of a statistic type's fields (looked up once per type: merges ask per batch)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 class Statistic:
@@ -67,7 +74,8 @@ class Statistic:
         raise NotImplementedError
 
     def fields(self) -> tuple[np.ndarray, ...]:
-        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+        """The arrays, in the order the type declares them."""
+        return tuple(getattr(self, name) for name in field_names(type(self)))
 
     def __add__(self, other: Statistic) -> Statistic:
         raise NotImplementedError(f"{type(self).__name__} has no merge of its own.")
@@ -78,7 +86,7 @@ class Statistic:
         raise NotImplementedError(f"{type(self).__name__} cannot be unlearned alone.")
 
     def __sub__(self, other: Statistic) -> Statistic:
-        return self.subtract(other, tuple(f.name for f in dataclasses.fields(self)))
+        return self.subtract(other, field_names(type(self)))
 
     def scale(self, factor: float) -> Statistic:
         """The statistic with every row's weight multiplied by ``factor`` >= 0."""
@@ -106,7 +114,7 @@ class Statistic:
         zero = cls.zeros(1, width)
         return {
             f: ((n_classes, *arr.shape[1:]) if f in cls.class_fields else arr.shape, cls.kinds[f])
-            for f, arr in zip((f.name for f in dataclasses.fields(cls)), zero.fields())
+            for f, arr in zip(field_names(cls), zero.fields())
         }
 
     #: Fields that hold weights, which a stored copy must keep non-negative.
@@ -314,9 +322,9 @@ class Slot:
     per_feature: int = 1
 
     def __post_init__(self):
-        if len(self.keys) != len(dataclasses.fields(self.type)):
+        if len(self.keys) != len(field_names(self.type)):
             raise TypeError(
-                f"{self.type.__name__} has {len(dataclasses.fields(self.type))} fields; "
+                f"{self.type.__name__} has {len(field_names(self.type))} fields; "
                 f"got keys {self.keys}."
             )
 
@@ -333,8 +341,7 @@ class Slot:
         return self._keys_of(self.type.non_negative)
 
     def _keys_of(self, fields) -> tuple[str, ...]:
-        names = [f.name for f in dataclasses.fields(self.type)]
-        return tuple(k for k, f in zip(self.keys, names) if f in fields)
+        return tuple(k for k, f in zip(self.keys, field_names(self.type)) if f in fields)
 
     def take(self, stats: Mapping[str, np.ndarray]) -> Statistic:
         """The typed value held under this slot's keys."""
