@@ -51,6 +51,10 @@ def test_scale_keeps_averages_and_add_classes_pads():
     assert (m.weight.item(), m.mean.item(), m.m2.item()) == (1.0, 2.0, 1.0)
     sums = ClassSums(np.array([[1.0, 2.0]])).add_classes(2)
     np.testing.assert_array_equal(sums.table, [[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]])
+    counts = CategoryCounts(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([2]))
+    laid = counts.align_classes(np.array([2, 0]), 3)  # re-coded to a union of three labels
+    np.testing.assert_array_equal(laid.counts, [[3.0, 4.0], [0.0, 0.0], [1.0, 2.0]])
+    np.testing.assert_array_equal(laid.n_categories, [2])
     with pytest.raises(DataError, match="'n_ones'"):
         ClassSums(np.ones((1, 2))).subtract(ClassSums(np.full((1, 2), 2.0)), ("n_ones",))
 

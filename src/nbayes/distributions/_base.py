@@ -286,6 +286,12 @@ class Family(abc.ABC):
         """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
         return self._by_slot("add_classes", stats, n_new)
 
+    def align_classes(self, stats: Stats, positions: np.ndarray, n_classes: int) -> Stats:
+        """The statistics with class ``k`` moved to class ``positions[k]`` of ``n_classes``
+        (the others empty): statistics of shards that saw different labels, laid out over
+        their union before a merge."""
+        return self._by_slot("align_classes", stats, positions, n_classes)
+
     @abc.abstractmethod
     def n_samples(self, stats: Stats) -> np.ndarray:
         """Total weight seen per class, shape (n_classes,) -- used for sanity checks."""

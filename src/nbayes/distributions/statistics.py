@@ -101,10 +101,17 @@ class Statistic:
 
     def add_classes(self, n_new: int) -> Statistic:
         """The statistic with ``n_new`` empty classes appended."""
+        n_classes = getattr(self, self.class_fields[0]).shape[0] if self.class_fields else 0
+        return self.align_classes(np.arange(n_classes), n_classes + n_new)
+
+    def align_classes(self, positions: np.ndarray, n_classes: int) -> Statistic:
+        """The statistic with its class ``k`` moved to class ``positions[k]`` of
+        ``n_classes``; classes that receive none are empty (re-coding to a union of labels)."""
         out = {}
         for f in self.class_fields:  # bounded: a type's few fields
             arr = getattr(self, f)
-            out[f] = np.concatenate([arr, np.zeros((n_new, *arr.shape[1:]), arr.dtype)])
+            out[f] = np.zeros((n_classes, *arr.shape[1:]), arr.dtype)
+            out[f][positions] = arr
         return dataclasses.replace(self, **out)
 
     @classmethod
@@ -365,6 +372,9 @@ class Slot:
 
     def add_classes(self, stats, n_new: int) -> Arrays:
         return self.put(self.take(stats).add_classes(n_new))
+
+    def align_classes(self, stats, positions: np.ndarray, n_classes: int) -> Arrays:
+        return self.put(self.take(stats).align_classes(positions, n_classes))
 
     def declared(self, n_classes: int, n_features: int) -> dict[str, tuple]:
         """Key -> (shape, dtype kinds) of this slot's arrays in a model file."""
