@@ -183,12 +183,6 @@ class Family(abc.ABC):
         the number of categories)."""
         return tuple(k for slot in self.statistics for k in slot.class_keys)
 
-    @property
-    def intensive_keys(self) -> tuple[str, ...]:
-        """Those of :attr:`class_keys` that are averages over the rows (Gaussian means),
-        which :meth:`scale` keeps; every other class key is a weighted sum."""
-        return tuple(k for slot in self.statistics for k in slot.intensive_keys)
-
     def _by_slot(self, op: str, *args) -> Stats:
         """The declared statistics' ``op`` (a :class:`Slot` method), joined in one dict."""
         out: Stats = {}
@@ -242,8 +236,9 @@ class Family(abc.ABC):
 
     def scale(self, stats: Stats, factor: float) -> Stats:
         """Statistics of the same rows with every weight multiplied by ``factor`` >= 0: sums
-        scale, averages (:attr:`intensive_keys`) and metadata stay. What EM's unlabeled
-        weight lambda does to the unlabeled rows' statistics."""
+        scale, averages (a statistic type's ``intensive_fields``: Gaussian means) and
+        metadata stay. What EM's unlabeled weight lambda does to the unlabeled rows'
+        statistics."""
         return self._by_slot("scale", stats, factor)
 
     def subtract(self, a: Stats, b: Stats, class_names=None, feature_names=None) -> Stats:

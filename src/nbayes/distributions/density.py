@@ -47,7 +47,7 @@ from ._intervals import binned_terms, interval_widths, intervals
 from ._kde import LOG_2PI, kde_leave_one_out, kde_tables, kde_terms
 from ._labels import Labels
 from .gaussian import Gaussian
-from .statistics import ClassSums, Moments, Slot, ValueRange
+from .statistics import ClassSums, Moments, ValueRange
 
 READINGS = ("gaussian", "kde", "binned")
 #: ``reading="auto"``: a row's leave-one-out log-density counts as at least this, so that a
@@ -187,6 +187,13 @@ class Density(Family):
             )
         self.reading = reading
         self.bins = int(bins)
+        # The Gaussian moments, a grid of ``bins`` counts per column, and the range that
+        # places each column's grid.
+        self.statistics = (
+            Moments.at(*MOMENTS),
+            ClassSums.at("n_grid", per_feature=self.bins),
+            ValueRange.at("lo", "hi"),
+        )
         self.bandwidth = bandwidth if isinstance(bandwidth, str) else float(bandwidth)
         self.discretize = discretize
         self.n_intervals = int(n_intervals)
@@ -225,16 +232,6 @@ class Density(Family):
         return X
 
     # -- statistics -------------------------------------------------------------------------
-    @property
-    def statistics(self) -> tuple[Slot, ...]:
-        """The Gaussian moments, a grid of ``bins`` counts per column, and the range that
-        places each column's grid."""
-        return (
-            Moments.at(*MOMENTS),
-            ClassSums.at("n_grid", per_feature=self.bins),
-            ValueRange.at("lo", "hi"),
-        )
-
     def _counts(self, stats: Stats) -> np.ndarray:
         K, d = stats["n_weight"].shape
         return stats["n_grid"].reshape(K, d, self.bins)

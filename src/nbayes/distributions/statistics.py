@@ -30,7 +30,6 @@ shapes of the arrays they hold from the same slots (:mod:`nbayes.io._declared`).
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Mapping
 from typing import ClassVar
 
@@ -44,10 +43,14 @@ from ._categorical_layout import expand, offsets_of
 Arrays = dict[str, np.ndarray]
 
 
-@functools.cache
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def field_names(cls: type) -> tuple[str, ...]:
     """Names of a statistic type's fields (looked up once per type: merges ask per batch)."""
-    return tuple(f.name for f in dataclasses.fields(cls))
+    if cls not in _FIELD_NAMES:
+        _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return _FIELD_NAMES[cls]
 
 
 class Statistic:
@@ -73,6 +76,11 @@ class Statistic:
         """The statistic of no rows over ``width`` columns: the identity of ``+``."""
         raise NotImplementedError
 
+    def _with(self, changed: Mapping[str, np.ndarray]) -> Statistic:
+        """A copy with the fields in ``changed`` replaced."""
+        names = field_names(type(self))
+        return type(self)(*(changed.get(n, getattr(self, n)) for n in names))
+
     def fields(self) -> tuple[np.ndarray, ...]:
         """The arrays, in the order the type declares them."""
         return tuple(getattr(self, name) for name in field_names(type(self)))
@@ -90,9 +98,8 @@ class Statistic:
 
     def scale(self, factor: float) -> Statistic:
         """The statistic with every row's weight multiplied by ``factor`` >= 0."""
-        return dataclasses.replace(
-            self,
-            **{
+        return self._with(
+            {
                 f: getattr(self, f) * factor
                 for f in self.class_fields
                 if f not in self.intensive_fields
@@ -112,7 +119,7 @@ class Statistic:
             arr = getattr(self, f)
             out[f] = np.zeros((n_classes, *arr.shape[1:]), arr.dtype)
             out[f][positions] = arr
-        return dataclasses.replace(self, **out)
+        return self._with(out)
 
     @classmethod
     def declared(cls, n_classes: int, width: int) -> dict[str, tuple]:
@@ -338,10 +345,6 @@ class Slot:
     @property
     def class_keys(self) -> tuple[str, ...]:
         return self._keys_of(self.type.class_fields)
-
-    @property
-    def intensive_keys(self) -> tuple[str, ...]:
-        return self._keys_of(self.type.intensive_fields)
 
     @property
     def non_negative_keys(self) -> tuple[str, ...]:

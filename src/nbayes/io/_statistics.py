@@ -31,9 +31,18 @@ def _fields(value: Statistic) -> tuple[np.ndarray, ...]:
     return tuple(np.asarray(a) for a in value.fields())
 
 
+def _from_fields(cls: type[Statistic]) -> Load:
+    """Version 1 read back: the type built from its arrays, in field order."""
+
+    def load(arrays: tuple[np.ndarray, ...]) -> Statistic:
+        return cls(*arrays)
+
+    return load
+
+
 #: Statistic type -> version -> (dump, load); the closed set of types a file may hold.
 TYPES: dict[type[Statistic], dict[int, tuple[Dump, Load]]] = {
-    cls: {1: (_fields, lambda arrays, cls=cls: cls(*arrays))}
+    cls: {1: (_fields, _from_fields(cls))}
     for cls in (ClassSums, Moments, CategoryCounts, ValueRange)
 }
 
