@@ -12,6 +12,7 @@ import nbayes
 from nbayes.distributions import Bernoulli, Categorical
 from nbayes.exceptions import ModelFormatError, ParameterError
 from nbayes.io import _plain as plain
+from nbayes.io import _statistics
 
 
 @pytest.mark.parametrize(
@@ -128,22 +129,22 @@ def test_array_checks(kwargs, arr, message):
 def test_group_statistics_checks():
     fam = Categorical()
     good = fam.zeros(2, 2)
-    assert set(plain.restore_group(fam, {f"g/{k}": v for k, v in good.items()}, "g/", 2, 2)) == set(
-        good
-    )
+    assert set(
+        _statistics.restore_group(fam, {f"g/{k}": v for k, v in good.items()}, "g/", 2, 2)
+    ) == set(good)
     with pytest.raises(ModelFormatError, match=r"needs statistics .* found \['n_counts'\]"):
-        plain.restore_group(fam, {"g/n_counts": good["n_counts"]}, "g/", 2, 2)
+        _statistics.restore_group(fam, {"g/n_counts": good["n_counts"]}, "g/", 2, 2)
     rows = {f"g/{k}": v for k, v in good.items()} | {"g/n_counts": np.zeros((3, 0))}
     with pytest.raises(ModelFormatError, match=r"array 'g/n_counts' has 3 rows; expected one"):
-        plain.restore_group(fam, rows, "g/", 2, 2)
+        _statistics.restore_group(fam, rows, "g/", 2, 2)
     big = {f"g/{k}": v for k, v in good.items()} | {"g/n_categories": np.array([5, 5])}
     with pytest.raises(ModelFormatError, match=r"does not match the sizes of the other"):
-        plain.restore_group(fam, big, "g/", 2, 2)
+        _statistics.restore_group(fam, big, "g/", 2, 2)
     bern = Bernoulli()
     ref = bern.zeros(2, 3)
     odd = {f"g/{k}": (np.zeros((2, 4)) if k == "n_ones" else v) for k, v in ref.items()}
     with pytest.raises(ModelFormatError, match=r"inconsistent shapes .* over 3 column"):
-        plain.restore_group(bern, odd, "g/", 2, 3)
+        _statistics.restore_group(bern, odd, "g/", 2, 3)
     with pytest.raises(ModelFormatError, match=r"give NaN parameters \('p' of column group 1\)"):
         plain.check_params([{"p": np.ones(2)}, {"p": np.array([np.nan])}])
 

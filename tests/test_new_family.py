@@ -21,7 +21,7 @@ from conformance import ESTIMATOR_CHECKS, FAMILY_CHECKS, applies, check_dask_fit
 from scipy import stats
 
 import nbayes
-from nbayes.distributions import REGISTRY, Family, Labels, Params, Stats
+from nbayes.distributions import REGISTRY, ClassSums, Family, Labels, Params, Stats
 from nbayes.distributions._arrays import dot_t
 from nbayes.distributions._estimates import pseudo_count
 from nbayes.distributions._labels import class_sums
@@ -43,7 +43,7 @@ class Exponential(Family):
 
     name = "exponential"
     sparse_ok = False
-    class_keys = ("n_observed", "x_sum")
+    statistics = (ClassSums.at("n_observed"), ClassSums.at("x_sum"))
     shared_params = ("alpha", "estimate")  # MixedNB(alpha=..., estimate=...) reaches it
 
     def __init__(self, alpha=1.0, beta=1.0, estimate="posterior_mean", missing="error"):
@@ -72,9 +72,6 @@ class Exponential(Family):
                 feature_names,
             )
         return X
-
-    def zeros(self, n_classes, n_features) -> Stats:
-        return {k: np.zeros((n_classes, n_features)) for k in self.class_keys}
 
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)

@@ -323,15 +323,13 @@ def align_classes(
     if positions.size == n_classes and np.array_equal(positions, np.arange(n_classes)):
         return stats
 
-    def lay_out(arr):
-        out = np.zeros((n_classes, *arr.shape[1:]), dtype=arr.dtype)
-        out[positions] = arr
-        return out
-
-    groups = []
-    for fam, group in zip(families, stats["groups"]):
-        groups.append({k: lay_out(v) if k in fam.class_keys else v for k, v in group.items()})
-    return {"class_count": lay_out(stats["class_count"]), "groups": groups}
+    class_count = np.zeros(n_classes)
+    class_count[positions] = stats["class_count"]
+    groups = [
+        fam.align_classes(group, positions, n_classes)
+        for fam, group in zip(families, stats["groups"])
+    ]
+    return {"class_count": class_count, "groups": groups}
 
 
 def clear(families: Sequence[Family], stats: ModelStats) -> ModelStats:

@@ -11,6 +11,7 @@ from .density import Binned, Density, Kernel
 from .gaussian import Gaussian
 from .multinomial import Complement, Multinomial
 from .poisson import Poisson
+from .statistics import CategoryCounts, ClassSums, Moments, Slot, Statistic, ValueRange
 from .text import Text
 
 #: Family name -> class. Model files and MixedNB build families only from this table.
@@ -49,18 +50,24 @@ __all__ = [
     "Bernoulli",
     "Binned",
     "Categorical",
+    "CategoryCounts",
+    "ClassSums",
     "Complement",
     "Density",
     "Family",
     "Gaussian",
     "Kernel",
     "Labels",
+    "Moments",
     "Multinomial",
     "Params",
     "Poisson",
+    "Slot",
     "SoftLabels",
+    "Statistic",
     "Stats",
     "Text",
+    "ValueRange",
     "accumulate_by_class",
     "make_family",
 ]

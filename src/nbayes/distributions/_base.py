@@ -25,9 +25,10 @@ import numpy as np
 
 from .._validation import check_finite, check_finite_from
 from ..exceptions import ParameterError
-from ._arrays import add_tables, missing_mask, subtract_nonnegative
+from ._arrays import add_tables, missing_mask
 from ._estimates import AUTO_ALPHA_RANGE, check_alpha, maximise_log_scalar
 from ._labels import Labels
+from .statistics import Slot
 
 #: Additive sufficient statistics: arrays, class axis first for the keys in ``class_keys``.
 Stats = dict[str, np.ndarray]
@@ -57,7 +58,7 @@ class Family(abc.ABC):
     4. :meth:`joint_log_likelihood` (+ :meth:`log_normalizer`) to score a batch and
        :meth:`log_likelihood_terms` to explain one.
 
-    To add a family, subclass, set :attr:`name` and :attr:`class_keys`, implement every
+    To add a family, subclass, set :attr:`name` and :attr:`statistics`, implement every
     abstract method (including the two conformance hooks :meth:`example_data` and
     :meth:`reference_log_density`) and add the class to ``nbayes.distributions.REGISTRY``; the
     shared conformance suite (tests/conformance.py) then checks it. See CONTRIBUTING.md.
@@ -67,12 +68,11 @@ class Family(abc.ABC):
     name: str = ""
     #: Whether :meth:`prepare` accepts scipy sparse matrices (and keeps them sparse).
     sparse_ok: bool = True
-    #: Keys of the statistics that carry a class axis first (others are metadata, e.g. the
-    #: number of categories); the default :meth:`subtract` and :meth:`add_classes` use them.
-    class_keys: tuple[str, ...] = ()
-    #: Those of :attr:`class_keys` that are averages over the rows (Gaussian means), which
-    #: :meth:`scale` keeps; every other class key is a weighted sum.
-    intensive_keys: tuple[str, ...] = ()
+    #: The family's statistics, declared once: typed statistics
+    #: (:mod:`nbayes.distributions.statistics`) bound to the keys of its statistics dict.
+    #: :meth:`zeros`, :meth:`merge`, :meth:`subtract`, :meth:`scale`, :meth:`add_classes`,
+    #: :attr:`class_keys` and the shapes model files accept all derive from it.
+    statistics: tuple[Slot, ...] = ()
     #: Hyperparameters of MixedNB that this family receives when a column group names it by
     #: string (``MixedNB(alpha=0.5, columns=[("poisson", ...)])``); each must also be a keyword
     #: of the family's ``__init__``.
@@ -94,6 +94,18 @@ class Family(abc.ABC):
     #: ``columns``): a grid search then scores sparse held-out rows over the columns they
     #: hold. A subclass that finalizes otherwise sets it False again.
     stacks_columns: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Class keys derive from the declared statistics; a family written against the
+        # older contract (its own class_keys) would silently merge nothing.
+        for old in ("class_keys", "intensive_keys"):
+            if old in vars(cls):
+                raise TypeError(
+                    f"{cls.__name__} sets {old}; declare its statistics instead, e.g. "
+                    "statistics = (ClassSums.at('n_counts'),) (see "
+                    "nbayes.distributions.statistics)."
+                )
 
     def __init__(self, alpha=1.0, estimate: str = "posterior_mean", missing: str = "error"):
         if missing not in MISSING:
@@ -165,9 +177,22 @@ class Family(abc.ABC):
         return n_columns
 
     # -- statistics --------------------------------------------------------------------------
-    @abc.abstractmethod
+    @property
+    def class_keys(self) -> tuple[str, ...]:
+        """Keys of the statistics that carry a class axis first (others are metadata, e.g.
+        the number of categories)."""
+        return tuple(k for slot in self.statistics for k in slot.class_keys)
+
+    def _by_slot(self, op: str, *args) -> Stats:
+        """The declared statistics' ``op`` (a :class:`Slot` method), joined in one dict."""
+        out: Stats = {}
+        for slot in self.statistics:  # bounded: a family's few statistics
+            out.update(getattr(slot, op)(*args))
+        return out
+
     def zeros(self, n_classes: int, n_features: int) -> Stats:
         """Statistics of no data: the identity of :meth:`merge`."""
+        return self._by_slot("zeros", n_classes, n_features)
 
     @abc.abstractmethod
     def accumulate(self, X, labels: Labels) -> Stats:
@@ -185,9 +210,8 @@ class Family(abc.ABC):
 
     def merge(self, a: Stats, b: Stats) -> Stats:
         """Statistics of the union of two batches: pure, associative and commutative, with
-        :meth:`zeros` as identity. Adds every key; families with non-additive moments
-        (Gaussian: Chan et al.) or metadata (Categorical: vocabulary sizes) override this."""
-        return {k: add_tables(a[k], b[k]) for k in a}
+        :meth:`zeros` as identity. Each declared statistic merges by its type's ``+``."""
+        return self._by_slot("add", a, b)
 
     #: Whether every array :meth:`accumulate` returns is a new float64 table that no other
     #: key shares, so that :meth:`merge_batch` may add into it. Only for families whose
@@ -212,26 +236,19 @@ class Family(abc.ABC):
 
     def scale(self, stats: Stats, factor: float) -> Stats:
         """Statistics of the same rows with every weight multiplied by ``factor`` >= 0: sums
-        scale, averages (:attr:`intensive_keys`) and metadata stay. What EM's unlabeled
-        weight lambda does to the unlabeled rows' statistics."""
-        return {
-            k: v * factor if k in self.class_keys and k not in self.intensive_keys else v
-            for k, v in stats.items()
-        }
+        scale, averages (a statistic type's ``intensive_fields``: Gaussian means) and
+        metadata stay. What EM's unlabeled weight lambda does to the unlabeled rows'
+        statistics."""
+        return self._by_slot("scale", stats, factor)
 
     def subtract(self, a: Stats, b: Stats, class_names=None, feature_names=None) -> Stats:
         """Statistics of the data in ``a`` without the data in ``b``: the inverse of ``merge``.
 
         ``b`` must describe rows that ``a`` learned; a count that would turn negative raises a
         DataError naming the class and column. ``class_names`` / ``feature_names`` only
-        improve that message. Families with non-additive moments override this.
+        improve that message. Each declared statistic unlearns by its type.
         """
-        return {
-            k: subtract_nonnegative(a[k], b[k], k, class_names, feature_names)
-            if k in self.class_keys
-            else a[k]
-            for k in a
-        }
+        return self._by_slot("subtract", a, b, class_names, feature_names)
 
     #: How this family's statistics overflow, for :meth:`overflowed`'s error message.
     overflow_reason: str = "sums of the values exceed it"
@@ -262,11 +279,13 @@ class Family(abc.ABC):
 
     def add_classes(self, stats: Stats, n_new: int) -> Stats:
         """Append ``n_new`` empty classes to the statistics (for enlarged ``classes``)."""
-        out = dict(stats)
-        for k in self.class_keys:
-            pad = np.zeros((n_new, *stats[k].shape[1:]), dtype=stats[k].dtype)
-            out[k] = np.concatenate([stats[k], pad], axis=0)
-        return out
+        return self._by_slot("add_classes", stats, n_new)
+
+    def align_classes(self, stats: Stats, positions: np.ndarray, n_classes: int) -> Stats:
+        """The statistics with class ``k`` moved to class ``positions[k]`` of ``n_classes``
+        (the others empty): statistics of shards that saw different labels, laid out over
+        their union before a merge."""
+        return self._by_slot("align_classes", stats, positions, n_classes)
 
     @abc.abstractmethod
     def n_samples(self, stats: Stats) -> np.ndarray:

@@ -29,6 +29,7 @@ from ._estimates import (
     weighted_log_sum,
 )
 from ._labels import Labels, class_sums
+from .statistics import ClassSums
 
 
 class Bernoulli(Family):
@@ -62,7 +63,7 @@ class Bernoulli(Family):
 
     name = "bernoulli"
     soft_labels = True  # every statistic is a class sum or a class weight
-    class_keys = ("n_ones", "n_observed")
+    statistics = (ClassSums.at("n_ones"), ClassSums.at("n_observed"))
     fresh_batches = True  # accumulate makes every table anew
     stackable_params: tuple[str, ...] | None = ("log_p", "log_1mp")
     shared_params = ("alpha", "estimate")
@@ -116,12 +117,6 @@ class Bernoulli(Family):
                 feature_names,
             )
         return X.astype(np.float64)
-
-    def zeros(self, n_classes, n_features) -> Stats:
-        return {
-            "n_ones": np.zeros((n_classes, n_features)),
-            "n_observed": np.zeros((n_classes, n_features)),
-        }
 
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)

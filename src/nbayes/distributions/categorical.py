@@ -21,7 +21,6 @@ from ._arrays import (
     ones,
     safe_ratio,
     split_inf,
-    subtract_nonnegative,
 )
 from ._base import Family, Params, Stats
 from ._categorical_counts import (
@@ -36,6 +35,7 @@ from ._categorical_patches import MAX_PATCHES, _counts_before, _numerators
 from ._categorical_tables import compiled_tables
 from ._estimates import log_normalise, pseudo_count, sum_shifted_lgamma, weighted_log_sum
 from ._labels import Labels, SoftLabels, accumulate_by_class
+from .statistics import CategoryCounts
 
 #: Policies for a category not seen in training.
 UNSEEN = ("error", "ignore", "smooth")
@@ -77,7 +77,7 @@ class Categorical(Family):
 
     name = "categorical"
     soft_labels = True  # one-hot codes times the weight matrix (see _soft_counts)
-    class_keys = ("n_counts",)
+    statistics = (CategoryCounts.at("n_counts", "n_categories"),)
     shared_params = ("alpha", "estimate")
 
     def __init__(
@@ -176,12 +176,6 @@ class Categorical(Family):
         """The smallest valid code in dense input: -1 (missing) where missing cells are
         ignored, else 0."""
         return MISSING_CODE if self.missing == "ignore" else 0
-
-    def zeros(self, n_classes, n_features) -> Stats:
-        return {
-            "n_counts": np.zeros((n_classes, n_features)),
-            "n_categories": np.ones(n_features, dtype=np.int64),
-        }
 
     def accumulate(self, X, labels: Labels) -> Stats:
         if isinstance(labels, SoftLabels):
@@ -308,47 +302,6 @@ class Categorical(Family):
                 shift = off + delta["low"] - offsets_of(width)
                 counts[:, np.repeat(shift, width) + np.arange(per_class)] += delta["n_counts"]
         return {"n_counts": counts, "n_categories": n_cat}
-
-    def merge(self, a: Stats, b: Stats) -> Stats:
-        n_cat = np.maximum(a["n_categories"], b["n_categories"])
-        counts = expand(a["n_counts"], a["n_categories"], n_cat)
-        more = expand(b["n_counts"], b["n_categories"], n_cat)
-        if counts is a["n_counts"]:  # the inputs stay untouched: add into a new array
-            counts = counts + more
-        else:  # a fresh array already: add in place (one pass less over a large vocabulary)
-            counts += more
-        return {"n_counts": counts, "n_categories": n_cat}
-
-    def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
-        n_cat = a["n_categories"]
-        unseen = b["n_categories"] > n_cat
-        if unseen.any():
-            j = int(np.flatnonzero(unseen)[0])
-            raise DataError(
-                f"Cannot unlearn: {column_label(j, feature_names)} has category code "
-                f"{b['n_categories'][j] - 1} in the rows to unlearn, but the model never saw a "
-                f"code above {n_cat[j] - 1}, so those rows were never learned."
-            )
-        feature = np.repeat(np.arange(n_cat.size), n_cat)
-        local = np.arange(int(n_cat.sum())) - offsets_of(n_cat)[feature]
-
-        def column_of(flat: int) -> str:
-            j = int(feature[flat])
-            return f"{column_label(j, feature_names)}, category code {int(local[flat])}"
-
-        counts = subtract_nonnegative(
-            a["n_counts"],
-            expand(b["n_counts"], b["n_categories"], n_cat),
-            "n_counts",
-            class_names,
-            column_of=column_of,
-        )
-        # Trailing codes that no row holds any more would not exist in a model trained on the
-        # remaining rows; drop them so that unlearning equals refitting.
-        held = counts.any(axis=0)
-        kept = np.ones(n_cat.size, dtype=np.int64)
-        np.maximum.at(kept, feature[held], local[held] + 1)
-        return {"n_counts": counts[:, local < kept[feature]], "n_categories": kept}
 
     def n_samples(self, stats):
         return _segment_sums(stats["n_counts"], stats["n_categories"]).max(axis=1, initial=0.0)

@@ -46,7 +46,8 @@ from ._grid import bin_index, grid_of, regrid
 from ._intervals import binned_terms, interval_widths, intervals
 from ._kde import LOG_2PI, kde_leave_one_out, kde_tables, kde_terms
 from ._labels import Labels
-from .gaussian import Gaussian, merge_moments
+from .gaussian import Gaussian
+from .statistics import ClassSums, Moments, ValueRange
 
 READINGS = ("gaussian", "kde", "binned")
 #: ``reading="auto"``: a row's leave-one-out log-density counts as at least this, so that a
@@ -128,8 +129,6 @@ class Density(Family):
 
     name = "density"
     sparse_ok = False
-    class_keys = (*MOMENTS, "n_grid")
-    intensive_keys = ("mean",)
     shared_params: tuple[str, ...] = ("alpha", "estimate", "var_smoothing")
     #: The kernel reading interpolates a precomputed log-density: its terms match the exact
     #: kernel sum over the bin centres (``reference_log_density``) to about this much.
@@ -188,6 +187,13 @@ class Density(Family):
             )
         self.reading = reading
         self.bins = int(bins)
+        # The Gaussian moments, a grid of ``bins`` counts per column, and the range that
+        # places each column's grid.
+        self.statistics = (
+            Moments.at(*MOMENTS),
+            ClassSums.at("n_grid", per_feature=self.bins),
+            ValueRange.at("lo", "hi"),
+        )
         self.bandwidth = bandwidth if isinstance(bandwidth, str) else float(bandwidth)
         self.discretize = discretize
         self.n_intervals = int(n_intervals)
@@ -226,17 +232,6 @@ class Density(Family):
         return X
 
     # -- statistics -------------------------------------------------------------------------
-    def zeros(self, n_classes, n_features) -> Stats:
-        z = np.zeros((n_classes, n_features))
-        return {
-            "n_weight": z,
-            "mean": z.copy(),
-            "m2": z.copy(),
-            "n_grid": np.zeros((n_classes, n_features * self.bins)),
-            "lo": np.zeros(n_features),
-            "hi": np.zeros(n_features),
-        }
-
     def _counts(self, stats: Stats) -> np.ndarray:
         K, d = stats["n_weight"].shape
         return stats["n_grid"].reshape(K, d, self.bins)
@@ -302,13 +297,8 @@ class Density(Family):
         lo, hi = self._common_range(a, b)
         grid = grid_of(lo, hi, self.bins)
         counts = self._on_grid(a, grid) + self._on_grid(b, grid)
-        w, mean, m2 = merge_moments(
-            a["n_weight"], a["mean"], a["m2"], b["n_weight"], b["mean"], b["m2"]
-        )
         return {
-            "n_weight": w,
-            "mean": mean,
-            "m2": m2,
+            **self.statistics[0].add(a, b),
             "n_grid": counts.reshape(counts.shape[0], -1),
             "lo": lo,
             "hi": hi,
@@ -328,9 +318,7 @@ class Density(Family):
                 f"({a['lo'][j]:.6g} to {a['hi'][j]:.6g}). Some of these rows were never "
                 "learned; pass only rows the model was trained on."
             )
-        moments = self._gaussian().subtract(
-            {k: a[k] for k in MOMENTS}, {k: b[k] for k in MOMENTS}, class_names, feature_names
-        )
+        moments = self.statistics[0].subtract(a, b, class_names, feature_names)
         grid = grid_of(a["lo"], a["hi"], self.bins)
         counts = subtract_nonnegative(
             self._counts(a), self._on_grid(b, grid), "n_grid", class_names, feature_names

@@ -9,48 +9,13 @@ from scipy.special import gammaln
 from .._accel import kernels
 from .._validation import raise_at
 from ..exceptions import DataError, ParameterError
-from ._arrays import SUBTRACT_RTOL, describe_cell, dot_classes, subtract_nonnegative
+from ._arrays import dot_classes
 from ._base import Family, Params, Stats
 from ._estimates import maximise_log_scalar
 from ._labels import Labels, SoftLabels, accumulate_by_class, class_sums
+from .statistics import Moments, merge_moments
 
 LOG_2PI = np.log(2 * np.pi)
-
-
-def merge_moments(wa, ma, m2a, wb, mb, m2b):
-    """Chan et al. parallel update of (weight, mean, M2); exact and free of cancellation."""
-    w = wa + wb
-    # Moments past the float64 range come out infinite (refused by the engine's overflow check).
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        share = np.where(w > 0, wb / np.where(w > 0, w, 1.0), 0.0)
-        delta = mb - ma
-        mean = ma + delta * share
-        m2 = m2a + m2b + delta**2 * wa * share
-    return w, mean, m2
-
-
-def subtract_moments(wt, mt, m2t, wb, mb, m2b):
-    """Inverse of :func:`merge_moments`: the moments of A from those of A + B and of B.
-
-    Returns (weight, mean, M2, impossible) where ``impossible`` marks cells that B cannot be
-    part of: M2 negative beyond rounding, or nothing left while the means or spreads of
-    A + B and B differ. The mean is recovered as ``mt + (mt - mb) * wb / wa``, which needs no
-    difference of large sums.
-    """
-    wa = wt - wb
-    wa[np.abs(wa) <= SUBTRACT_RTOL * (np.abs(wt) + np.abs(wb))] = 0.0
-    left = wa > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(left, mt + (mt - mb) * (wb / np.where(left, wa, 1.0)), 0.0)
-        between = np.where(wt > 0, (mb - mean) ** 2 * wa * (wb / np.where(wt > 0, wt, 1.0)), 0.0)
-        spread = np.sqrt(np.where(wt > 0, (m2t + m2b) / np.where(wt > 0, wt, 1.0), 0.0))
-    m2 = m2t - m2b - between
-    slack = SUBTRACT_RTOL * (np.abs(m2t) + np.abs(m2b) + between)
-    # With nothing left, A + B must have been B alone: same mean, same spread.
-    mean_off = np.abs(mt - mb) > SUBTRACT_RTOL * (np.abs(mt) + np.abs(mb) + spread)
-    impossible = (m2 < -slack) | (~left & ((np.abs(m2) > slack) | mean_off))
-    m2 = np.where(left & (m2 > slack), m2, 0.0)
-    return wa, mean, m2, impossible
 
 
 ESTIMATES = ("mle", "posterior_predictive")
@@ -154,8 +119,7 @@ class Gaussian(Family):
     soft_labels = True  # moments from products with the weights (see accumulate)
     finite_shows_in_result = True
     sparse_ok = False
-    class_keys = ("n_weight", "mean", "m2")
-    intensive_keys = ("mean",)
+    statistics = (Moments.at("n_weight", "mean", "m2"),)
     shared_params = ("var_smoothing",)
 
     def __init__(
@@ -211,10 +175,6 @@ class Gaussian(Family):
             )
         self.check_finite(X, feature_names, lazy)
         return np.asarray(X) if X.dtype.kind == "f" else np.asarray(X, dtype=np.float64)
-
-    def zeros(self, n_classes, n_features) -> Stats:
-        z = np.zeros((n_classes, n_features))
-        return {"n_weight": z, "mean": z.copy(), "m2": z.copy()}
 
     def accumulate(self, X, labels: Labels) -> Stats:
         if isinstance(labels, SoftLabels) and (X.shape[0] == 0 or self._missing(X) is not None):
@@ -300,30 +260,6 @@ class Gaussian(Family):
             dev[nan] = 0.0
         np.square(dev, out=dev)
         return {"n_weight": weight, "mean": mean, "m2": class_sums(dev, labels)}
-
-    def merge(self, a: Stats, b: Stats) -> Stats:
-        w, mean, m2 = merge_moments(
-            a["n_weight"], a["mean"], a["m2"], b["n_weight"], b["mean"], b["m2"]
-        )
-        return {"n_weight": w, "mean": mean, "m2": m2}
-
-    def subtract(self, a, b, class_names=None, feature_names=None) -> Stats:
-        subtract_nonnegative(a["n_weight"], b["n_weight"], "n_weight", class_names, feature_names)
-        w, mean, m2, impossible = subtract_moments(
-            a["n_weight"], a["mean"], a["m2"], b["n_weight"], b["mean"], b["m2"]
-        )
-        if impossible.any():
-            k, j = (int(i) for i in np.argwhere(impossible)[0])
-            where = describe_cell(k, j, class_names, feature_names)
-            raise DataError(
-                f"Cannot unlearn: the rows to unlearn for {where} (weight "
-                f"{b['n_weight'][k, j]:.6g}, mean "
-                f"{b['mean'][k, j]:.6g}) are not part of what the model learned (weight "
-                f"{a['n_weight'][k, j]:.6g}, mean {a['mean'][k, j]:.6g}, sum of squared "
-                "deviations too small to contain them). Pass only rows the model was trained "
-                "on, with the same sample weights."
-            )
-        return {"n_weight": w, "mean": mean, "m2": m2}
 
     def n_samples(self, stats):
         return stats["n_weight"].max(axis=1, initial=0.0)

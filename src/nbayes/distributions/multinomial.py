@@ -20,6 +20,7 @@ from ._estimates import (
     weighted_log_sum,
 )
 from ._labels import Labels, class_sums
+from .statistics import ClassSums
 
 
 def plain_counts(X, integer: bool = False) -> bool:
@@ -205,7 +206,7 @@ class Multinomial(Family):
     name = "multinomial"
     soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
-    class_keys = ("n_counts",)
+    statistics = (ClassSums.at("n_counts"),)
     fresh_batches = True  # accumulate makes every table anew
     stackable_params: tuple[str, ...] | None = ("log_theta",)
     stacks_columns = True
@@ -215,9 +216,6 @@ class Multinomial(Family):
     def prepare(self, X, feature_names=None, lazy=False):
         check_counts(self, X, feature_names, lazy, self.integer_counts)
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-
-    def zeros(self, n_classes, n_features) -> Stats:
-        return {"n_counts": np.zeros((n_classes, n_features))}
 
     def accumulate(self, X, labels: Labels) -> Stats:
         return {"n_counts": class_sums(self._zero_missing(X), labels)}

@@ -18,6 +18,7 @@ from ._estimates import (
 )
 from ._labels import Labels, class_sums
 from .multinomial import check_counts, count_data
+from .statistics import ClassSums
 
 
 class Poisson(Family):
@@ -47,7 +48,7 @@ class Poisson(Family):
     name = "poisson"
     soft_labels = True  # every statistic is a class sum or a class weight
     finite_shows_in_result = True
-    class_keys = ("n_sum", "n_observed")
+    statistics = (ClassSums.at("n_sum"), ClassSums.at("n_observed"))
     fresh_batches = True  # accumulate makes every table anew
     stackable_params: tuple[str, ...] | None = ("log_rate", "rate")
     shared_params = ("alpha", "estimate")
@@ -62,12 +63,6 @@ class Poisson(Family):
     def prepare(self, X, feature_names=None, lazy=False):
         check_counts(self, X, feature_names, lazy, integer=True)
         return X if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-
-    def zeros(self, n_classes, n_features) -> Stats:
-        return {
-            "n_sum": np.zeros((n_classes, n_features)),
-            "n_observed": np.zeros((n_classes, n_features)),
-        }
 
     def accumulate(self, X, labels: Labels) -> Stats:
         nan = self._missing(X)

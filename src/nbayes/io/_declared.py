@@ -8,8 +8,10 @@ vocabulary -- refuses any array that the layout does not name, and :func:`sizes`
 member and their total. A forged file is then refused after reading its manifest; what is
 left to a forger is a model consistent in every shape, whose size the total cap bounds.
 
-Shapes are read from the manifest's ``arrays`` entries; the per-kind loaders in
-:mod:`nbayes.io._dispatch` check the values after reading, as before.
+Shapes are read from the manifest's ``arrays`` entries. Those of the families' statistics
+come from their declared statistic types (:mod:`nbayes.distributions.statistics`), which the
+per-kind loaders in :mod:`nbayes.io._dispatch` also use to check the values after reading:
+shapes are checked here only.
 """
 
 from __future__ import annotations
@@ -18,13 +20,12 @@ import numpy as np
 
 from ..exceptions import ModelFormatError
 from . import _plain as plain
+from ._statistics import declared_statistics
 
 #: Longest .npy header dict accepted (numpy's own default limit; it writes under 200 bytes),
 #: and the most bytes a member may hold beyond its data: magic, version, length, header.
 MAX_HEADER = 10_000
 MAX_HEADER_BYTES = MAX_HEADER + 12
-#: Statistics whose second axis is a flat (feature, category) layout, not one per feature.
-_FLAT = {("categorical", "n_counts")}
 _VOCABULARY = {"values": "U", "kinds": "U", "column": "i", "code": "i"}
 
 
@@ -168,18 +169,8 @@ def _expect_base(meta, arrays, expected, prefix, widths=None) -> None:
     for i, (spec, width) in enumerate(zip(specs, widths)):  # bounded by the groups
         family = plain.make_family(spec, f"family {i}")
         width = family.block_width(width)  # the text family: n_buckets per column
-        # The keys, kinds and per-class shapes from the family's identity for one class
-        # (its second axis may be a multiple of the width: a grid of bins per feature).
-        for key, zero in family.zeros(1, width).items():
-            kinds = "iu" if zero.dtype.kind in "iu" else "f"
-            shape: tuple[int | None, ...]
-            if key not in family.class_keys:
-                shape = zero.shape
-            elif (family.name, key) in _FLAT:
-                shape = (k, None)  # the categories per feature are read from the file
-            else:
-                shape = (k, *zero.shape[1:])
-            expected[f"{prefix}stats/{i}/{key}"] = (shape, kinds)
+        for key, entry in declared_statistics(family, k, width).items():
+            expected[f"{prefix}stats/{i}/{key}"] = entry
 
 
 def _expect_seminaive(meta, arrays, expected, prefix) -> None:

@@ -21,6 +21,7 @@ from .. import base
 from ..columns import Calendar
 from ..exceptions import ModelFormatError
 from . import _plain as plain
+from . import _statistics as statistics
 
 #: Version of MixedNB's column layout inside the format-1 ``state`` (``meta["mixed"]``):
 #: 2 adds the calendar features of timestamp columns (``"calendar"``), written only by a
@@ -49,9 +50,8 @@ def _dump_base(state: dict) -> tuple[dict, dict]:
     }
     if state["feature_names_in"] is not None:
         arrays["feature_names_in"] = plain.label_array(state["feature_names_in"], "feature names")
-    for i, group in enumerate(stats["groups"]):
-        for key, value in group.items():
-            arrays[f"stats/{i}/{key}"] = np.asarray(value)
+    for i, (family, group) in enumerate(zip(state["families"], stats["groups"])):
+        arrays.update(statistics.dump_group(family, group, f"stats/{i}/"))
     return meta, arrays
 
 
@@ -90,7 +90,7 @@ def _load_base(meta: dict, arrays: dict, widths: list[int] | None = None) -> dic
             f"Model file: {len(families)} families stored for {len(widths)} column groups."
         )
     groups = [
-        plain.restore_group(fam, arrays, f"stats/{i}/", n_classes, fam.block_width(width))
+        statistics.restore_group(fam, arrays, f"stats/{i}/", n_classes, fam.block_width(width))
         for i, (fam, width) in enumerate(zip(families, widths))
     ]
     return {

@@ -7,9 +7,9 @@ dump/load functions of :mod:`nbayes.io._dispatch` share:
 * :func:`to_jsonable` / :func:`from_jsonable` -- parameters as tagged JSON. Decoding builds
   objects only from the library's registries (estimators, families -- e.g. those in
   MixedNB's ``columns`` --, scikit-learn's text vectorisers); anything else is refused.
-* :func:`take` and :func:`restore_group` -- every array that comes back from a file is checked
-  for dtype, shape and finiteness, and every family's statistics for consistency, before an
-  estimator uses it. A problem raises :class:`~nbayes.exceptions.ModelFormatError`.
+* :func:`take` -- every array that comes back from a file is checked for dtype, shape and
+  finiteness before an estimator uses it (the families' statistics through their types, in
+  :mod:`nbayes.io._statistics`). A problem raises :class:`~nbayes.exceptions.ModelFormatError`.
 """
 
 from __future__ import annotations
@@ -288,56 +288,6 @@ def take(
     if non_negative and arr.dtype.kind in "if" and np.any(arr < 0):
         raise ModelFormatError(f"Model file: array {name!r} has negative entries.")
     return arr
-
-
-def restore_group(
-    family, arrays: Mapping[str, np.ndarray], prefix: str, n_classes: int, width: int
-) -> dict:
-    """Statistics of one column group, checked against the family's own identity element.
-
-    The checks are generic: the keys, dtype kinds and dimensions must be those of
-    ``family.zeros``, class-axis arrays must have one row per class, counts (``n_*``) must be
-    non-negative, and merging with ``zeros`` must be a shape-preserving no-op.
-    """
-    ref = family.zeros(n_classes, width)
-    got = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-    if set(got) != set(ref):
-        raise ModelFormatError(
-            f"Model file: family {family.name!r} needs statistics {sorted(ref)} under "
-            f"{prefix!r}; found {sorted(got)}."
-        )
-    stats = {}
-    for key, zero in ref.items():
-        name = prefix + key
-        kinds = "iu" if zero.dtype.kind in "iu" else "f"
-        arr = take(got, key, kinds=kinds, ndim=zero.ndim, non_negative=key.startswith("n_"))
-        if key in family.class_keys and arr.shape[0] != n_classes:
-            raise ModelFormatError(
-                f"Model file: array {name!r} has {arr.shape[0]} rows; expected one per class "
-                f"({n_classes})."
-            )
-        stats[key] = arr.astype(zero.dtype, copy=False)
-    # Integer statistics are layout metadata (e.g. categories per feature); bound them by the
-    # size of the count arrays so that a forged file cannot make merge allocate without limit.
-    budget = sum(a.size for a in stats.values() if a.dtype.kind == "f")
-    for key, arr in stats.items():
-        if arr.dtype.kind in "iu" and arr.size and (arr.min() < 0 or arr.sum() > budget):
-            raise ModelFormatError(
-                f"Model file: array {prefix + key!r} does not match the sizes of the other "
-                "statistics; the file is corrupt."
-            )
-    try:
-        merged = family.merge(ref, stats)
-        consistent = all(merged[k].shape == stats[k].shape for k in ref)
-    except (ValueError, IndexError):
-        consistent = False
-    if not consistent:
-        raise ModelFormatError(
-            f"Model file: the statistics under {prefix!r} have inconsistent shapes "
-            f"({ {k: v.shape for k, v in stats.items()} }) for family {family.name!r} over "
-            f"{width} column(s); the file is corrupt."
-        )
-    return stats
 
 
 def check_params(params: list, where: str = "model") -> None:
