@@ -69,8 +69,15 @@ def nbytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
 def check(estimator: str, meta, arrays: dict) -> None:
     """Refuse declared arrays that the layout of an ``estimator`` model does not have, or
     whose shapes disagree with it. ``arrays`` maps names to (shape, dtype) from :func:`parse`."""
+    from ._wrappers import WRAPPERS
+
     expected: dict[str, tuple] = {}
-    _expect_kind(estimator, meta, arrays, expected, "")
+    if estimator in WRAPPERS:
+        if not isinstance(meta, dict):
+            raise ModelFormatError("Model file: the estimator state is not a mapping.")
+        WRAPPERS[estimator][3](meta, arrays, expected)
+    else:
+        _expect_kind(estimator, meta, arrays, expected, "")
     for name, (shape, dtype) in arrays.items():
         if name not in expected:
             raise ModelFormatError(
