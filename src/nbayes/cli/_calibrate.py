@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import reduce
 
 import numpy as np
+import pandas as pd
 from sklearn.calibration import _fit_calibrator
 
 from .. import base
@@ -23,10 +24,11 @@ from .._rowhash import hash_folds
 from ..calibration import CalibratedClassifierCV
 from ..calibration._out_of_fold import response
 from ..distributions import Labels
-from ..estimators._base import CV_FOLDS, label_codes
+from ..estimators._base import CV_FOLDS
 from ..estimators._folds import take_rows
 from ..exceptions import DataError
 from ._common import UsageError
+from ._labels import written_label_codes
 from ._models import class_labels, inner
 
 #: The methods of ``--calibration`` (scikit-learn's, plus temperature scaling).
@@ -66,8 +68,10 @@ def calibrate(table, plan, target: str, dtypes: dict, method: str) -> Calibrated
         """(fold, rows of X, class codes) of every chunk and fold."""
         for offset, chunk in table.chunks(columns, dtypes, desc=desc):
             y = class_labels(chunk[target], offset, table.path, target)
-            codes, unknown = label_codes(y, classes)
-            if unknown is not None:
+            # The classes have their type by now (1, not "1"): labels compare by value.
+            codes = written_label_codes(pd.Series(y), classes)
+            if np.any(codes < 0):
+                unknown = int(np.flatnonzero(codes < 0)[0])
                 raise DataError(
                     f"{table.path}: label {y[unknown]!r} at row {offset + unknown} was not "
                     "in the training pass; the data changed between the passes."
