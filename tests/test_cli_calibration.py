@@ -154,3 +154,30 @@ def test_expected_calibration_error_bins_the_top_label_confidence():
     expected = (2 * 0.4 + 0.2 + 0.4 + 0.0) / 5
     assert expected_calibration_error(proba, codes) == pytest.approx(expected)
     assert expected_calibration_error(np.eye(3), np.arange(3)) == 0.0
+
+
+@pytest.mark.parametrize("hashing", [True, False], ids=["hashing", "vocabulary"])
+def test_a_text_model_is_calibrated_on_its_word_counts(capsys, tmp_path, hashing):
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(4)
+    y = rng.choice(["ham", "spam"], 600, p=[0.7, 0.3])
+    words = {"ham": ["see", "you", "at", "lunch", "ok", "call"], "spam": ["win", "free", "call", "now", "prize", "ok"]}
+    texts = [" ".join(rng.choice(words[c], 5)) for c in y]
+    table = pd.DataFrame({"text": texts, "y": y})
+    data = tmp_path / "texts.csv"
+    table.to_csv(data, index=False)
+    model = tmp_path / "t.nbayes"
+    argv = ["train", str(data), "-t", "y", "-o", str(model), "--calibration", "sigmoid", "-q"]
+    assert main([*argv, *(["--hashing", "4096"] if hashing else [])]) == 0
+    loaded = nbayes.load(model)
+    proba = loaded.predict_proba(texts)
+    assert main(["predict", str(model), str(data), "--proba"]) == 0
+    written = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    np.testing.assert_allclose(written[["proba_ham", "proba_spam"]], proba, rtol=1e-12)
+    if hashing:  # no vocabulary learned: the folds' statistics are exactly the refits'
+        fold = fold_of(np.arange(len(y)), 5, 0)
+        splits = [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in range(5)]
+        inner = clone(loaded.calibrated_classifiers_[0].estimator)
+        reference = CalibratedClassifierCV(inner, cv=splits, ensemble=False).fit(texts, y)
+        np.testing.assert_allclose(proba, reference.predict_proba(texts), atol=1e-9)

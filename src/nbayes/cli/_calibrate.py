@@ -17,12 +17,9 @@ from functools import reduce
 
 import numpy as np
 import pandas as pd
-from sklearn.calibration import _fit_calibrator
 
 from .. import base
 from .._rowhash import hash_folds
-from ..calibration import CalibratedClassifierCV
-from ..calibration._out_of_fold import response
 from ..distributions import Labels
 from ..estimators._base import CV_FOLDS
 from ..estimators._folds import take_rows
@@ -33,6 +30,17 @@ from ._models import class_labels, inner
 
 #: The methods of ``--calibration`` (scikit-learn's, plus temperature scaling).
 METHODS = ("sigmoid", "isotonic", "temperature")
+
+
+def add_argument(parser) -> None:
+    """``--calibration`` of ``nbayes train``."""
+    parser.add_argument(
+        "--calibration",
+        choices=METHODS,
+        help="calibrate the probabilities: Platt's sigmoid, isotonic regression or one "
+        "temperature, fitted on the out-of-fold scores of 5 hashed folds (two more passes "
+        "over DATA); predict, evaluate, explain and report then use them",
+    )
 
 
 def check(method: str | None, dask: str | None, unlabeled_value: str | None) -> None:
@@ -50,9 +58,18 @@ def check(method: str | None, dask: str | None, unlabeled_value: str | None) -> 
         )
 
 
-def calibrate(table, plan, target: str, dtypes: dict, method: str) -> CalibratedClassifierCV:
-    """The plan's fitted model wrapped in a calibration by ``method``, fitted on the
-    out-of-fold scores of 5 hashed folds; adds a note on the plan."""
+def calibrate(table, plan, target: str, dtypes: dict, method: str | None):
+    """The plan's fitted model wrapped in a :class:`~nbayes.calibration.CalibratedClassifierCV`
+    by ``method``, fitted on the out-of-fold scores of 5 hashed folds, with a note on the
+    plan; without a method, the plan's model itself."""
+    if method is None:
+        return plan.estimator
+    # scikit-learn's calibration is imported only by a training that calibrates.
+    from sklearn.calibration import _fit_calibrator
+
+    from ..calibration import CalibratedClassifierCV
+    from ..calibration._out_of_fold import response
+
     est = plan.estimator
     model = inner(est)  # a text model's classifier, which counts the word counts
     if not base.supports(model, base.CANDIDATE_SCORING):

@@ -122,9 +122,7 @@ def train(
     em_iterations : int, default 30
         Most EM iterations.
     calibration : {"sigmoid", "isotonic", "temperature"}, optional
-        Calibrate the probabilities on out-of-fold scores of 5 hashed folds (two more passes
-        over DATA, see :mod:`nbayes.cli._calibrate`); the model file then holds a
-        :class:`nbayes.calibration.CalibratedClassifierCV`.
+        Save a calibration of the model on hashed folds (:mod:`nbayes.cli._calibrate`).
 
     Returns
     -------
@@ -252,10 +250,7 @@ def train(
             f"predicting {second!r} when its log-odds exceed {log_odds:.4g} "
             f"(probability above {1 / (1 + np.exp(-log_odds)):.4g})"
         )
-    if calibration is not None:
-        saved = _calibrate.calibrate(table, plan, target, dtypes, calibration)
-    else:
-        saved = est
+    saved = _calibrate.calibrate(table, plan, target, dtypes, calibration)  # or est, without
     path = save(saved, output, metadata=metadata)
     joined = table.line_break_warning()
     if joined:
@@ -623,13 +618,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
         "'cv' chooses it by 5-fold cross-validated log-loss (two more passes over DATA)",
     )
-    p.add_argument(
-        "--calibration",
-        choices=_calibrate.METHODS,
-        help="calibrate the probabilities: Platt's sigmoid, isotonic regression or one "
-        "temperature, fitted on the out-of-fold scores of 5 hashed folds (two more passes "
-        "over DATA); predict, evaluate, explain and report then use them",
-    )
+    _calibrate.add_argument(p)
     p.add_argument(
         "--estimate",
         choices=("posterior_mean", "map", "mle"),

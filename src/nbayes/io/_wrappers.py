@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..exceptions import ModelFormatError, ParameterError
+from ..exceptions import ModelFormatError, NotFittedError, ParameterError
 from . import _dispatch
 from . import _plain as plain
 
@@ -28,7 +28,7 @@ from . import _plain as plain
 CALIBRATION_VERSION = 1
 #: The arrays of one calibrator, by method: name -> (shape, kinds); None: one per threshold.
 #: A number is an array of one (model files hold no 0-d arrays).
-_CALIBRATOR_ARRAYS = {
+CALIBRATOR_ARRAYS = {
     "sigmoid": {"a": ((1,), "f"), "b": ((1,), "f")},
     "isotonic": {"x": ((None,), "f"), "y": ((None,), "f")},
     "temperature": {"beta": ((1,), "f")},
@@ -46,8 +46,6 @@ def _calibrated_class():
 def dump_calibrated(model) -> tuple[dict, dict, dict]:
     """(parameters as tagged JSON, state, arrays) of a fitted CalibratedClassifierCV."""
     if not hasattr(model, "calibrated_classifiers_"):
-        from ..exceptions import NotFittedError
-
         raise NotFittedError("not fitted")
     params = model.get_params(deep=False)
     kept = {k: params[k] for k in _PARAMS}
@@ -105,7 +103,7 @@ def _calibrator_values(method: str, calibrator) -> dict:
     return {"beta": np.array([calibrator.beta_], dtype=np.float64)}
 
 
-def _models(meta) -> tuple[str, list]:
+def calibration_models(meta) -> tuple[str, list]:
     """(method, model entries) of a calibration state, its structure checked."""
     layout = meta.get("calibration") if isinstance(meta, dict) else None
     if not isinstance(layout, dict) or layout.get("version") != CALIBRATION_VERSION:
@@ -115,9 +113,9 @@ def _models(meta) -> tuple[str, list]:
             f"version this nbayes does not read (got {version!r}, reads {CALIBRATION_VERSION})."
         )
     method = layout.get("method")
-    if method not in _CALIBRATOR_ARRAYS:
+    if method not in CALIBRATOR_ARRAYS:
         raise ModelFormatError(
-            f"Model file: calibration method {method!r} is not one of {sorted(_CALIBRATOR_ARRAYS)}."
+            f"Model file: calibration method {method!r} is not one of {sorted(CALIBRATOR_ARRAYS)}."
         )
     models = layout.get("models")
     if not isinstance(models, list) or not models or len(models) > 1000:
@@ -143,23 +141,6 @@ def _models(meta) -> tuple[str, list]:
     return method, models
 
 
-def expect_calibrated(meta, arrays: dict, expected: dict) -> None:
-    """The arrays a CalibratedClassifierCV file may declare (see :mod:`nbayes.io._declared`):
-    ``classes``, each model's own layout under ``model/<i>/``, each calibrator's numbers."""
-    from ._declared import _expect_kind
-
-    method, models = _models(meta)
-    classes = arrays.get("classes")
-    if classes is None or len(classes[0]) != 1:
-        raise ModelFormatError("Model file: the manifest must declare classes as a 1-D array.")
-    expected["classes"] = ((classes[0][0],), "biufU")
-    for i, entry in enumerate(models):  # bounded by _models
-        _expect_kind(entry["estimator"], entry.get("state"), arrays, expected, f"model/{i}/")
-        for j in range(entry["n_calibrators"]):  # bounded by _models
-            for key, want in _CALIBRATOR_ARRAYS[method].items():
-                expected[f"calibrator/{i}/{j}/{key}"] = want
-
-
 def load_calibrated(params, meta, arrays):
     """The fitted CalibratedClassifierCV of :func:`dump_calibrated` output; never runs code."""
     from sklearn.calibration import _CalibratedClassifier, _SigmoidCalibration
@@ -169,7 +150,7 @@ def load_calibrated(params, meta, arrays):
         raise ModelFormatError(
             f"Model file: CalibratedClassifierCV's parameters must be {sorted(_PARAMS)}."
         )
-    method, models = _models(meta)
+    method, models = calibration_models(meta)
     if params["method"] != method:
         raise ModelFormatError(
             f"Model file: the calibrators are {method!r}; the parameters say {params['method']!r}."
@@ -179,13 +160,15 @@ def load_calibrated(params, meta, arrays):
     )
     if classes.size < 2 or np.unique(classes).size != classes.size:
         raise ModelFormatError("Model file: 'classes' must hold two or more distinct labels.")
-    try:
-        model = _calibrated_class()(**params)
-        model._check_params()
-    except (ParameterError, TypeError) as exc:
-        raise ModelFormatError(f"Model file: CalibratedClassifierCV's parameters: {exc}") from None
+    if params["estimator"] is None or params["ensemble"] not in ("auto", True, False):
+        raise ModelFormatError(
+            "Model file: CalibratedClassifierCV's parameters need an estimator and an "
+            f"ensemble of True, False or 'auto'; got {params['estimator']!r} and "
+            f"{params['ensemble']!r}."
+        )
+    model = _calibrated_class()(**params)
     calibrated = []
-    for i, entry in enumerate(models):  # bounded by _models
+    for i, entry in enumerate(models):  # bounded by calibration_models()
         prefix = f"model/{i}/"
         inner = {k.removeprefix(prefix): v for k, v in arrays.items() if k.startswith(prefix)}
         est = _dispatch.load(entry["estimator"], entry.get("params"), entry.get("state"), inner)
@@ -200,7 +183,7 @@ def load_calibrated(params, meta, arrays):
                 f"{own.size} classes and method {method!r} need {want}."
             )
         calibrators = []
-        for j, increasing in enumerate(entry["increasing"]):  # bounded by _models
+        for j, increasing in enumerate(entry["increasing"]):  # bounded by calibration_models()
             where = f"calibrator/{i}/{j}/"
             if method == "sigmoid":
                 calibrator = _SigmoidCalibration()
@@ -257,18 +240,13 @@ def _temperature(arrays: dict, where: str):
 
 Dump = Callable[[object], tuple[dict, dict, dict]]
 
-#: Wrapper class name -> (the class, dump, load, expect). ``dump(model)`` gives (params,
-#: state, arrays) as :func:`nbayes.io._dispatch.dump` does; ``load(params, state, arrays)``
-#: checks them and gives back the fitted wrapper; ``expect(state, declared, expected)`` names
-#: the arrays its file may declare (:mod:`nbayes.io._declared`). Kept apart from ``KINDS``,
-#: the table of ``nbayes.estimators.REGISTRY``, because a wrapper is no registered estimator.
-WRAPPERS: dict[str, tuple[Callable, Dump, Callable, Callable]] = {
-    "CalibratedClassifierCV": (
-        _calibrated_class,
-        dump_calibrated,
-        load_calibrated,
-        expect_calibrated,
-    ),
+#: Wrapper class name -> (the class, dump, load). ``dump(model)`` gives (params, state,
+#: arrays) as :func:`nbayes.io._dispatch.dump` does; ``load(params, state, arrays)`` checks
+#: them and gives back the fitted wrapper. The arrays its file may declare are checked by
+#: :mod:`nbayes.io._declared` (its ``WRAPPER_LAYOUTS``). Kept apart from ``KINDS``, the table
+#: of ``nbayes.estimators.REGISTRY``, because a wrapper is no registered estimator.
+WRAPPERS: dict[str, tuple[Callable, Dump, Callable]] = {
+    "CalibratedClassifierCV": (_calibrated_class, dump_calibrated, load_calibrated),
 }
 
 
