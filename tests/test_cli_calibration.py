@@ -85,11 +85,14 @@ def test_predict_evaluate_explain_and_inspect_use_the_calibration(capsys, tmp_pa
     assert report["log_loss"] == pytest.approx(log_loss(table["y"], proba), rel=1e-9)
     assert report["uncalibrated_log_loss"] == pytest.approx(log_loss(table["y"], own), rel=1e-9)
     assert main(["evaluate", str(model), str(data)]) == 0
-    line = f"(probabilities calibrated by isotonic; the model's own log-loss: {report['uncalibrated_log_loss']:.4f})"
+    own_loss = report["uncalibrated_log_loss"]
+    line = f"(probabilities calibrated by isotonic; the model's own log-loss: {own_loss:.4f})"
     assert line in capsys.readouterr().out
 
     assert main(["explain", str(model), str(data), "--rows", "2"]) == 0
-    lines = re.findall(r"calibration \(isotonic\): P\((\w+)\) (\S+) -> (\S+)", capsys.readouterr().out)
+    lines = re.findall(
+        r"calibration \(isotonic\): P\((\w+)\) (\S+) -> (\S+)", capsys.readouterr().out
+    )
     assert len(lines) == 2
     for i, (label, before, after) in enumerate(lines):
         k = ["ham", "spam"].index(label)
@@ -162,7 +165,10 @@ def test_a_text_model_is_calibrated_on_its_word_counts(capsys, tmp_path, hashing
 
     rng = np.random.default_rng(4)
     y = rng.choice(["ham", "spam"], 600, p=[0.7, 0.3])
-    words = {"ham": ["see", "you", "at", "lunch", "ok", "call"], "spam": ["win", "free", "call", "now", "prize", "ok"]}
+    words = {
+        "ham": ["see", "you", "at", "lunch", "ok", "call"],
+        "spam": ["win", "free", "call", "now", "prize", "ok"],
+    }
     texts = [" ".join(rng.choice(words[c], 5)) for c in y]
     table = pd.DataFrame({"text": texts, "y": y})
     data = tmp_path / "texts.csv"

@@ -187,7 +187,9 @@ def test_calibrator_values_that_no_fit_gives_are_refused(tmp_path):
         x = np.load(io.BytesIO(zf.read("arrays/calibrator/0/0/x.npy")))
         y0 = np.load(io.BytesIO(zf.read("arrays/calibrator/0/0/y.npy")))
     for name, values in [("x", x[::-1].copy()), ("y", np.where(y0 > 0.5, 2.0, y0))]:
-        forged = rewrite(iso, tmp_path / f"{name}.nbayes", arrays={f"calibrator/0/0/{name}": values})
+        forged = rewrite(
+            iso, tmp_path / f"{name}.nbayes", arrays={f"calibrator/0/0/{name}": values}
+        )
         with pytest.raises(ModelFormatError, match="needs increasing thresholds x"):
             nbayes.load(forged)
     temp = nbayes.save(
@@ -197,7 +199,9 @@ def test_calibrator_values_that_no_fit_gives_are_refused(tmp_path):
     forged = rewrite(temp, tmp_path / "beta.nbayes", arrays={"calibrator/0/0/beta": -np.ones(1)})
     with pytest.raises(ModelFormatError, match="needs beta > 0"):
         nbayes.load(forged)
-    sig = nbayes.save(CalibratedClassifierCV(MultinomialNB(), cv=3).fit(X, y), tmp_path / "s.nbayes")
+    sig = nbayes.save(
+        CalibratedClassifierCV(MultinomialNB(), cv=3).fit(X, y), tmp_path / "s.nbayes"
+    )
     forged = rewrite(sig, tmp_path / "nan.nbayes", arrays={"calibrator/0/0/a": np.full(1, np.nan)})
     with pytest.raises(ModelFormatError, match="NaN"):
         nbayes.load(forged)

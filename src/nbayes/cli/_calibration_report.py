@@ -104,12 +104,12 @@ def section(plan, inputs, y, proba, figure) -> list[str]:
 
         fig = Figure(figsize=(4.2, 3.8))
         ax = fig.subplots()
-        before = ReliabilityDisplay.from_predictions(y, own[:, 1], pos_label=classes[1], ax=ax)
+        first = ReliabilityDisplay.from_predictions(y, own[:, 1], pos_label=classes[1], ax=ax)
         diagonal = len(ax.lines)
-        after = ReliabilityDisplay.from_predictions(y, proba[:, 1], pos_label=classes[1], ax=ax)
+        then = ReliabilityDisplay.from_predictions(y, proba[:, 1], pos_label=classes[1], ax=ax)
         ax.lines[diagonal].remove()  # each display draws the diagonal: keep one
-        before.line_.set_label("before calibration")
-        after.line_.set_label("after calibration")
+        first.line_.set_label("before calibration")
+        then.line_.set_label("after calibration")
         ax.legend(loc="upper left")
         parts.append(figure(fig, "reliability before and after calibration"))
     return parts

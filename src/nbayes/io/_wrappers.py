@@ -17,6 +17,7 @@ bit-identical.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from . import _plain as plain
 CALIBRATION_VERSION = 1
 #: The arrays of one calibrator, by method: name -> (shape, kinds); None: one per threshold.
 #: A number is an array of one (model files hold no 0-d arrays).
-CALIBRATOR_ARRAYS = {
+CALIBRATOR_ARRAYS: dict[str, dict[str, tuple]] = {
     "sigmoid": {"a": ((1,), "f"), "b": ((1,), "f")},
     "isotonic": {"x": ((None,), "f"), "y": ((None,), "f")},
     "temperature": {"beta": ((1,), "f")},
@@ -80,7 +81,7 @@ def dump_calibrated(model) -> tuple[dict, dict, dict]:
                 "increasing": increasing,
             }
         )
-    meta = {
+    meta: dict[str, Any] = {
         "calibration": {
             "version": CALIBRATION_VERSION,
             "method": model.method,
@@ -97,7 +98,10 @@ def dump_calibrated(model) -> tuple[dict, dict, dict]:
 def _calibrator_values(method: str, calibrator) -> dict:
     """The plain numbers of one fitted scikit-learn calibrator."""
     if method == "sigmoid":
-        return {"a": np.array([calibrator.a_], np.float64), "b": np.array([calibrator.b_], np.float64)}
+        return {
+            "a": np.array([calibrator.a_], np.float64),
+            "b": np.array([calibrator.b_], np.float64),
+        }
     if method == "isotonic":
         return {"x": calibrator.X_thresholds_, "y": calibrator.y_thresholds_}
     return {"beta": np.array([calibrator.beta_], dtype=np.float64)}
@@ -174,7 +178,10 @@ def load_calibrated(params, meta, arrays):
         est = _dispatch.load(entry["estimator"], entry.get("params"), entry.get("state"), inner)
         own = np.asarray(est.classes_)
         # Temperature scaling fits its models on the class codes (as scikit-learn does).
-        if not (np.all(np.isin(own, classes)) or method == "temperature") or own.size > classes.size:
+        if (
+            not (np.all(np.isin(own, classes)) or method == "temperature")
+            or own.size > classes.size
+        ):
             raise ModelFormatError(f"Model file: model {i} has classes outside 'classes'.")
         want = 1 if method == "temperature" or own.size == 2 else own.size
         if entry["n_calibrators"] != want:
@@ -187,8 +194,12 @@ def load_calibrated(params, meta, arrays):
             where = f"calibrator/{i}/{j}/"
             if method == "sigmoid":
                 calibrator = _SigmoidCalibration()
-                calibrator.a_ = np.float64(plain.take(arrays, where + "a", kinds="f", shape=(1,))[0])
-                calibrator.b_ = np.float64(plain.take(arrays, where + "b", kinds="f", shape=(1,))[0])
+                calibrator.a_ = np.float64(
+                    plain.take(arrays, where + "a", kinds="f", shape=(1,))[0]
+                )
+                calibrator.b_ = np.float64(
+                    plain.take(arrays, where + "b", kinds="f", shape=(1,))[0]
+                )
             elif method == "isotonic":
                 calibrator = _isotonic(arrays, where, increasing)
             else:
@@ -254,4 +265,3 @@ def is_wrapper(model) -> bool:
     """Whether ``model`` is an instance of a class in :data:`WRAPPERS` (that very class)."""
     entry = WRAPPERS.get(type(model).__name__)
     return entry is not None and type(model) is entry[0]()
-

@@ -168,14 +168,15 @@ def _stored_threshold(value) -> float | None:
 def load_plan(path: str, text_column: str | None = None) -> Plan:
     """Load a model file and the plan that says how it reads a table."""
     from ...io import load, read_manifest
-
     from ...io._wrappers import is_wrapper
 
     model = load(path)
     if not is_wrapper(model):
         return Plan.from_model(model, read_manifest(path), text_column)
     # A calibration: the plan reads the table for its (first) fitted model.
-    plan = Plan.from_model(model.calibrated_classifiers_[0].estimator, read_manifest(path), text_column)
+    plan = Plan.from_model(
+        model.calibrated_classifiers_[0].estimator, read_manifest(path), text_column
+    )
     plan.calibrated = model
     return plan
 
