@@ -187,3 +187,17 @@ def test_a_text_model_is_calibrated_on_its_word_counts(capsys, tmp_path, hashing
         inner = clone(loaded.calibrated_classifiers_[0].estimator)
         reference = CalibratedClassifierCV(inner, cv=splits, ensemble=False).fit(texts, y)
         np.testing.assert_allclose(proba, reference.predict_proba(texts), atol=1e-9)
+
+
+@pytest.mark.xdist_group("dask-cluster")  # the session's one cluster (tests/conftest.py)
+def test_predict_on_a_dask_cluster_uses_the_calibration(capsys, tmp_path, dask_client):
+    table = _table(seed=5)
+    data, model = _train(tmp_path, table, "temperature")
+    address = dask_client.scheduler.address
+    for name, extra in (("d.csv", ["--dask", address]), ("c.csv", [])):
+        argv = ["predict", str(model), str(data), "--proba", "-o", str(tmp_path / name)]
+        assert main([*argv, *extra]) == 0
+    on_cluster = pd.read_csv(tmp_path / "d.csv")
+    pd.testing.assert_frame_equal(on_cluster, pd.read_csv(tmp_path / "c.csv"))
+    proba = nbayes.load(model).predict_proba(table[["size", "weight"]])
+    np.testing.assert_allclose(on_cluster[["proba_ham", "proba_spam"]], proba, rtol=1e-12)

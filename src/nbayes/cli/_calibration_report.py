@@ -10,8 +10,10 @@ Brier score of the second class's probability, beyond two the sum over the class
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from . import _html
+from ._labels import written_label_codes
 
 #: Equal-width bins of the top-label confidence for the expected calibration error.
 ECE_BINS = 15
@@ -58,16 +60,16 @@ def metrics(y, proba: np.ndarray, classes: np.ndarray) -> dict:
     (rows whose label the model does not know are left out)."""
     from sklearn.metrics import brier_score_loss, log_loss
 
-    codes = np.array([np.flatnonzero(classes == v)[0] if v in classes else -1 for v in y])
+    codes = written_label_codes(pd.Series(y), classes)  # by value, as evaluate compares
     known = codes >= 0
-    codes, proba, y = codes[known], proba[known], np.asarray(y, dtype=object)[known]
-    labels = classes.astype(object)
+    codes, proba = codes[known], proba[known]
+    every = np.arange(classes.size)
     if classes.size == 2:
         brier = brier_score_loss(codes == 1, proba[:, 1])
     else:
-        brier = brier_score_loss(y, proba, labels=labels)
+        brier = brier_score_loss(codes, proba, labels=every)
     return {
-        "log_loss": float(log_loss(codes, proba, labels=np.arange(classes.size))),
+        "log_loss": float(log_loss(codes, proba, labels=every)),
         "brier": float(brier),
         "ece": expected_calibration_error(proba, codes),
         "rows": int(known.sum()),
