@@ -214,9 +214,8 @@ def test_bad_parameters_say_what_to_pass():
         CalibratedClassifierCV(nbayes.MultinomialNB(), cv=5).fit(X[:12], y[:12])
 
 
-def test_saving_is_refused_with_the_estimators_it_stores(tmp_path):
+def test_a_calibrated_model_saves_and_loads_with_the_same_probabilities(tmp_path):
     X, y = load_digits(return_X_y=True)
     model = CalibratedClassifierCV(nbayes.MultinomialNB(), cv=3).fit(X[:300], y[:300])
-    with pytest.raises(ParameterError, match=r"got a CalibratedClassifierCV.*wrap it again"):
-        nbayes.save(model, tmp_path / "calibrated.nbayes")
-    assert not (tmp_path / "calibrated.nbayes").exists()
+    loaded = nbayes.load(nbayes.save(model, tmp_path / "calibrated.nbayes"))
+    assert np.array_equal(loaded.predict_proba(X[300:]), model.predict_proba(X[300:]))

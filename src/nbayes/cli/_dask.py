@@ -281,7 +281,7 @@ def predict_on_cluster(
     dask_modules()
     with connect(spec) as client:
         raw = read_frame(table, columns, plan.schema)
-        est = plan.estimator
+        est = plan.scorer  # the calibration of a calibrated model
         model = dask.delayed(est)  # shipped once per worker, not with every task
         meta = _predict_meta(raw._meta, keep, est.classes_, proba)
         out = raw.map_partitions(

@@ -215,14 +215,20 @@ def evaluate(
     classes = np.asarray(est.classes_)
     cut = decision_threshold(est, threshold, threshold_scale, plan.threshold)
     scores = Scores(classes, cut)
+    own = None if plan.calibrated is None else Scores(classes, cut)  # before calibration
     kept: list = []  # the first rows' inputs and labels, to name misleading columns
     for _, inputs, y, proba in scored_chunks(plan, data, target, read, progress):
         scores.add(y, proba)
+        if own is not None:
+            own.add(y, est.predict_proba(inputs))
         if sum(len(k[1]) for k in kept) < BLAME_ROWS:
             kept.append((inputs, y))
     check_scores(scores, data, target)
     report = {"model": str(model), "data": str(data), "target": target, **scores.report(full)}
     report.update(baseline(est, scores))
+    if own is not None:
+        report["calibration"] = plan.calibrated.method
+        report["uncalibrated_log_loss"] = own.report(False)["log_loss"]
     report["misleading_columns"] = []
     if (
         report["accuracy"] is not None
@@ -394,7 +400,8 @@ def scored_chunks(plan, data: str, target: str, read: ReadOptions, progress: boo
     ------
     (offset, inputs, y, proba)
         The chunk's first row number, the model's inputs (as ``plan.inputs``), its labels
-        (a Series indexed from 0; none may be missing) and ``predict_proba`` of the inputs.
+        (a Series indexed from 0; none may be missing) and ``predict_proba`` of the inputs
+        (the calibrated probabilities of a calibrated model).
     """
     est = plan.estimator
     table = open_table(data, read, progress)
@@ -408,7 +415,7 @@ def scored_chunks(plan, data: str, target: str, read: ReadOptions, progress: boo
         class_labels(y, offset, data, target, rows="evaluation")  # no label may be missing
         inputs = plan.inputs(chunk, offset, data, scoring=True)
         with rows_from(offset):
-            proba = est.predict_proba(inputs)
+            proba = plan.scorer.predict_proba(inputs)
         yield offset, inputs, y.reset_index(drop=True), proba
     table.say_line_breaks()
 
@@ -482,6 +489,11 @@ def format_report(report: dict, full: bool = False) -> str:
             ["metric", "value"],
         ),
     ]
+    if report.get("calibration"):
+        lines.append(
+            f"(probabilities calibrated by {report['calibration']}; the model's own "
+            f"log-loss: {report['uncalibrated_log_loss']:.4f})"
+        )
     lines += [f"({note})" for note in unknown_label_notes(report)]
     labels = report["classes"]
     per_class = [

@@ -102,8 +102,10 @@ def explain(
         raise DataError(f"{data}: no data rows.")
     offset, chunk = first
     chunk = chunk.iloc[:rows]
+    inputs = plan.inputs(chunk, offset, data, scoring=True)
     with rows_from(offset):
-        ex = est.explain(plan.inputs(chunk, offset, data, scoring=True))
+        ex = est.explain(inputs)
+        calibrated = None if plan.calibrated is None else _calibrated(plan, inputs)
     for i in range(len(chunk)):  # a handful of rows, capped by --rows
         frame = ex.to_frame(i, k)
         frame = frame[frame["contribution"] != 0]
@@ -123,7 +125,29 @@ def explain(
                 "features": features,
             }
         )
+        if calibrated is not None:
+            report["rows"][-1]["calibration"] = calibrated(i, ex.predicted_class[i])
     return report
+
+
+def _calibrated(plan, inputs):
+    """For a calibrated model: ``at(i, predicted)``, what the calibration made of row i's
+    probability of the model's predicted class, and its own prediction."""
+    classes = np.asarray(plan.estimator.classes_)
+    own = plan.estimator.predict_proba(inputs)
+    calibrated = plan.calibrated.predict_proba(inputs)
+    prediction = plan.calibrated.predict(inputs)
+
+    def at(i: int, predicted) -> dict:
+        c = int(np.flatnonzero(classes == predicted)[0])
+        return {
+            "method": plan.calibrated.method,
+            "model_probability": float(own[i, c]),
+            "calibrated_probability": float(calibrated[i, c]),
+            "calibrated_prediction": str(prediction[i]),
+        }
+
+    return at
 
 
 #: Beyond this many parents a term is shown as averaged over them (AODE's super-parents).
@@ -182,6 +206,17 @@ def format_explanation(report: dict, by: str = "weight") -> str:
             )
         else:
             lines.append("(no feature moved it: the class prior decided)")
+        cal = r.get("calibration")
+        if cal is not None:
+            changed = (
+                ""
+                if cal["calibrated_prediction"] == r["predicted"]
+                else f"; the calibrated prediction is {cal['calibrated_prediction']}"
+            )
+            lines.append(
+                f"calibration ({cal['method']}): P({r['predicted']}) "
+                f"{cal['model_probability']:.4f} -> {cal['calibrated_probability']:.4f}{changed}"
+            )
     return "\n".join(lines)
 
 

@@ -86,8 +86,14 @@ def inspect_model(path: str) -> dict:
     >>> info["format_version"], info["classes"], info["prior"]
     (1, ['apple', 'banana'], [0.5, 0.5])
     """
+    from ..io._wrappers import is_wrapper
+
     model = load(path)
     manifest = read_manifest(path)
+    calibration = None
+    if is_wrapper(model):  # a calibration: its (first) fitted model is inspected
+        calibration = {"method": model.method, "models": len(model.calibrated_classifiers_)}
+        model = model.calibrated_classifiers_[0].estimator
     est = inner(model)
     info = manifest.get("metadata", {}).get("cli") or {}
     columns = _families(model)
@@ -114,6 +120,7 @@ def inspect_model(path: str) -> dict:
         "columns": columns,
         "choices": _choices(info),
         "decision_threshold": _threshold(model, info),
+        "calibration": calibration,
         "params": {
             k: v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)
             for k, v in params.items()
@@ -172,6 +179,12 @@ def format_inspection(info: dict) -> str:
         lines.append(
             f"decision threshold: predicts {info['classes'][1]!r} when its log-odds exceed "
             f"{threshold:.4g} (probability above {1 / (1 + np.exp(-threshold)):.4g})"
+        )
+    calibration = info.get("calibration")
+    if calibration is not None:
+        lines.append(
+            f"probabilities calibrated by {calibration['method']} "
+            f"({plural(calibration['models'], 'calibrated model')})"
         )
     cols = info["columns"]
     with_features = any("features" in c for c in cols)

@@ -216,6 +216,12 @@ def predict(
     keep = tuple(dict.fromkeys(keep))
     _check_keep(keep, est.classes_, proba, interval is not None)
     cut = decision_threshold(est, threshold, threshold_scale, plan.threshold)
+    if interval is not None and plan.calibrated is not None:
+        raise UsageError(
+            "--interval bounds the model's own probabilities, and this model file is "
+            "calibrated; its probabilities are the calibration's. Train without "
+            "--calibration for intervals."
+        )
     bounds = check_interval(est, interval, interval_draws, dask)
     table = open_table(data, read, progress)
     columns = required_columns(table, plan, keep)
@@ -230,7 +236,9 @@ def predict(
             if dask is not None
             else table.chunks(columns, read_dtypes(plan.schema), desc="predicting")
         ):
-            writer.write(predict_chunk(est, plan, chunk, offset, data, keep, proba, cut, bounds))
+            writer.write(
+                predict_chunk(plan.scorer, plan, chunk, offset, data, keep, proba, cut, bounds)
+            )
             rows += len(chunk)
         if rows == 0:  # a header and no rows: the output is a header and no rows
             writer.write(_empty_output(table, keep, est.classes_, proba, interval is not None))

@@ -22,7 +22,7 @@ from .._output import output_file
 from .._version import __version__
 from ..exceptions import ParameterError
 from ..io import load
-from . import _html
+from . import _calibration_report, _html
 from ._common import check_output, plural
 from ._models import inner, load_plan
 from ._tables import ReadOptions
@@ -230,12 +230,13 @@ def _distributions(est, named, max_features, inputs, y) -> str:
 
 
 # -- the data ------------------------------------------------------------------------------------
-def _evaluation(est, metrics: dict, inputs, y, proba, cut) -> str:
+def _evaluation(plan, metrics: dict, inputs, y, proba, cut) -> str:
     from sklearn.metrics import ConfusionMatrixDisplay
 
     from ..plot import ReliabilityDisplay, ThresholdDisplay
     from ..plot._common import positive_log_odds
 
+    est = plan.estimator
     summary = [
         ["rows", metrics["rows"]],
         ["accuracy", metrics["accuracy"]],
@@ -281,9 +282,10 @@ def _evaluation(est, metrics: dict, inputs, y, proba, cut) -> str:
         lo, hi = min(lo, cut), max(hi, cut)
         ax.set_xlim(lo - 0.05 * (hi - lo) - 1e-9, hi + 0.05 * (hi - lo) + 1e-9)
         figures.append(_html.figure(fig, "precision and recall against the threshold"))
-        fig = _figure(4.2, 3.8)
-        ReliabilityDisplay.from_predictions(y, proba[:, 1], pos_label=pos, ax=fig.subplots())
-        figures.append(_html.figure(fig, "reliability curve"))
+        if plan.calibrated is None:  # else drawn before and after calibration, below
+            fig = _figure(4.2, 3.8)
+            ReliabilityDisplay.from_predictions(y, proba[:, 1], pos_label=pos, ax=fig.subplots())
+            figures.append(_html.figure(fig, "reliability curve"))
     else:
         parts.append(
             _html.note("The threshold and reliability plots are drawn for two-class models.")
@@ -293,7 +295,17 @@ def _evaluation(est, metrics: dict, inputs, y, proba, cut) -> str:
         parts.append(
             _html.note(f"Plots of scores use the first {len(y):,} of {metrics['rows']:,} rows.")
         )
-    parts += _intervals(est, inputs, y, proba)
+    parts += _calibration_report.section(plan, inputs, y, proba, _html.figure)
+    if plan.calibrated is None:
+        parts += _intervals(est, inputs, y, proba)
+    else:
+        parts += [
+            "<h3>How sure</h3>",
+            _html.note(
+                "Credible intervals bound the model's own probabilities; this model's "
+                "probabilities are calibrated, so none are shown."
+            ),
+        ]
     return _html.section("evaluation", f"Evaluation on {metrics['data']}", parts)[2]
 
 
@@ -415,7 +427,7 @@ def report(
         metrics, inputs, y, proba, cut = _score(
             plan, data, target, read, progress, threshold, threshold_scale
         )
-        evaluation = _evaluation(est, metrics, inputs, y, proba, cut)
+        evaluation = _evaluation(plan, metrics, inputs, y, proba, cut)
     features, named = _top_features(est, top_k)
     bodies = [
         ("summary", "Model", _summary(info, est)),

@@ -32,7 +32,7 @@ from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
-from . import _cv, _text_pass
+from . import _calibrate, _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
 from ._labels import is_string_kind, typed_classes
 from ._models import (
@@ -90,6 +90,7 @@ def train(
     unlabeled_value: str | None = None,
     unlabeled_weight: float | str = 1.0,
     em_iterations: int = 30,
+    calibration: str | None = None,
 ) -> TrainResult:
     """Train a model on DATA in chunks and save it to ``output``.
 
@@ -123,6 +124,8 @@ def train(
         rows.
     em_iterations : int, default 30
         Most EM iterations.
+    calibration : {"sigmoid", "isotonic", "temperature"}, optional
+        Save a calibration of the model on hashed folds (:mod:`nbayes.cli._calibrate`).
 
     Returns
     -------
@@ -149,6 +152,7 @@ def train(
         threshold_option(threshold, threshold_scale)  # a bad value fails before training
     settings = settings or Settings()
     read = read or ReadOptions()
+    _calibrate.check(calibration, dask, unlabeled_value)
     for name in _cv.cv_names(settings):  # at most two
         if unlabeled_value is not None or dask is not None:
             raise UsageError(
@@ -249,7 +253,8 @@ def train(
             f"predicting {second!r} when its log-odds exceed {log_odds:.4g} "
             f"(probability above {1 / (1 + np.exp(-log_odds)):.4g})"
         )
-    path = save(est, output, metadata=metadata)
+    saved = _calibrate.calibrate(table, plan, target, dtypes, calibration)  # or est, without
+    path = save(saved, output, metadata=metadata)
     joined = table.line_break_warning()
     if joined:
         plan.warnings.append(joined)
@@ -624,6 +629,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
         "'cv' chooses it by 5-fold cross-validated log-loss (two more passes over DATA)",
     )
+    _calibrate.add_argument(p)
     p.add_argument(
         "--estimate",
         choices=("posterior_mean", "map", "mle"),
@@ -779,6 +785,7 @@ def run(args) -> int:
         unlabeled_value=args.unlabeled_value,
         unlabeled_weight=args.unlabeled_weight,
         em_iterations=args.em_iterations,
+        calibration=args.calibration,
     )
     for warning in result.warnings:  # choices that leave out or re-read a column: always said
         say_warning(warning)

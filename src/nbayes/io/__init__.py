@@ -37,7 +37,7 @@ import numpy as np
 
 from .._output import output_file
 from ..exceptions import ModelFormatError, NotFittedError, ParameterError
-from . import _declared, _dispatch
+from . import _declared, _dispatch, _wrappers
 from . import _plain as state
 
 FORMAT_NAME = "nbayes-model"
@@ -72,7 +72,9 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     Parameters
     ----------
     model : fitted nbayes estimator
-        Any estimator in ``nbayes.estimators.REGISTRY`` (or ``TextNB``).
+        Any estimator in ``nbayes.estimators.REGISTRY`` (or ``TextNB``), or a
+        :class:`nbayes.calibration.CalibratedClassifierCV` of one: its fitted models and
+        scikit-learn's calibrators are stored as plain numbers.
     path : str or path-like
         Destination. A regular file (or a new path) is written to a temporary file in the
         same folder and renamed over it once complete, so readers never see a half-written
@@ -106,14 +108,21 @@ def save(model, path, *, metadata: Mapping | None = None) -> Path:
     from .._version import __version__
 
     name = type(model).__name__
-    if state.components().get(name) is not type(model) or name not in _dispatch.KINDS:
+    wrapper = _wrappers.is_wrapper(model)
+    if not wrapper and (
+        state.components().get(name) is not type(model) or name not in _dispatch.KINDS
+    ):
         raise ParameterError(
-            f"save() stores nbayes estimators only; got a {name}. Registered estimators: "
-            f"{sorted(_dispatch.KINDS)}. For a wrapper around one (a calibration, a "
-            "pipeline), save the nbayes estimator it holds and wrap it again after loading."
+            f"save() stores nbayes estimators only (and {', '.join(sorted(_wrappers.WRAPPERS))} "
+            f"of one); got a {name}. Registered estimators: {sorted(_dispatch.KINDS)}. For "
+            "another wrapper around one (a pipeline), save the nbayes estimator it holds and "
+            "wrap it again after loading."
         )
     try:
-        params, meta, arrays = _dispatch.dump(model)
+        if wrapper:
+            params, meta, arrays = _wrappers.WRAPPERS[name][1](model)
+        else:
+            params, meta, arrays = _dispatch.dump(model)
     except NotFittedError:
         raise NotFittedError(f"This {name} is not fitted yet; fit it before saving.") from None
     manifest: dict[str, Any] = {
@@ -359,7 +368,7 @@ def _check_declared(zf, path, manifest, max_member: int, max_total: int) -> dict
     limits before anything is inflated (see :mod:`nbayes.io._declared`)."""
     name = manifest["estimator"]
     try:
-        if name not in _dispatch.KINDS:
+        if name not in _dispatch.KINDS and name not in _wrappers.WRAPPERS:
             state.build(name, {}, "estimator")  # an unknown class: its own message
             raise ModelFormatError(f"Model file: {name} cannot be restored.")
         declared = _declared.parse(manifest["arrays"])
@@ -395,8 +404,12 @@ def _read_v1(zf, path, manifest, limit, total_limit):
             raise _fail(path, f"invalid array name {key!r}.")
     shapes = _check_declared(zf, path, manifest, limit, total_limit)
     arrays = {k: _read_array(zf, path, k, *shapes[k]) for k in declared}
+    name = manifest["estimator"]
     try:
-        model = _dispatch.load(manifest["estimator"], manifest["params"], manifest["state"], arrays)
+        if name in _wrappers.WRAPPERS:
+            model = _wrappers.WRAPPERS[name][2](manifest["params"], manifest["state"], arrays)
+        else:
+            model = _dispatch.load(name, manifest["params"], manifest["state"], arrays)
     except ModelFormatError as exc:
         raise _fail(path, str(exc).removeprefix("Model file: ")) from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:

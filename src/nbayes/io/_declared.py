@@ -20,6 +20,7 @@ import numpy as np
 
 from ..exceptions import ModelFormatError
 from . import _plain as plain
+from . import _wrappers
 from ._statistics import declared_statistics
 
 #: Longest .npy header dict accepted (numpy's own default limit; it writes under 200 bytes),
@@ -71,7 +72,12 @@ def check(estimator: str, meta, arrays: dict) -> None:
     """Refuse declared arrays that the layout of an ``estimator`` model does not have, or
     whose shapes disagree with it. ``arrays`` maps names to (shape, dtype) from :func:`parse`."""
     expected: dict[str, tuple] = {}
-    _expect_kind(estimator, meta, arrays, expected, "")
+    if estimator in WRAPPER_LAYOUTS:
+        if not isinstance(meta, dict):
+            raise ModelFormatError("Model file: the estimator state is not a mapping.")
+        WRAPPER_LAYOUTS[estimator](meta, arrays, expected)
+    else:
+        _expect_kind(estimator, meta, arrays, expected, "")
     for name, (shape, dtype) in arrays.items():
         if name not in expected:
             raise ModelFormatError(
@@ -241,6 +247,25 @@ def _expect_text(meta, arrays, expected, prefix) -> None:
     _expect_kind(inner, classifier.get("state"), arrays, expected, f"{prefix}classifier/")
     # _expect_kind refused a state that is not a mapping
     expected[f"{prefix}vocabulary"] = ((classifier["state"].get("n_features_in"),), "U")
+
+
+def _expect_calibrated(meta, arrays: dict, expected: dict) -> None:
+    """A CalibratedClassifierCV (:mod:`nbayes.io._wrappers`): ``classes``, each model's own
+    layout under ``model/<i>/``, each calibrator's numbers."""
+    method, models = _wrappers.calibration_models(meta)
+    classes = arrays.get("classes")
+    if classes is None or len(classes[0]) != 1:
+        raise ModelFormatError("Model file: the manifest must declare classes as a 1-D array.")
+    expected["classes"] = ((classes[0][0],), "biufU")
+    for i, entry in enumerate(models):  # bounded by calibration_models()
+        _expect_kind(entry["estimator"], entry.get("state"), arrays, expected, f"model/{i}/")
+        for j in range(entry["n_calibrators"]):  # bounded by calibration_models()
+            for key, want in _wrappers.CALIBRATOR_ARRAYS[method].items():
+                expected[f"calibrator/{i}/{j}/{key}"] = want
+
+
+#: Wrapper class name (:data:`nbayes.io._wrappers.WRAPPERS`) -> the check of its arrays.
+WRAPPER_LAYOUTS = {"CalibratedClassifierCV": _expect_calibrated}
 
 
 def sizes(declared: dict, members: dict, max_member: int, max_total: int) -> None:

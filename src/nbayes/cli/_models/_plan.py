@@ -60,6 +60,14 @@ class Plan:
     #: How each input column is read (:class:`nbayes.columns.ColumnReading`, with the family
     #: this model gives it), for the choices table of ``train`` and ``inspect``.
     choices: list = field(default_factory=list)
+    #: The :class:`nbayes.calibration.CalibratedClassifierCV` of a calibrated model file
+    #: (``estimator`` is then its fitted nbayes model); None: the model is not calibrated.
+    calibrated: Any = None
+
+    @property
+    def scorer(self):
+        """What gives the probabilities: the calibration if there is one, else the model."""
+        return self.estimator if self.calibrated is None else self.calibrated
 
     @property
     def is_text(self) -> bool:
@@ -160,9 +168,17 @@ def _stored_threshold(value) -> float | None:
 def load_plan(path: str, text_column: str | None = None) -> Plan:
     """Load a model file and the plan that says how it reads a table."""
     from ...io import load, read_manifest
+    from ...io._wrappers import is_wrapper
 
     model = load(path)
-    return Plan.from_model(model, read_manifest(path), text_column)
+    if not is_wrapper(model):
+        return Plan.from_model(model, read_manifest(path), text_column)
+    # A calibration: the plan reads the table for its (first) fitted model.
+    plan = Plan.from_model(
+        model.calibrated_classifiers_[0].estimator, read_manifest(path), text_column
+    )
+    plan.calibrated = model
+    return plan
 
 
 #: Share of distinct values from which categories are near-unique (a warning with the fix).
