@@ -926,6 +926,40 @@ class _SemiNaiveNB(BaseNB):
         check_is_fitted(self, "stats_")
         return {self._columns[p]: v for p, v in self._layout.categories().items()}
 
+    def mutual_information(self) -> tuple[pd.Series, pd.DataFrame]:
+        """How much each feature tells of the class, and each pair of features of each other
+        given the class: I(X_j; Y) and I(X_i; X_j | Y) in nats, from the fitted counts.
+
+        These are the measures TAN and KDB choose their parents by (the report draws them on
+        the learned structure's edges).
+
+        Returns
+        -------
+        mi : Series indexed by column
+        cmi : DataFrame, columns by columns (symmetric, zero diagonal)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> X = pd.DataFrame({"a": list("xxyy"), "b": list("xxyy"), "c": list("xyxy")})
+        >>> mi, cmi = TAN().fit(X, [0, 0, 1, 1]).mutual_information()
+        >>> mi.round(3).tolist()
+        [0.693, 0.693, 0.0]
+        >>> float(cmi.loc["a", "b"])
+        0.0
+        """
+        check_is_fitted(self, "stats_")
+        if _counts.orders(self.stats_) < 2:
+            raise NotImplementedError(
+                f"{type(self).__name__} keeps no pair counts: no conditional mutual "
+                "information between features (TAN, KDB and AODE keep them)."
+            )
+        names = pd.Index(self._columns)
+        mi = pd.Series(_counts.class_mutual_information(self.stats_), index=names)
+        cmi = _counts.conditional_mutual_information(self.stats_)
+        return mi, pd.DataFrame(cmi, index=names, columns=names)
+
     def table_bytes(self) -> int:
         """Bytes of the count tables held in ``stats_`` (the pair and triple tables).
 
@@ -1902,6 +1936,26 @@ class JointBayes(_SemiNaiveNB):
 
         return joint.log_joint(codes, self.stats_, self.tables_["joint"], fallback)
 
+    def scored_by_joint(self, X) -> np.ndarray:
+        """Which rows of X the joint table scores (their whole vector was seen at least
+        ``min_count`` times); the others are scored by the backoff model.
+
+        Examples
+        --------
+        >>> from nbayes import JointBayes
+        >>> model = JointBayes().fit([["a", "x"], ["a", "x"], ["b", "y"]], [0, 0, 1])
+        >>> model.scored_by_joint([["a", "x"], ["b", "x"]]).tolist()
+        [True, False]
+        """
+        check_is_fitted(self, "stats_")
+        return self._joint_rows(self._codes(self._validate_X(X, reset=False), "score"))
+
+    def _joint_rows(self, codes: np.ndarray) -> np.ndarray:
+        where = joint.find(self.stats_, codes)
+        own = where >= 0
+        own[own] = self.tables_["joint"]["usable"][where[own]]
+        return own
+
     def _terms(self, df, codes, names):
         # Rows scored by their own vector: the chain rule over the columns in order, each
         # step the model's smoothed estimate of one more column given the earlier ones.
@@ -1909,9 +1963,7 @@ class JointBayes(_SemiNaiveNB):
         # model's, zero when both are fitted on the same rows, shared equally).
         prior = self.class_log_prior_
         jll = self._jll(df, normalised=False)
-        where = joint.find(self.stats_, codes)
-        own = where >= 0
-        own[own] = self.tables_["joint"]["usable"][where[own]]
+        own = self._joint_rows(codes)
         d = codes.shape[1]
         terms = np.zeros((len(codes), prior.size, d))
         given = np.empty(codes.shape, dtype=object)
