@@ -59,15 +59,23 @@ def test_docs_index_api_and_gallery_pages_open_cleanly(docs_site, shots):
 def test_sms_demo_report_opens_with_every_figure_drawn(sms_report_file, shots):
     path, result = sms_report_file
     page = check(path.as_uri(), shots / "report-sms.png", min_images=result["figures"])
-    assert len(page.images) == result["figures"] == 5
+    assert len(page.images) == result["figures"] == 6
     assert all(image["shown"] > 100 for image in page.images)
 
 
 def test_adult_report_opens_with_every_figure_drawn(adult_report_file, shots):
     path, result = adult_report_file
     page = check(path.as_uri(), shots / "report-adult.png", min_images=result["figures"])
-    assert len(page.images) == result["figures"] == 18
+    assert len(page.images) == result["figures"] == 19
     assert all(image["shown"] > 100 for image in page.images)
+
+
+def test_adult_tan_report_opens_with_its_structure_drawn(adult_tan_report_file, shots):
+    path, result = adult_tan_report_file
+    page = check(path.as_uri(), shots / "report-adult-tan.png", min_images=result["figures"])
+    assert len(page.images) == result["figures"] == 5  # structure, evidence, three of scores
+    assert all(image["shown"] > 100 for image in page.images)
+    assert page.images[0]["width"] > 600  # the learned tree over Adult's 14 columns
 
 
 def test_the_checks_catch_a_broken_image_a_console_error_and_a_missing_page(tmp_path, shots):
