@@ -10,9 +10,10 @@ from sklearn.metrics import mutual_info_score
 import nbayes
 from nbayes.cli import _pictures
 from nbayes.cli.report import report
+from nbayes.plot import StructureDisplay
 
 pytest.importorskip("matplotlib")
-from test_report import images, self_contained  # noqa: E402
+from test_report import images, self_contained
 
 
 def _table(n: int = 600, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -84,7 +85,7 @@ def test_the_tree_layout_stays_readable_at_60_features():
     # every parent one step left of its children, level with their middle
     parents = {"root": []} | {f"s{i}": ["root"] for i in range(40)}
     parents |= {"c0": ["root"]} | {f"c{i}": [f"c{i - 1}"] for i in range(1, 20)}
-    place = _pictures._tree_layout(parents)
+    place = StructureDisplay(parents, None, None).layout()
     assert set(place) == set(parents)
     leaves = [name for name in parents if not any(name in pa for pa in parents.values())]
     assert sorted(place[leaf][1] for leaf in leaves) == list(range(len(leaves)))

@@ -29,105 +29,6 @@ def _figure(width: float, height: float):
     return Figure(figsize=(width, height))
 
 
-# -- the structure -------------------------------------------------------------------------------
-def _tree_layout(parents: dict[str, list[str]]) -> dict[str, tuple[float, float]]:
-    """(depth, row) of every feature, laid out as a tree along each feature's first (strongest)
-    parent: roots at depth 0, leaves on consecutive rows, a parent level with the middle of its
-    children. Rows grow with the leaves, so 50+ features stay legible (a taller figure)."""
-    children: dict[str, list[str]] = {name: [] for name in parents}
-    roots = []
-    for name, pa in parents.items():  # bounded by the features
-        (children[pa[0]] if pa else roots).append(name)
-    place: dict[str, tuple[float, float]] = {}
-    next_row = 0.0
-
-    def visit(name: str, depth: int) -> float:
-        nonlocal next_row
-        rows = [visit(child, depth + 1) for child in children[name]]
-        row = float(np.mean(rows)) if rows else next_row
-        if not rows:
-            next_row += 1
-        place[name] = (depth, row)
-        return row
-
-    for root in roots:  # a tree (TAN) or a DAG along first parents (KDB): no cycles
-        visit(root, 0)
-    return place
-
-
-def _draw_structure(ax, parents: dict[str, list[str]], mi: pd.Series, cmi: pd.DataFrame):
-    place = _tree_layout(parents)
-    n_rows = max(row for _, row in place.values()) + 1
-    depth = max(d for d, _ in place.values()) + 1
-    top = (n_rows - 1) / 2
-    ax.annotate(
-        "class",
-        (-1.2, top),
-        ha="center",
-        va="center",
-        fontsize=10,
-        fontweight="bold",
-        bbox={"boxstyle": "round", "fc": "#ddf4ff", "ec": "#0969da"},
-    )
-    for x, y in place.values():  # the class is every feature's parent
-        ax.plot([-1.2, x], [top, y], color="#0969da", alpha=0.12, lw=0.8, zorder=0)
-    shade = mi / mi.max() if mi.max() > 0 else mi * 0
-    for name, pa in parents.items():  # bounded by the features x k
-        for i, parent in enumerate(pa):
-            (x0, y0), (x1, y1) = place[parent], place[name]
-            ax.annotate(
-                "",
-                (x1, y1),
-                (x0, y0),
-                arrowprops={
-                    "arrowstyle": "-|>",
-                    "color": "#57606a" if i == 0 else "#bc4c00",
-                    "lw": 1.0,
-                    "shrinkA": 14,
-                    "shrinkB": 14,
-                    "connectionstyle": "arc3" if i == 0 else "arc3,rad=0.25",
-                    "linestyle": "-" if i == 0 else "--",
-                },
-            )
-            ax.text(
-                (x0 + x1) / 2,
-                (y0 + y1) / 2 + (0 if i == 0 else 0.25),
-                f"{cmi.loc[name, parent]:.3f}",
-                fontsize=7,
-                ha="center",
-                va="center",
-                color="#57606a" if i == 0 else "#bc4c00",
-                bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8},
-            )
-    for name, (x, y) in place.items():
-        ax.text(
-            x,
-            y,
-            str(name),
-            ha="center",
-            va="center",
-            fontsize=8,
-            bbox={"boxstyle": "round", "fc": (1, 1 - 0.35 * shade[name], 0.75), "ec": "#57606a"},
-        )
-    ax.set_xlim(-1.8, depth - 0.4)
-    ax.set_ylim(n_rows - 0.4, -0.6)
-    ax.set_axis_off()
-
-
-def _draw_pairs(ax, cmi: pd.DataFrame):
-    """AODE: every feature is in turn every other's parent, so the picture is the matrix of
-    the edges' conditional mutual information."""
-    image = ax.imshow(cmi.to_numpy(), cmap="Oranges")
-    labels = [str(c) for c in cmi.columns]
-    ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
-    ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    if len(labels) <= 16:
-        for (i, j), value in np.ndenumerate(cmi.to_numpy()):
-            if i != j:
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=6)
-    ax.figure.colorbar(image, ax=ax, label="I(X_i; X_j | class), nats", shrink=0.8)
-
-
 def structure(est) -> list[str]:
     """The learned structure with the conditional mutual information of its edges, or [] for
     a model without pair counts (naive Bayes, JointBayes)."""
@@ -138,12 +39,12 @@ def structure(est) -> list[str]:
         mi, cmi = measures()
     except NotImplementedError:
         return []
-    parents = getattr(est, "structure_", None)
-    if parents is not None:
-        n_rows = max(row for _, row in _tree_layout(parents).values()) + 1
-        depth = max(d for d, _ in _tree_layout(parents).values()) + 1
-        fig = _figure(min(2.0 + 2.2 * depth, 16), max(2.5, 0.5 * n_rows))
-        _draw_structure(fig.subplots(), parents, mi, cmi)
+    from ..plot import StructureDisplay
+
+    display = StructureDisplay(getattr(est, "structure_", None), mi, cmi)
+    fig = _figure(*display.size())
+    display.plot(ax=fig.subplots())
+    if display.parents is not None:
         text = (
             "The learned structure: an arrow from each feature's parent, labelled with "
             "I(child; parent | class) in nats (a dashed arrow: a further parent); the class "
@@ -151,9 +52,6 @@ def structure(est) -> list[str]:
             "of the class alone (I(X; class))."
         )
         return [note(text), figure(fig, "learned structure")]
-    side = min(3.0 + 0.3 * len(mi), 16)
-    fig = _figure(side + 1.5, side)
-    _draw_pairs(fig.subplots(), cmi)
     text = (
         "AODE has no single structure: every feature is in turn the parent of all the others "
         "(a super-parent). The matrix shows each pair's I(X_i; X_j | class) in nats: the "
@@ -184,14 +82,14 @@ def evidence_share(est, inputs) -> pd.Series:
     """Each feature's share of the evidence: the mean absolute contribution to the log-odds
     of the predicted class against the runner-up (``explain``) over the rows, summed to 1."""
     rows = inputs.iloc[:EVIDENCE_ROWS]
-    total = None
     step = max(1, EXPLAIN_CELLS // max(1, len(est.classes_) * _n_features(est)))
+    parts = []
     for start in range(0, len(rows), step):  # bounded: EVIDENCE_ROWS rows
         ex = est.explain(rows.iloc[start : start + step])
-        part = np.abs(ex.contributions).sum(axis=0)
-        total = part if total is None else total + part
-    names = [str(n) for n in ex.feature_names]
-    share = pd.Series(total, index=names) / max(float(total.sum()), 1e-300)
+        parts.append(pd.Series(np.abs(ex.contributions).sum(axis=0), index=ex.feature_names))
+    total = sum(parts[1:], parts[0])
+    total.index = [str(n) for n in total.index]
+    share = total / max(float(total.sum()), 1e-300)
     return share.sort_values(ascending=False, kind="stable")
 
 

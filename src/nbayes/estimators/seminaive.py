@@ -935,8 +935,10 @@ class _SemiNaiveNB(BaseNB):
 
         Returns
         -------
-        mi : Series indexed by column
-        cmi : DataFrame, columns by columns (symmetric, zero diagonal)
+        mi : Series
+            I(X_j; Y) per column, indexed by column.
+        cmi : DataFrame
+            I(X_i; X_j | Y), columns by columns (symmetric, zero diagonal).
 
         Examples
         --------
@@ -1939,6 +1941,16 @@ class JointBayes(_SemiNaiveNB):
     def scored_by_joint(self, X) -> np.ndarray:
         """Which rows of X the joint table scores (their whole vector was seen at least
         ``min_count`` times); the others are scored by the backoff model.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows as ``predict`` takes them.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            True where the joint table scores the row.
 
         Examples
         --------
