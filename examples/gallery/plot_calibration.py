@@ -47,3 +47,4 @@ for ax, (name, model) in zip(axes, (("Gaussian NB", before), ("calibrated", afte
     loss = log_loss(y_test, proba, labels=model.classes_)
     ax.set_title(f"{name}: test log-loss {loss:.3f}")
 fig.suptitle("UCI Spambase: reliability before and after isotonic calibration (5 folds)")
+plt.show()

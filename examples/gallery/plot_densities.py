@@ -58,3 +58,4 @@ for row, family in zip(axes, ("gaussian", "kde", "binned")):
         ClassConditionalDisplay.from_estimator(model, column, X, y, ax=ax)
         ax.set_title(f"{column}: {family} (test log-loss {loss:.4f})", fontsize=10)
 fig.suptitle("UCI Adult: the bell curve, kernel densities and MDL bins")
+plt.show()
