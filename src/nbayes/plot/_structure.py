@@ -7,6 +7,10 @@ import pandas as pd
 
 from ._common import matplotlib_axes
 
+#: Where along an edge its label sits, from the parent: near the child, so that the labels of
+#: a parent's many children spread as the children do.
+AT = 0.6
+
 
 class StructureDisplay:
     """The learned structure of a TAN or KDB model, every edge labelled with the conditional
@@ -213,8 +217,8 @@ def _draw_network(ax, display: StructureDisplay) -> None:
                 },
             )
             ax.text(
-                (x0 + x1) / 2,
-                (y0 + y1) / 2 + (0 if i == 0 else 0.25),
+                x0 + AT * (x1 - x0),
+                y0 + AT * (y1 - y0) + (0 if i == 0 else 0.25),
                 f"{cmi.loc[name, parent]:.3f}",
                 fontsize=7,
                 ha="center",
