@@ -1,5 +1,5 @@
-"""The two reports the issue names: the SMS demo model and the Adult MixedNB model, each
-scored on its held-out data (used by test_report.py and test_browser.py)."""
+"""The reports the issues name: the SMS demo model, the Adult MixedNB model and the Adult TAN
+model, each scored on its held-out data (used by test_report.py and test_browser.py)."""
 
 from __future__ import annotations
 
@@ -46,4 +46,14 @@ def adult_report(folder: Path, data_dir: Path) -> tuple[Path, dict]:
     model = folder / "adult.nbayes"
     train(str(train_csv), "income", str(model), model="mixed")
     out = folder / "adult-report.html"
+    return out, report(str(model), str(test_csv), str(out))
+
+
+def adult_tan_report(folder: Path, data_dir: Path) -> tuple[Path, dict]:
+    """`nbayes train --model tan` on Adult's training file, reported on its test file."""
+    train_csv = _adult_csv(data_dir, "adult.data.gz", 0, folder / "adult-train.csv")
+    test_csv = _adult_csv(data_dir, "adult.test.gz", 1, folder / "adult-test.csv")
+    model = folder / "adult-tan.nbayes"
+    train(str(train_csv), "income", str(model), model="tan")
+    out = folder / "adult-tan-report.html"
     return out, report(str(model), str(test_csv), str(out))

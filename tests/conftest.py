@@ -80,6 +80,13 @@ def adult_report_file(tmp_path_factory, shared_data):
     return adult_report(tmp_path_factory.mktemp("adult-report"), shared_data)
 
 
+@pytest.fixture(scope="session")
+def adult_tan_report_file(tmp_path_factory, shared_data):
+    from _reports import adult_tan_report
+
+    return adult_tan_report(tmp_path_factory.mktemp("adult-tan-report"), shared_data)
+
+
 def require_tool(available: bool, reason: str) -> None:
     """Skip a test whose tool (Sphinx, Chromium) is missing here; in CI (CI=true, where
     .ci/run installs them) fail instead, so that the check never silently stops running."""

@@ -48,7 +48,7 @@ def test_docs_index_api_and_gallery_pages_open_cleanly(docs_site, shots):
         shots / "docs-api-classconditionaldisplay.png",
     )
     gallery = check((html / "auto_examples" / "index.html").as_uri(), shots / "docs-gallery.png")
-    assert len(gallery.images) >= 6  # a thumbnail per example
+    assert len(gallery.images) >= 12  # a thumbnail per example
     check(
         (html / "auto_examples" / "plot_adult_displays.html").as_uri(),
         shots / "docs-example-adult.png",
@@ -56,18 +56,37 @@ def test_docs_index_api_and_gallery_pages_open_cleanly(docs_site, shots):
     )
 
 
+@pytest.mark.parametrize(
+    "example",
+    ["densities", "em_labels", "seminaive", "grid_search", "calibration", "onnx"],
+)
+def test_the_new_gallery_pages_show_their_figures(docs_site, shots, example):
+    url = (docs_site / "html" / "auto_examples" / f"plot_{example}.html").as_uri()
+    page = check(url, shots / f"docs-example-{example}.png", min_images=1)
+    drawn = [i for i in page.images if f"sphx_glr_plot_{example}_001" in i["src"]]
+    assert drawn and all(i["width"] > 300 and i["shown"] > 300 for i in drawn)
+
+
 def test_sms_demo_report_opens_with_every_figure_drawn(sms_report_file, shots):
     path, result = sms_report_file
     page = check(path.as_uri(), shots / "report-sms.png", min_images=result["figures"])
-    assert len(page.images) == result["figures"] == 5
+    assert len(page.images) == result["figures"] == 6
     assert all(image["shown"] > 100 for image in page.images)
 
 
 def test_adult_report_opens_with_every_figure_drawn(adult_report_file, shots):
     path, result = adult_report_file
     page = check(path.as_uri(), shots / "report-adult.png", min_images=result["figures"])
-    assert len(page.images) == result["figures"] == 18
+    assert len(page.images) == result["figures"] == 19
     assert all(image["shown"] > 100 for image in page.images)
+
+
+def test_adult_tan_report_opens_with_its_structure_drawn(adult_tan_report_file, shots):
+    path, result = adult_tan_report_file
+    page = check(path.as_uri(), shots / "report-adult-tan.png", min_images=result["figures"])
+    assert len(page.images) == result["figures"] == 5  # structure, evidence, three of scores
+    assert all(image["shown"] > 100 for image in page.images)
+    assert page.images[0]["width"] > 600  # the learned tree over Adult's 14 columns
 
 
 def test_the_checks_catch_a_broken_image_a_console_error_and_a_missing_page(tmp_path, shots):

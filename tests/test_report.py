@@ -65,12 +65,13 @@ def test_report_with_data_holds_summary_plots_and_metrics(mixed_csv, tmp_path):
     out = tmp_path / "report.html"
     result = report(str(model), str(data), str(out))
     page = out.read_text()
-    assert result["sections"] == ["summary", "features", "distributions", "evaluation"]
+    assert result["sections"] == ["summary", "features", "evidence", "distributions", "evaluation"]
     assert result["bytes"] == len(page.encode())
     self_contained(page)
     drawn = images(page)
     assert set(drawn) == {
         "top features per class",
+        "share of the evidence per feature",
         "distribution of colour",
         "distribution of height",
         "distribution of visits",
@@ -78,7 +79,7 @@ def test_report_with_data_holds_summary_plots_and_metrics(mixed_csv, tmp_path):
         "precision and recall against the threshold",
         "reliability curve",
     }
-    assert result["figures"] == len(drawn) == 7
+    assert result["figures"] == len(drawn) == 8
     assert all(w > 100 and h > 100 for w, h in drawn.values())
     # the summary: classes with their priors, every column with its family, the smoothing
     assert "<td>MixedNB (mixed)</td>" in page
@@ -140,7 +141,7 @@ def test_models_without_per_feature_terms_say_so(tmp_path):
     page = (tmp_path / "tan.html").read_text()
     assert "TAN is not linear: no per-feature weights." in page
     assert "Not drawn (a, b): TAN does not model its columns one at a time" in page
-    assert images(page) == {}
+    assert set(images(page)) == {"learned structure"}
 
 
 def test_a_text_column_of_a_mixed_model_is_named_with_the_reason(tmp_path):
@@ -160,7 +161,7 @@ def test_report_command_writes_the_file_and_refuses_to_overwrite_its_input(
     model, data = mixed_csv
     out = tmp_path / "r.html"
     assert main(["report", str(model), str(data), "-o", str(out), "-q"]) == 0
-    assert re.fullmatch(r"\S+r\.html: [\d,]+ bytes, 7 figures\n", capsys.readouterr().out)
+    assert re.fullmatch(r"\S+r\.html: [\d,]+ bytes, 8 figures\n", capsys.readouterr().out)
     with pytest.raises(UsageError, match=r"-o .* is DATA .*which this command reads"):
         report(str(model), str(data), str(data))
     assert main(["report", str(model), "-o", str(model)]) == 2
@@ -189,6 +190,7 @@ def test_sms_demo_model_report(sms_report_file):
     self_contained(page)
     assert set(images(page)) == {
         "top features per class",
+        "share of the evidence per feature",
         "class-conditional shares of the top features",
         "confusion matrix",
         "precision and recall against the threshold",
@@ -204,6 +206,7 @@ def test_adult_mixed_nb_report(adult_report_file):
     page = out.read_text()
     self_contained(page)
     drawn = images(page)
-    assert len(drawn) == result["figures"] == 1 + 14 + 3  # top features, every column, scores
+    # top features, share of the evidence, every column, scores
+    assert len(drawn) == result["figures"] == 1 + 1 + 14 + 3
     assert '<td>accuracy</td><td class="num">0.8391</td>' in page  # user guide, mixed.rst
     assert result["bytes"] < 3_000_000

@@ -29,6 +29,7 @@ figure { margin: 0; }
 figure img { max-width: 100%; height: auto; }
 p.note { color: #57606a; font-size: 0.9rem; }
 code { background: #f6f8fa; padding: 0 0.2rem; }
+details pre { max-height: 20rem; overflow: auto; white-space: pre-wrap; margin: 0.3rem 0; }
 """
 
 
@@ -44,7 +45,18 @@ def figure(fig, alt: str) -> str:
     return f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{data}"></figure>'
 
 
+class Markup(str):
+    """HTML built here (a table cell that is not escaped again)."""
+
+
+def details(summary: str, whole: str) -> Markup:
+    """A collapsible detail: ``summary`` shown, ``whole`` (preformatted) on a click."""
+    return Markup(f"<details><summary>{esc(summary)}</summary><pre>{esc(whole)}</pre></details>")
+
+
 def _cell(value) -> str:
+    if isinstance(value, Markup):
+        return f"<td>{value}</td>"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return f'<td class="num">{int(value):,}</td>'
     if isinstance(value, float):

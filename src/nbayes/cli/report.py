@@ -22,7 +22,7 @@ from .._output import output_file
 from .._version import __version__
 from ..exceptions import ParameterError
 from ..io import load
-from . import _calibration_report, _html
+from . import _calibration_report, _html, _pictures
 from ._common import check_output, plural
 from ._models import inner, load_plan
 from ._tables import ReadOptions
@@ -90,10 +90,7 @@ def _summary(info: dict, est) -> str:
     if len(order) > MAX_ROWS:
         parts.append(_html.note(f"The {MAX_ROWS} most frequent of {len(order):,} classes."))
     parts += ["<h3>Columns</h3>", *_columns(info, est)]
-    parts += [
-        "<h3>Parameters</h3>",
-        _html.table([[k, str(v)] for k, v in info["params"].items()], ["parameter", "value"]),
-    ]
+    parts += ["<h3>Parameters</h3>", _pictures.parameters(est.get_params(deep=False))]
     return _html.section("summary", "Model", parts)[2]
 
 
@@ -401,7 +398,7 @@ def report(
     >>> _ = train(data, "fruit", model)
     >>> result = report(model, data, os.path.join(folder, "fruit.html"))
     >>> result["sections"], result["figures"]
-    (['summary', 'features', 'distributions', 'evaluation'], 6)
+    (['summary', 'features', 'evidence', 'distributions', 'evaluation'], 7)
     """
     from ..plot._common import require_matplotlib
 
@@ -429,11 +426,17 @@ def report(
         )
         evaluation = _evaluation(plan, metrics, inputs, y, proba, cut)
     features, named = _top_features(est, top_k)
-    bodies = [
-        ("summary", "Model", _summary(info, est)),
-        ("features", "Top features", features),
-        ("distributions", "Distributions", _distributions(est, named, max_features, inputs, y)),
-    ]
+    bodies = [("summary", "Model", _summary(info, est))]
+    shape = _pictures.structure(est) + _pictures.joint_counts(est, inputs)
+    if shape:
+        bodies.append(_html.section("structure", "Structure", shape))
+    bodies.append(("features", "Top features", features))
+    if inputs is not None:
+        evidence = _pictures.evidence(est, inputs)
+        bodies.append(_html.section("evidence", "Share of the evidence", evidence))
+    bodies.append(
+        ("distributions", "Distributions", _distributions(est, named, max_features, inputs, y))
+    )
     if evaluation is not None:
         bodies.append(("evaluation", "Evaluation", evaluation))
     title = f"nbayes report: {info['file']}"

@@ -441,6 +441,41 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
         check_is_fitted(self, "stats_")
         return {self._columns[p]: v for p, v in self._layout.categories().items()}
 
+    def mutual_information(self) -> tuple[pd.Series, pd.DataFrame]:
+        """How much each feature tells of the class, and each pair of features of each other
+        given the class: I(X_j; Y) and I(X_i; X_j | Y) in nats, from the fitted counts.
+
+        TAN and KDB choose their parents by these (the report labels the structure's edges).
+
+        Returns
+        -------
+        mi : Series
+            I(X_j; Y) per column, indexed by column.
+        cmi : DataFrame
+            I(X_i; X_j | Y), columns by columns (symmetric, zero diagonal).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from nbayes import TAN
+        >>> X = pd.DataFrame({"a": list("xxyy"), "b": list("xxyy"), "c": list("xyxy")})
+        >>> mi, cmi = TAN().fit(X, [0, 0, 1, 1]).mutual_information()
+        >>> mi.round(3).tolist()
+        [0.693, 0.693, 0.0]
+        >>> float(cmi.loc["a", "b"])
+        0.0
+        """
+        check_is_fitted(self, "stats_")
+        if _counts.orders(self.stats_) < 2:
+            raise NotImplementedError(
+                f"{type(self).__name__} keeps no pair counts: no conditional mutual "
+                "information between features (TAN, KDB and AODE keep them)."
+            )
+        names = pd.Index(self._columns)
+        mi = pd.Series(_counts.class_mutual_information(self.stats_), index=names)
+        cmi = _counts.conditional_mutual_information(self.stats_)
+        return mi, pd.DataFrame(cmi, index=names, columns=names)
+
     def table_bytes(self) -> int:
         """Bytes of the count tables held in ``stats_`` (the pair and triple tables).
 

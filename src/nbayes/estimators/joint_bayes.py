@@ -235,6 +235,36 @@ class JointBayes(_SemiNaiveNB):
 
         return joint.log_joint(codes, self.stats_, self.tables_["joint"], fallback)
 
+    def scored_by_joint(self, X) -> np.ndarray:
+        """Which rows of X the joint table scores (their whole vector was seen at least
+        ``min_count`` times); the others are scored by the backoff model.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Rows as ``predict`` takes them.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples,)
+            True where the joint table scores the row.
+
+        Examples
+        --------
+        >>> from nbayes import JointBayes
+        >>> model = JointBayes().fit([["a", "x"], ["a", "x"], ["b", "y"]], [0, 0, 1])
+        >>> model.scored_by_joint([["a", "x"], ["b", "x"]]).tolist()
+        [True, False]
+        """
+        check_is_fitted(self, "stats_")
+        return self._joint_rows(self._codes(self._validate_X(X, reset=False), "score"))
+
+    def _joint_rows(self, codes: np.ndarray) -> np.ndarray:
+        where = joint.find(self.stats_, codes)
+        own = where >= 0
+        own[own] = self.tables_["joint"]["usable"][where[own]]
+        return own
+
     def _terms(self, df, codes, names):
         # Rows scored by their own vector: the chain rule over the columns in order, each
         # step the model's smoothed estimate of one more column given the earlier ones.
@@ -242,9 +272,7 @@ class JointBayes(_SemiNaiveNB):
         # model's, zero when both are fitted on the same rows, shared equally).
         prior = self.class_log_prior_
         jll = self._jll(df, normalised=False)
-        where = joint.find(self.stats_, codes)
-        own = where >= 0
-        own[own] = self.tables_["joint"]["usable"][where[own]]
+        own = self._joint_rows(codes)
         d = codes.shape[1]
         terms = np.zeros((len(codes), prior.size, d))
         given = np.empty(codes.shape, dtype=object)

@@ -19,10 +19,12 @@ Examples
 
 from ._model import ClassConditionalDisplay, TopFeaturesDisplay
 from ._scores import ReliabilityDisplay, ThresholdDisplay
+from ._structure import StructureDisplay
 
 __all__ = [
     "ClassConditionalDisplay",
     "ReliabilityDisplay",
+    "StructureDisplay",
     "ThresholdDisplay",
     "TopFeaturesDisplay",
 ]
