@@ -369,7 +369,7 @@ def test_adult_mixed_with_missing(shared_data):
     test = X_test.iloc[::10]
     assert test.isna().any().any()
     onx = to_onnx(model, zipmap=False)
-    assert [i.name for i in onx.graph.input] == [c.replace("-", "_") for c in ADULT_COLUMNS[:-1]]
+    assert [i.name for i in onx.graph.input] == ADULT_COLUMNS[:-1]  # "education-num" kept
     assert_same(model, onx, column_feeds(test), test)
 
 
@@ -379,3 +379,23 @@ def test_spambase(shared_data):
     for model in (GaussianNB(), GaussianNB(var_pooling="shared"), BernoulliNB(binarize=0.0)):
         model.fit(X[:1000], y[:1000])
         assert_same(model, to_onnx(model, zipmap=False), {"X": X[1000:]}, X[1000:])
+
+
+def test_inputs_keep_column_names_that_are_not_identifiers():
+    # skl2onnx would name them "a_b", "a_b1", "q__": a user feeds the frame's own names.
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "a b": rng.normal(size=40),
+            "a-b": rng.normal(size=40),
+            'q"✓': rng.choice(["x", "y"], 40),
+        }
+    )
+    y = rng.choice(["p", "n"], 40)
+    model = MixedNB().fit(df, y)
+    for onx in (to_onnx(model, zipmap=False), to_onnx(model, example(df), zipmap=False)):
+        assert [i.name for i in onx.graph.input] == list(df.columns)
+        session = ort.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
+        label, proba = session.run(None, column_feeds(df))
+        np.testing.assert_array_equal(label, model.predict(df))
+        np.testing.assert_allclose(proba, model.predict_proba(df), rtol=0, atol=TOL)

@@ -391,7 +391,26 @@ def to_onnx(model, X=None, **options):
     """
     opts = {id(model): options} if options else None
     if X is not None:
-        return _skl2onnx_to_onnx(model, _example(X), options=opts, target_opset=TARGET_OPSET)
-    return convert_sklearn(
-        model, initial_types=_initial_types(model), options=opts, target_opset=TARGET_OPSET
-    )
+        onx = _skl2onnx_to_onnx(model, _example(X), options=opts, target_opset=TARGET_OPSET)
+        return (
+            _name_inputs(onx, [str(c) for c in X.columns]) if isinstance(X, pd.DataFrame) else onx
+        )
+    initial = _initial_types(model)
+    onx = convert_sklearn(model, initial_types=initial, options=opts, target_opset=TARGET_OPSET)
+    return _name_inputs(onx, [name for name, _ in initial])
+
+
+def _name_inputs(onx, names: list[str]):
+    """``onx`` with its inputs named ``names``, the columns' own names: skl2onnx replaces
+    every character outside ``[A-Za-z0-9_]`` (``"Colour name"`` becomes ``Colour_name``,
+    ``"a-b"`` and ``"a b"`` both ``a_b`` and ``a_b1``), while an ONNX name may be any string."""
+    renamed = {
+        given.name: name for given, name in zip(onx.graph.input, names) if given.name != name
+    }
+    if not renamed:
+        return onx
+    for given in onx.graph.input:  # bounded by the columns
+        given.name = renamed.get(given.name, given.name)
+    for node in onx.graph.node:  # bounded by the graph's nodes
+        node.input[:] = [renamed.get(i, i) for i in node.input]
+    return onx
