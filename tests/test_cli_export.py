@@ -111,3 +111,23 @@ def test_onnx_export_writes_a_graph(fruit, tmp_path):
     out = tmp_path / "fruit.onnx"
     assert main(["export", str(model), "--format", "onnx", "-o", str(out)]) == 0
     onnx.checker.check_model(onnx.load(str(out)))
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("nbayes.export._onnx") is None, reason="the ONNX export is absent"
+)
+def test_the_threshold_kept_by_train_decides_the_onnx_label(fruit, tmp_path, capsys):
+    ort = pytest.importorskip("onnxruntime")
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model), threshold=0.999, threshold_scale="proba")
+    out = tmp_path / "fruit.onnx"
+    assert main(["export", str(model), "--format", "onnx", "-o", str(out)]) == 0
+    table = pd.read_csv(fruit)
+    feeds = {
+        "colour": table[["colour"]].fillna("").to_numpy(dtype=object),
+        "weight": table[["weight"]].to_numpy(dtype=np.float64),
+    }
+    label = ort.InferenceSession(str(out)).run(None, feeds)[0]
+    want = predicted(model, fruit, tmp_path, capsys)["prediction"].tolist()
+    assert "banana" not in want[:4]  # the threshold, not the most probable class, decides
+    assert label.tolist() == want

@@ -287,9 +287,21 @@ def test_refusals_say_why():
     )
     with pytest.raises(ParameterError, match="calendar features of a date"):
         to_onnx(MixedNB().fit(dated, y))
-    threshold = GaussianNB(decision_threshold=0.3).fit(X.astype(float), y)
-    with pytest.raises(ParameterError, match="decision_threshold"):
-        to_onnx(threshold)
+    with pytest.raises(ParameterError, match="two classes"):
+        to_onnx(GaussianNB().fit(X.astype(float), X[:, 0]), threshold=1.0)
+
+
+@pytest.mark.parametrize("scale, threshold", [("log_odds", 1.5), ("proba", 0.2)])
+def test_a_decision_threshold_decides_the_label_as_predict(scale, threshold):
+    X = RNG.normal(size=(200, 3))
+    y = np.where(X[:, 0] + RNG.normal(size=200) > 0, "yes", "no")
+    model = GaussianNB(decision_threshold=threshold, threshold_scale=scale).fit(X, y)
+    flipped = model.predict(X) != GaussianNB().fit(X, y).predict(X)
+    assert flipped.sum() > 5  # the threshold changes labels, so the test sees it applied
+    assert_same(model, to_onnx(model, zipmap=False), {"X": X}, X)
+    label, _ = run_onnx(to_onnx(GaussianNB().fit(X, y), threshold=1.5, zipmap=False), {"X": X})
+    expected = GaussianNB(decision_threshold=1.5).fit(X, y).predict(X)
+    np.testing.assert_array_equal(label, expected)
 
 
 def test_without_the_extra_the_error_says_what_to_install():

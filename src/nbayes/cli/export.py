@@ -24,9 +24,9 @@ def export(
     """Write the model file ``model`` as ``format`` to ``output``.
 
     ``sql``: one ``SELECT`` over ``table`` that adds ``prediction`` and ``proba_<class>``
-    columns (:func:`nbayes.export.to_sql`), in ``dialect``, deciding two classes by the
-    threshold that ``nbayes predict`` applies. ``onnx``: the serialised graph of
-    :func:`nbayes.export.to_onnx`.
+    columns (:func:`nbayes.export.to_sql`), in ``dialect``. ``onnx``: the serialised graph of
+    :func:`nbayes.export.to_onnx`. Both decide two classes by the threshold that ``nbayes
+    predict`` applies.
 
     Examples
     --------
@@ -48,13 +48,13 @@ def export(
     if same_file(model, output):
         raise UsageError(f"-o {output} is the model file itself; write the export elsewhere.")
     fitted = load(model)
+    stored = _stored_threshold(
+        (read_manifest(model).get("metadata", {}).get("cli") or {}).get("decision_threshold")
+    )
+    threshold = decision_threshold(fitted, stored=stored)
     if format == "sql":
         from ..export import to_sql
 
-        stored = _stored_threshold(
-            (read_manifest(model).get("metadata", {}).get("cli") or {}).get("decision_threshold")
-        )
-        threshold = decision_threshold(fitted, stored=stored)
         data = to_sql(fitted, table=table, dialect=dialect, threshold=threshold) + ";\n"
         payload = data.encode("utf-8")
     else:
@@ -65,7 +65,7 @@ def export(
                 f"--format onnx needs the export extra ({exc}); install it with "
                 "pip install 'nbayes[export]', or export --format sql."
             ) from None
-        payload = to_onnx(fitted).SerializeToString()
+        payload = to_onnx(fitted, threshold=threshold).SerializeToString()
     with output_file(output) as f:
         f.write(payload)
 

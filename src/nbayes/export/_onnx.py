@@ -41,6 +41,7 @@ from skl2onnx.common.data_types import (  # type: ignore[import-untyped]
 
 from .. import _engine as engine
 from .._capabilities import CANDIDATE_SCORING, TEXT_INPUT, supports
+from ..estimators._base import log_odds_threshold
 from ..exceptions import ParameterError
 from ._onnx_families import EMITTERS, OPSET, REFUSED, UNSEEN, Graph
 
@@ -68,8 +69,6 @@ def _check_exportable(model) -> None:
             "JointBayes condition features on each other; wrappers hold another model). "
             "Export the naive Bayes model it is built on instead",
         )
-    if getattr(model, "decision_threshold", None) is not None:
-        raise _refuse(model, "a decision_threshold is set; export the model without one")
     classes = np.asarray(model.classes_)
     if classes.dtype.kind not in "iuUSO" or (
         classes.dtype.kind == "O" and not all(isinstance(c, str) for c in classes)
@@ -279,7 +278,7 @@ def converter(scope, operator, container) -> None:
     jll = g.op("Where", [none_left, g.const(np.array(0.0)), jll])
     to = TensorProto.DOUBLE if _double_probabilities(operator) else TensorProto.FLOAT
     proba = g.op("Cast", [g.op("Softmax", [jll], axis=1)], to=to)
-    best = g.op("ArgMax", [jll], axis=1, keepdims=0)
+    best = _decision(g, model, jll, _option(operator, "threshold", None))
     if _label_type(operator) is StringTensorType:
         label = g.op("Gather", [g.const(np.asarray(model.classes_).astype(str)), best], axis=0)
     elif _option(operator, "nocl", False):
@@ -289,6 +288,30 @@ def converter(scope, operator, container) -> None:
         label = g.op("Gather", [g.const(classes, "classes"), best], axis=0)
     container.add_node("Identity", [label], [operator.outputs[0].full_name])
     container.add_node("Identity", [proba], [operator.outputs[1].full_name])
+
+
+def _decision(g: Graph, model, jll: str, threshold: float | None) -> str:
+    """(N,) int64: the index of the predicted class, as ``predict`` decides: by the log-odds
+    threshold of two classes (``threshold``, else the model's ``decision_threshold``), else
+    the most probable class. A row that both classes rule out has log-odds 0."""
+    if threshold is None:
+        threshold = log_odds_threshold(
+            getattr(model, "decision_threshold", None),
+            getattr(model, "threshold_scale", "log_odds"),
+            len(model.classes_),
+        )
+    if threshold is None:
+        return g.op("ArgMax", [jll], axis=1, keepdims=0)
+    if len(model.classes_) != 2:
+        raise ParameterError(
+            f"threshold applies to a model of two classes; this one has "
+            f"{len(model.classes_)}. Leave threshold=None."
+        )
+    second, first = (g.op("Gather", [jll, g.const(np.array(k))], axis=1) for k in (1, 0))
+    diff = g.op("Sub", [second, first])
+    diff = g.op("Where", [g.op("IsNaN", [diff]), g.const(np.array(0.0)), diff])
+    above = g.op("Greater", [diff, g.const(np.array(float(threshold)))])
+    return g.op("Cast", [above], to=TensorProto.INT64)
 
 
 def _register() -> None:
@@ -303,7 +326,11 @@ def _register() -> None:
                 f"Nbayes{name}",
                 shape_calculator,
                 converter,
-                options={"zipmap": [True, False, "columns"], "nocl": [True, False]},
+                options={
+                    "zipmap": [True, False, "columns"],
+                    "nocl": [True, False],
+                    "threshold": None,
+                },
             )
 
 
@@ -341,7 +368,7 @@ def _example(X):
     return head
 
 
-def to_onnx(model, X=None, **options):
+def to_onnx(model, X=None, threshold: float | None = None, **options):
     """Convert a fitted nbayes model into an ONNX graph that gives the same labels and
     probabilities.
 
@@ -355,6 +382,11 @@ def to_onnx(model, X=None, **options):
         input per column, named as the column. By default the inputs are derived from the
         model: one per column for a model fitted on a DataFrame (double, or string for
         category values), else one (N, d) double (string) matrix named ``X``.
+    threshold : float, optional
+        Log-odds of ``classes_[1]`` above which a two-class ``label`` is ``classes_[1]``
+        (``nbayes train --threshold``); by default the model's own rule, its
+        ``decision_threshold`` or else the most probable class. Also a converter option of
+        skl2onnx (``options={model: {"threshold": t}}``).
     **options
         The converter options of skl2onnx for the model, e.g. ``zipmap=False`` for a plain
         (N, K) probability tensor instead of a list of dicts.
@@ -389,6 +421,8 @@ def to_onnx(model, X=None, **options):
     >>> label.tolist()
     ['a', 'b']
     """
+    if threshold is not None:
+        options["threshold"] = float(threshold)
     opts = {id(model): options} if options else None
     if X is not None:
         onx = _skl2onnx_to_onnx(model, _example(X), options=opts, target_opset=TARGET_OPSET)
