@@ -131,3 +131,26 @@ def test_the_threshold_kept_by_train_decides_the_onnx_label(fruit, tmp_path, cap
     want = predicted(model, fruit, tmp_path, capsys)["prediction"].tolist()
     assert "banana" not in want[:4]  # the threshold, not the most probable class, decides
     assert label.tolist() == want
+
+
+@pytest.mark.parametrize("form", ["sql", "onnx"])
+@pytest.mark.parametrize(
+    "train_args, fix",
+    [
+        (["--continuous", "kde", "--categorical", "when"], "nbayes train --continuous gaussian"),
+        ([], "nbayes train --categorical when"),  # calendar features of the dates
+    ],
+)
+def test_refusals_say_which_training_option_makes_the_model_exportable(
+    tmp_path, capsys, form, train_args, fix
+):
+    if form == "onnx":
+        pytest.importorskip("skl2onnx")
+    rows = [f"{100 + 0.37 * i:.2f},2021-0{1 + i % 9}-1{i % 10},{'ab'[i % 2]}" for i in range(40)]
+    data = tmp_path / "dated.csv"
+    data.write_text("weight,when,fruit\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "fruit", "-o", str(model), "-q", *train_args]) == 0
+    capsys.readouterr()
+    assert main(["export", str(model), "--format", form, "-o", str(tmp_path / "out")]) == 2
+    assert fix in capsys.readouterr().err

@@ -43,6 +43,7 @@ from .. import _engine as engine
 from .._capabilities import CANDIDATE_SCORING, TEXT_INPUT, supports
 from ..estimators._base import log_odds_threshold
 from ..exceptions import ParameterError
+from ._advice import derived_fix, family_fix
 from ._onnx_families import EMITTERS, OPSET, REFUSED, UNSEEN, Graph
 
 #: Target opsets of the graphs: the default domain and ai.onnx.ml (LabelEncoder, ZipMap).
@@ -76,9 +77,19 @@ def _check_exportable(model) -> None:
         raise _refuse(
             model, f"its labels must be integers or strings for ONNX; got {classes.dtype}"
         )
-    for fam in model.families_:  # bounded by the column groups
+    groups = getattr(model, "column_groups_", None) or [(None, None)] * len(model.families_)
+    for fam, (_, cols) in zip(model.families_, groups):  # bounded by the column groups
         if fam.name in REFUSED:
-            raise _refuse(model, f"the {fam.name} family is used, and {REFUSED[fam.name]}")
+            where = (
+                f"columns {[f'x{c}' if isinstance(c, int) else str(c) for c in cols][:3]} use"
+                if cols is not None
+                else "it uses"
+            )
+            raise _refuse(
+                model,
+                f"{where} the {fam.name} family, and {REFUSED[fam.name]}. To export it, "
+                f"{family_fix(fam.name, cols or [])}",
+            )
         if fam.name not in EMITTERS:
             raise _refuse(model, f"the {fam.name} family has no ONNX converter")
 
@@ -102,8 +113,7 @@ def _groups(model) -> list:
                 raise _refuse(
                     model,
                     f"columns {absent!r} are derived from others (calendar features of a date), "
-                    "which the ONNX export does not compute. Add them to the table as columns "
-                    "of their own (year, month, day of week) and fit on those",
+                    f"which the ONNX export does not compute. To export it, {derived_fix(absent)}",
                 )
             cats = [categories[c] for c in labels] if fam.name == "categorical" else None
             groups.append((fam, p, [index[c] for c in key], cats))
