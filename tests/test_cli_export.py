@@ -154,3 +154,14 @@ def test_refusals_say_which_training_option_makes_the_model_exportable(
     capsys.readouterr()
     assert main(["export", str(model), "--format", form, "-o", str(tmp_path / "out")]) == 2
     assert fix in capsys.readouterr().err
+
+
+def test_dash_writes_the_query_to_standard_output_in_any_dialect_case(fruit, tmp_path, capsys):
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    capsys.readouterr()
+    argv = ["export", str(model), "--format", "sql", "--dialect", "SQLite", "-o", "-"]
+    assert main(argv) == 0
+    query = capsys.readouterr().out
+    assert query.startswith("SELECT *,") and query.endswith(";\n")
+    assert not (tmp_path / "-").exists()

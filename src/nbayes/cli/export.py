@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .._output import output_file, same_file
 from ..io import load, read_manifest
@@ -21,7 +22,7 @@ def export(
     dialect: str = "duckdb",
     table: str = "t",
 ) -> None:
-    """Write the model file ``model`` as ``format`` to ``output``.
+    """Write the model file ``model`` as ``format`` to ``output`` (``"-"``: standard output).
 
     ``sql``: one ``SELECT`` over ``table`` that adds ``prediction`` and ``proba_<class>``
     columns (:func:`nbayes.export.to_sql`), in ``dialect``. ``onnx``: the serialised graph of
@@ -66,6 +67,10 @@ def export(
                 "pip install 'nbayes[export]', or export --format sql."
             ) from None
         payload = to_onnx(fitted, threshold=threshold).SerializeToString()
+    if output == "-":  # standard output, as for nbayes predict: `nbayes export ... -o - | duckdb`
+        sys.stdout.buffer.write(payload)
+        sys.stdout.flush()
+        return
     with output_file(output) as f:
         f.write(payload)
 
@@ -82,7 +87,9 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "(default: duckdb)",
     )
     p.add_argument("--table", help="the table the query scores (default: t)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="file to write; - for standard output"
+    )
     return p
 
 

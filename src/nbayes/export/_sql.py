@@ -52,7 +52,7 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | 
     table : str, default="t"
         The table (or view) to score, as the dialect reads a table name (``schema.table``).
     dialect : str, default="duckdb"
-        A sqlglot dialect: "duckdb", "sqlite", "postgres", "bigquery", ...
+        A sqlglot dialect, in any case: "duckdb", "sqlite", "postgres", "bigquery", ...
     threshold : float, optional
         Log-odds of ``classes_[1]`` above which a two-class prediction is ``classes_[1]``
         (``nbayes train --threshold``); by default the model's own rule, its
@@ -83,6 +83,8 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | 
     >>> [row[1] for row in db.execute(to_sql(model, dialect="sqlite"))]
     ['low', 'high']
     """
+    if isinstance(dialect, str):  # sqlglot's names are lower case; "DuckDB" means duckdb
+        dialect = dialect.lower()
     try:
         Dialect.get_or_raise(dialect)
     except ValueError as exc:
