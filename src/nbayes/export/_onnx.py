@@ -59,7 +59,11 @@ def _refuse(model, why: str) -> ParameterError:
 def _check_exportable(model) -> None:
     """Raise a ParameterError saying why ``model`` has no ONNX form."""
     if supports(model, TEXT_INPUT):
-        raise _refuse(model, f"it reads raw texts, and {REFUSED['text']}")
+        raise _refuse(
+            model,
+            f"it reads raw texts, and {REFUSED['text']}. Export a MultinomialNB fitted on "
+            "word counts instead, counted where the model is served",
+        )
     # The models that score as the engine does -- a sum of per-group family terms plus the
     # class prior -- are those that declare candidate scoring (the seminaive models, which
     # condition features on each other, and wrappers do not).
