@@ -316,8 +316,10 @@ def test_without_the_extra_the_error_says_what_to_install():
 def test_refused_labels_and_families_say_why():
     X = RNG.normal(size=(60, 2))
     y = RNG.integers(0, 2, size=60)
-    with pytest.raises(ParameterError, match="labels must be integers or strings"):
+    with pytest.raises(ParameterError, match=r"labels must be integers or strings.*as strings"):
         to_onnx(GaussianNB().fit(X, y.astype(np.float64)))
+    with pytest.raises(ParameterError, match=r"got bool \(False, True\)"):
+        to_onnx(GaussianNB().fit(X, y.astype(bool)))
     kde = MixedNB(columns=[("kde", [0]), ("gaussian", [1])]).fit(X, y)
     with pytest.raises(ParameterError, match=r"\['x0'\] use the kde family.*'gaussian'"):
         to_onnx(kde)

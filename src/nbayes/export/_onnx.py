@@ -79,7 +79,12 @@ def _check_exportable(model) -> None:
         classes.dtype.kind == "O" and not all(isinstance(c, str) for c in classes)
     ):
         raise _refuse(
-            model, f"its labels must be integers or strings for ONNX; got {classes.dtype}"
+            model,
+            f"its labels must be integers or strings for ONNX; got {classes.dtype} "
+            f"({', '.join(map(str, classes[:3]))}). Fit it on the labels as strings "
+            "(y.astype(str)) or integer codes; from the command line, write the target "
+            "column as words (yes/no) or whole numbers; or export --format sql, whose "
+            "prediction column keeps any label",
         )
     groups = getattr(model, "column_groups_", None) or [(None, None)] * len(model.families_)
     for fam, (_, cols) in zip(model.families_, groups):  # bounded by the column groups
