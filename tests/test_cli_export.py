@@ -165,3 +165,30 @@ def test_dash_writes_the_query_to_standard_output_in_any_dialect_case(fruit, tmp
     query = capsys.readouterr().out
     assert query.startswith("SELECT *,") and query.endswith(";\n")
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("form", ["sql", "onnx"])
+def test_threshold_given_to_export_decides_as_given_to_predict(fruit, tmp_path, capsys, form):
+    if form == "onnx":
+        pytest.importorskip("onnxruntime")
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    out = tmp_path / f"fruit.{form}"
+    rule = ["--threshold", "0.999", "--threshold-scale", "proba"]
+    table = ["--table", "fruit"] if form == "sql" else []
+    assert main(["export", str(model), "--format", form, *table, "-o", str(out), *rule]) == 0
+    pred = tmp_path / "pred.csv"
+    assert main(["predict", str(model), str(fruit), "-o", str(pred), *rule]) == 0
+    want = pd.read_csv(pred)["prediction"].tolist()
+    if form == "sql":
+        got = scored_by_sql(out, fruit)["prediction"].tolist()
+    else:
+        import onnxruntime as ort
+
+        table = pd.read_csv(fruit)
+        feeds = {
+            "colour": table[["colour"]].fillna("").to_numpy(dtype=object),
+            "weight": table[["weight"]].to_numpy(dtype=np.float64),
+        }
+        got = ort.InferenceSession(str(out)).run(None, feeds)[0].tolist()
+    assert "banana" not in want[:4] and got == want

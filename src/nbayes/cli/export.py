@@ -9,7 +9,7 @@ from .._output import output_file, same_file
 from ..io import load, read_manifest
 from ._common import CLIError, UsageError
 from ._models import _stored_threshold
-from .predict import decision_threshold
+from .predict import add_threshold_options, decision_threshold
 
 HELP = "write a saved model as an ONNX graph or a SQL query that scores a table"
 FORMATS = ("onnx", "sql")
@@ -21,13 +21,15 @@ def export(
     format: str = "sql",
     dialect: str = "duckdb",
     table: str = "t",
+    threshold: float | None = None,
+    threshold_scale: str = "log_odds",
 ) -> None:
     """Write the model file ``model`` as ``format`` to ``output`` (``"-"``: standard output).
 
     ``sql``: one ``SELECT`` over ``table`` that adds ``prediction`` and ``proba_<class>``
     columns (:func:`nbayes.export.to_sql`), in ``dialect``. ``onnx``: the serialised graph of
-    :func:`nbayes.export.to_onnx`. Both decide two classes by the threshold that ``nbayes
-    predict`` applies.
+    :func:`nbayes.export.to_onnx`. Both decide two classes as ``nbayes predict`` does: by
+    ``threshold`` (on ``threshold_scale``) when given, else the model's own threshold.
 
     Examples
     --------
@@ -52,7 +54,7 @@ def export(
     stored = _stored_threshold(
         (read_manifest(model).get("metadata", {}).get("cli") or {}).get("decision_threshold")
     )
-    threshold = decision_threshold(fitted, stored=stored)
+    threshold = decision_threshold(fitted, threshold, threshold_scale, stored=stored)
     if format == "sql":
         from ..export import to_sql
 
@@ -87,6 +89,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "(default: duckdb)",
     )
     p.add_argument("--table", help="the table the query scores (default: t)")
+    add_threshold_options(p)
     p.add_argument(
         "-o", "--output", required=True, metavar="FILE", help="file to write; - for standard output"
     )
@@ -96,5 +99,13 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
 def run(args) -> int:
     if args.format == "onnx" and (args.dialect or args.table):
         raise UsageError("--dialect and --table apply to --format sql; drop them for onnx.")
-    export(args.model, args.output, args.format, args.dialect or "duckdb", args.table or "t")
+    export(
+        args.model,
+        args.output,
+        args.format,
+        args.dialect or "duckdb",
+        args.table or "t",
+        threshold=args.threshold,
+        threshold_scale=args.threshold_scale,
+    )
     return 0
