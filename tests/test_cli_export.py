@@ -111,3 +111,84 @@ def test_onnx_export_writes_a_graph(fruit, tmp_path):
     out = tmp_path / "fruit.onnx"
     assert main(["export", str(model), "--format", "onnx", "-o", str(out)]) == 0
     onnx.checker.check_model(onnx.load(str(out)))
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("nbayes.export._onnx") is None, reason="the ONNX export is absent"
+)
+def test_the_threshold_kept_by_train_decides_the_onnx_label(fruit, tmp_path, capsys):
+    ort = pytest.importorskip("onnxruntime")
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model), threshold=0.999, threshold_scale="proba")
+    out = tmp_path / "fruit.onnx"
+    assert main(["export", str(model), "--format", "onnx", "-o", str(out)]) == 0
+    table = pd.read_csv(fruit)
+    feeds = {
+        "colour": table[["colour"]].fillna("").to_numpy(dtype=object),
+        "weight": table[["weight"]].to_numpy(dtype=np.float64),
+    }
+    label = ort.InferenceSession(str(out)).run(None, feeds)[0]
+    want = predicted(model, fruit, tmp_path, capsys)["prediction"].tolist()
+    assert "banana" not in want[:4]  # the threshold, not the most probable class, decides
+    assert label.tolist() == want
+
+
+@pytest.mark.parametrize("form", ["sql", "onnx"])
+@pytest.mark.parametrize(
+    "train_args, fix",
+    [
+        (["--continuous", "kde", "--categorical", "when"], "nbayes train --continuous gaussian"),
+        ([], "nbayes train --categorical when"),  # calendar features of the dates
+    ],
+)
+def test_refusals_say_which_training_option_makes_the_model_exportable(
+    tmp_path, capsys, form, train_args, fix
+):
+    if form == "onnx":
+        pytest.importorskip("skl2onnx")
+    rows = [f"{100 + 0.37 * i:.2f},2021-0{1 + i % 9}-1{i % 10},{'ab'[i % 2]}" for i in range(40)]
+    data = tmp_path / "dated.csv"
+    data.write_text("weight,when,fruit\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "m.nbayes"
+    assert main(["train", str(data), "-t", "fruit", "-o", str(model), "-q", *train_args]) == 0
+    capsys.readouterr()
+    assert main(["export", str(model), "--format", form, "-o", str(tmp_path / "out")]) == 2
+    assert fix in capsys.readouterr().err
+
+
+def test_dash_writes_the_query_to_standard_output_in_any_dialect_case(fruit, tmp_path, capsys):
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    capsys.readouterr()
+    argv = ["export", str(model), "--format", "sql", "--dialect", "SQLite", "-o", "-"]
+    assert main(argv) == 0
+    query = capsys.readouterr().out
+    assert query.startswith("SELECT *,") and query.endswith(";\n")
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("form", ["sql", "onnx"])
+def test_threshold_given_to_export_decides_as_given_to_predict(fruit, tmp_path, capsys, form):
+    if form == "onnx":
+        pytest.importorskip("onnxruntime")
+    model = tmp_path / "fruit.nbayes"
+    train(str(fruit), "fruit", str(model))
+    out = tmp_path / f"fruit.{form}"
+    rule = ["--threshold", "0.999", "--threshold-scale", "proba"]
+    table = ["--table", "fruit"] if form == "sql" else []
+    assert main(["export", str(model), "--format", form, *table, "-o", str(out), *rule]) == 0
+    pred = tmp_path / "pred.csv"
+    assert main(["predict", str(model), str(fruit), "-o", str(pred), *rule]) == 0
+    want = pd.read_csv(pred)["prediction"].tolist()
+    if form == "sql":
+        got = scored_by_sql(out, fruit)["prediction"].tolist()
+    else:
+        import onnxruntime as ort
+
+        table = pd.read_csv(fruit)
+        feeds = {
+            "colour": table[["colour"]].fillna("").to_numpy(dtype=object),
+            "weight": table[["weight"]].to_numpy(dtype=np.float64),
+        }
+        got = ort.InferenceSession(str(out)).run(None, feeds)[0].tolist()
+    assert "banana" not in want[:4] and got == want

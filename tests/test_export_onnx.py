@@ -277,7 +277,9 @@ def test_refusals_say_why():
     with pytest.raises(ParameterError, match=r"TAN cannot be exported.*condition features"):
         to_onnx(TAN().fit(X, y))
     text = TextNB().fit(["good film", "bad film", "good plot"], [1, 0, 1])
-    with pytest.raises(ParameterError, match=r"TextNB cannot be exported.*raw texts"):
+    with pytest.raises(
+        ParameterError, match=r"TextNB cannot be exported.*raw texts.*MultinomialNB fitted on"
+    ):
         to_onnx(text)
     kde = DensityNB(density="kde").fit(RNG.normal(size=(60, 2)), y)
     with pytest.raises(ParameterError, match="kernel densities"):
@@ -287,9 +289,21 @@ def test_refusals_say_why():
     )
     with pytest.raises(ParameterError, match="calendar features of a date"):
         to_onnx(MixedNB().fit(dated, y))
-    threshold = GaussianNB(decision_threshold=0.3).fit(X.astype(float), y)
-    with pytest.raises(ParameterError, match="decision_threshold"):
-        to_onnx(threshold)
+    with pytest.raises(ParameterError, match="two classes"):
+        to_onnx(GaussianNB().fit(X.astype(float), X[:, 0]), threshold=1.0)
+
+
+@pytest.mark.parametrize("scale, threshold", [("log_odds", 1.5), ("proba", 0.2)])
+def test_a_decision_threshold_decides_the_label_as_predict(scale, threshold):
+    X = RNG.normal(size=(200, 3))
+    y = np.where(X[:, 0] + RNG.normal(size=200) > 0, "yes", "no")
+    model = GaussianNB(decision_threshold=threshold, threshold_scale=scale).fit(X, y)
+    flipped = model.predict(X) != GaussianNB().fit(X, y).predict(X)
+    assert flipped.sum() > 5  # the threshold changes labels, so the test sees it applied
+    assert_same(model, to_onnx(model, zipmap=False), {"X": X}, X)
+    label, _ = run_onnx(to_onnx(GaussianNB().fit(X, y), threshold=1.5, zipmap=False), {"X": X})
+    expected = GaussianNB(decision_threshold=1.5).fit(X, y).predict(X)
+    np.testing.assert_array_equal(label, expected)
 
 
 def test_without_the_extra_the_error_says_what_to_install():
@@ -302,10 +316,12 @@ def test_without_the_extra_the_error_says_what_to_install():
 def test_refused_labels_and_families_say_why():
     X = RNG.normal(size=(60, 2))
     y = RNG.integers(0, 2, size=60)
-    with pytest.raises(ParameterError, match="labels must be integers or strings"):
+    with pytest.raises(ParameterError, match=r"labels must be integers or strings.*as strings"):
         to_onnx(GaussianNB().fit(X, y.astype(np.float64)))
+    with pytest.raises(ParameterError, match=r"got bool \(False, True\)"):
+        to_onnx(GaussianNB().fit(X, y.astype(bool)))
     kde = MixedNB(columns=[("kde", [0]), ("gaussian", [1])]).fit(X, y)
-    with pytest.raises(ParameterError, match="the kde family is used"):
+    with pytest.raises(ParameterError, match=r"\['x0'\] use the kde family.*'gaussian'"):
         to_onnx(kde)
 
 
@@ -369,7 +385,7 @@ def test_adult_mixed_with_missing(shared_data):
     test = X_test.iloc[::10]
     assert test.isna().any().any()
     onx = to_onnx(model, zipmap=False)
-    assert [i.name for i in onx.graph.input] == [c.replace("-", "_") for c in ADULT_COLUMNS[:-1]]
+    assert [i.name for i in onx.graph.input] == ADULT_COLUMNS[:-1]  # "education-num" kept
     assert_same(model, onx, column_feeds(test), test)
 
 
@@ -379,3 +395,23 @@ def test_spambase(shared_data):
     for model in (GaussianNB(), GaussianNB(var_pooling="shared"), BernoulliNB(binarize=0.0)):
         model.fit(X[:1000], y[:1000])
         assert_same(model, to_onnx(model, zipmap=False), {"X": X[1000:]}, X[1000:])
+
+
+def test_inputs_keep_column_names_that_are_not_identifiers():
+    # skl2onnx would name them "a_b", "a_b1", "q__": a user feeds the frame's own names.
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "a b": rng.normal(size=40),
+            "a-b": rng.normal(size=40),
+            'q"✓': rng.choice(["x", "y"], 40),
+        }
+    )
+    y = rng.choice(["p", "n"], 40)
+    model = MixedNB().fit(df, y)
+    for onx in (to_onnx(model, zipmap=False), to_onnx(model, example(df), zipmap=False)):
+        assert [i.name for i in onx.graph.input] == list(df.columns)
+        session = ort.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
+        label, proba = session.run(None, column_feeds(df))
+        np.testing.assert_array_equal(label, model.predict(df))
+        np.testing.assert_allclose(proba, model.predict_proba(df), rtol=0, atol=TOL)

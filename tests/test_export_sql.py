@@ -222,6 +222,14 @@ def test_models_without_a_sql_form_are_refused_with_the_reason():
         to_sql(CategoricalNB(estimate="mle").fit([[0], [1]], ["a", "b"]))
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_a_category_no_class_has_is_refused_without_numpy_noise():
+    # Under estimate="mle" a category of no class has -inf in every class: -inf - -inf.
+    model = CategoricalNB(estimate="mle", min_categories=3).fit([[0], [1]], ["a", "b"])
+    with pytest.raises(ParameterError, match="estimate='mle'"):
+        to_sql(model)
+
+
 def test_seminaive_models_are_refused():
     from nbayes import TAN
 

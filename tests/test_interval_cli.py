@@ -66,6 +66,7 @@ def test_predict_interval_refuses_a_model_without_posterior(capsys, table, tmp_p
         (["--interval", "1.2"], "between 0 and 1"),
         (["--interval", "0.9", "--interval-draws", "1"], "at least 2"),
         (["--interval", "0.9", "--keep", "proba_no_lower"], "own column"),
+        (["--interval-draws", "50"], "add --interval LEVEL"),
     ],
 )
 def test_predict_interval_usage_errors(capsys, table, tmp_path, args, message):

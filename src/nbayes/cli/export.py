@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from .._output import output_file, same_file
 from ..io import load, read_manifest
 from ._common import CLIError, UsageError
 from ._models import _stored_threshold
-from .predict import decision_threshold
+from .predict import add_threshold_options, decision_threshold
 
 HELP = "write a saved model as an ONNX graph or a SQL query that scores a table"
 FORMATS = ("onnx", "sql")
@@ -20,13 +21,15 @@ def export(
     format: str = "sql",
     dialect: str = "duckdb",
     table: str = "t",
+    threshold: float | None = None,
+    threshold_scale: str = "log_odds",
 ) -> None:
-    """Write the model file ``model`` as ``format`` to ``output``.
+    """Write the model file ``model`` as ``format`` to ``output`` (``"-"``: standard output).
 
     ``sql``: one ``SELECT`` over ``table`` that adds ``prediction`` and ``proba_<class>``
-    columns (:func:`nbayes.export.to_sql`), in ``dialect``, deciding two classes by the
-    threshold that ``nbayes predict`` applies. ``onnx``: the serialised graph of
-    :func:`nbayes.export.to_onnx`.
+    columns (:func:`nbayes.export.to_sql`), in ``dialect``. ``onnx``: the serialised graph of
+    :func:`nbayes.export.to_onnx`. Both decide two classes as ``nbayes predict`` does: by
+    ``threshold`` (on ``threshold_scale``) when given, else the model's own threshold.
 
     Examples
     --------
@@ -48,13 +51,13 @@ def export(
     if same_file(model, output):
         raise UsageError(f"-o {output} is the model file itself; write the export elsewhere.")
     fitted = load(model)
+    stored = _stored_threshold(
+        (read_manifest(model).get("metadata", {}).get("cli") or {}).get("decision_threshold")
+    )
+    threshold = decision_threshold(fitted, threshold, threshold_scale, stored=stored)
     if format == "sql":
         from ..export import to_sql
 
-        stored = _stored_threshold(
-            (read_manifest(model).get("metadata", {}).get("cli") or {}).get("decision_threshold")
-        )
-        threshold = decision_threshold(fitted, stored=stored)
         data = to_sql(fitted, table=table, dialect=dialect, threshold=threshold) + ";\n"
         payload = data.encode("utf-8")
     else:
@@ -65,7 +68,11 @@ def export(
                 f"--format onnx needs the export extra ({exc}); install it with "
                 "pip install 'nbayes[export]', or export --format sql."
             ) from None
-        payload = to_onnx(fitted).SerializeToString()
+        payload = to_onnx(fitted, threshold=threshold).SerializeToString()
+    if output == "-":  # standard output, as for nbayes predict: `nbayes export ... -o - | duckdb`
+        sys.stdout.buffer.write(payload)
+        sys.stdout.flush()
+        return
     with output_file(output) as f:
         f.write(payload)
 
@@ -82,12 +89,23 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "(default: duckdb)",
     )
     p.add_argument("--table", help="the table the query scores (default: t)")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="file to write")
+    add_threshold_options(p)
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="file to write; - for standard output"
+    )
     return p
 
 
 def run(args) -> int:
     if args.format == "onnx" and (args.dialect or args.table):
         raise UsageError("--dialect and --table apply to --format sql; drop them for onnx.")
-    export(args.model, args.output, args.format, args.dialect or "duckdb", args.table or "t")
+    export(
+        args.model,
+        args.output,
+        args.format,
+        args.dialect or "duckdb",
+        args.table or "t",
+        threshold=args.threshold,
+        threshold_scale=args.threshold_scale,
+    )
     return 0

@@ -332,7 +332,6 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p.add_argument(
         "--interval-draws",
         type=int,
-        default=1000,
         metavar="N",
         help="models drawn for --interval (default: 1000; time and memory grow with N)",
     )
@@ -353,6 +352,11 @@ def run(args) -> int:
     from . import read_options, split_list
 
     keep = tuple(c for item in args.keep for c in split_list(item) or ())
+    if args.interval_draws is not None and args.interval is None:
+        raise UsageError(
+            "--interval-draws sets the draws of --interval; add --interval LEVEL (e.g. 0.9) "
+            "or leave --interval-draws out."
+        )
     result = predict(
         args.model,
         args.data,
@@ -367,7 +371,7 @@ def run(args) -> int:
         threshold=args.threshold,
         threshold_scale=args.threshold_scale,
         interval=args.interval,
-        interval_draws=args.interval_draws,
+        interval_draws=1000 if args.interval_draws is None else args.interval_draws,
     )
     # Standard output is free when OUT is a file (standard error is for warnings and errors).
     if args.output and not args.quiet and not special_target(args.output):

@@ -37,9 +37,31 @@ def interval_refusal(model) -> str | None:
         f"{type(model).__name__} cannot give predict_proba_interval: {what} no conjugate "
         "posterior (supported: Gaussian, Bernoulli, categorical, multinomial, Poisson and "
         "text families; not kernel or binned densities, ComplementNB, or the semi-naive "
-        "AODE, TAN, KDB and JointBayes). Model continuous columns as 'gaussian' to get "
-        "intervals."
+        f"AODE, TAN, KDB and JointBayes). {_interval_fix(missing)}"
     )
+
+
+def _interval_fix(missing: list[str]) -> str:
+    """What to fit instead, for the families in ``missing`` (none: a model without
+    per-column families, such as the semi-naive ones)."""
+    fixes = []
+    if not missing:
+        fixes.append(
+            "Fit a naive model over the same columns to get intervals (nbayes train "
+            "--model auto; in Python MixedNB)."
+        )
+    if "complement" in missing:
+        fixes.append(
+            "Fit MultinomialNB on the same counts to get intervals (nbayes train "
+            "--model multinomial)."
+        )
+    if set(missing) - {"complement"}:
+        fixes.append(
+            "Read the numeric columns with the 'gaussian' family to get intervals (nbayes "
+            "train --continuous gaussian; in Python GaussianNB or a ('gaussian', COLS) group "
+            "of MixedNB(columns=...))."
+        )
+    return " ".join(fixes)
 
 
 class IntervalMixin:

@@ -41,7 +41,9 @@ from skl2onnx.common.data_types import (  # type: ignore[import-untyped]
 
 from .. import _engine as engine
 from .._capabilities import CANDIDATE_SCORING, TEXT_INPUT, supports
+from ..estimators._base import log_odds_threshold
 from ..exceptions import ParameterError
+from ._advice import derived_fix, family_fix
 from ._onnx_families import EMITTERS, OPSET, REFUSED, UNSEEN, Graph
 
 #: Target opsets of the graphs: the default domain and ai.onnx.ml (LabelEncoder, ZipMap).
@@ -57,7 +59,11 @@ def _refuse(model, why: str) -> ParameterError:
 def _check_exportable(model) -> None:
     """Raise a ParameterError saying why ``model`` has no ONNX form."""
     if supports(model, TEXT_INPUT):
-        raise _refuse(model, f"it reads raw texts, and {REFUSED['text']}")
+        raise _refuse(
+            model,
+            f"it reads raw texts, and {REFUSED['text']}. Export a MultinomialNB fitted on "
+            "word counts instead, counted where the model is served",
+        )
     # The models that score as the engine does -- a sum of per-group family terms plus the
     # class prior -- are those that declare candidate scoring (the seminaive models, which
     # condition features on each other, and wrappers do not).
@@ -68,18 +74,31 @@ def _check_exportable(model) -> None:
             "JointBayes condition features on each other; wrappers hold another model). "
             "Export the naive Bayes model it is built on instead",
         )
-    if getattr(model, "decision_threshold", None) is not None:
-        raise _refuse(model, "a decision_threshold is set; export the model without one")
     classes = np.asarray(model.classes_)
     if classes.dtype.kind not in "iuUSO" or (
         classes.dtype.kind == "O" and not all(isinstance(c, str) for c in classes)
     ):
         raise _refuse(
-            model, f"its labels must be integers or strings for ONNX; got {classes.dtype}"
+            model,
+            f"its labels must be integers or strings for ONNX; got {classes.dtype} "
+            f"({', '.join(map(str, classes[:3]))}). Fit it on the labels as strings "
+            "(y.astype(str)) or integer codes; from the command line, write the target "
+            "column as words (yes/no) or whole numbers; or export --format sql, whose "
+            "prediction column keeps any label",
         )
-    for fam in model.families_:  # bounded by the column groups
+    groups = getattr(model, "column_groups_", None) or [(None, None)] * len(model.families_)
+    for fam, (_, cols) in zip(model.families_, groups):  # bounded by the column groups
         if fam.name in REFUSED:
-            raise _refuse(model, f"the {fam.name} family is used, and {REFUSED[fam.name]}")
+            where = (
+                f"columns {[f'x{c}' if isinstance(c, int) else str(c) for c in cols][:3]} use"
+                if cols is not None
+                else "it uses"
+            )
+            raise _refuse(
+                model,
+                f"{where} the {fam.name} family, and {REFUSED[fam.name]}. To export it, "
+                f"{family_fix(fam.name, cols or [])}",
+            )
         if fam.name not in EMITTERS:
             raise _refuse(model, f"the {fam.name} family has no ONNX converter")
 
@@ -103,8 +122,7 @@ def _groups(model) -> list:
                 raise _refuse(
                     model,
                     f"columns {absent!r} are derived from others (calendar features of a date), "
-                    "which the ONNX export does not compute. Add them to the table as columns "
-                    "of their own (year, month, day of week) and fit on those",
+                    f"which the ONNX export does not compute. To export it, {derived_fix(absent)}",
                 )
             cats = [categories[c] for c in labels] if fam.name == "categorical" else None
             groups.append((fam, p, [index[c] for c in key], cats))
@@ -279,7 +297,7 @@ def converter(scope, operator, container) -> None:
     jll = g.op("Where", [none_left, g.const(np.array(0.0)), jll])
     to = TensorProto.DOUBLE if _double_probabilities(operator) else TensorProto.FLOAT
     proba = g.op("Cast", [g.op("Softmax", [jll], axis=1)], to=to)
-    best = g.op("ArgMax", [jll], axis=1, keepdims=0)
+    best = _decision(g, model, jll, _option(operator, "threshold", None))
     if _label_type(operator) is StringTensorType:
         label = g.op("Gather", [g.const(np.asarray(model.classes_).astype(str)), best], axis=0)
     elif _option(operator, "nocl", False):
@@ -289,6 +307,30 @@ def converter(scope, operator, container) -> None:
         label = g.op("Gather", [g.const(classes, "classes"), best], axis=0)
     container.add_node("Identity", [label], [operator.outputs[0].full_name])
     container.add_node("Identity", [proba], [operator.outputs[1].full_name])
+
+
+def _decision(g: Graph, model, jll: str, threshold: float | None) -> str:
+    """(N,) int64: the index of the predicted class, as ``predict`` decides: by the log-odds
+    threshold of two classes (``threshold``, else the model's ``decision_threshold``), else
+    the most probable class. A row that both classes rule out has log-odds 0."""
+    if threshold is None:
+        threshold = log_odds_threshold(
+            getattr(model, "decision_threshold", None),
+            getattr(model, "threshold_scale", "log_odds"),
+            len(model.classes_),
+        )
+    if threshold is None:
+        return g.op("ArgMax", [jll], axis=1, keepdims=0)
+    if len(model.classes_) != 2:
+        raise ParameterError(
+            f"threshold applies to a model of two classes; this one has "
+            f"{len(model.classes_)}. Leave threshold=None."
+        )
+    second, first = (g.op("Gather", [jll, g.const(np.array(k))], axis=1) for k in (1, 0))
+    diff = g.op("Sub", [second, first])
+    diff = g.op("Where", [g.op("IsNaN", [diff]), g.const(np.array(0.0)), diff])
+    above = g.op("Greater", [diff, g.const(np.array(float(threshold)))])
+    return g.op("Cast", [above], to=TensorProto.INT64)
 
 
 def _register() -> None:
@@ -303,7 +345,11 @@ def _register() -> None:
                 f"Nbayes{name}",
                 shape_calculator,
                 converter,
-                options={"zipmap": [True, False, "columns"], "nocl": [True, False]},
+                options={
+                    "zipmap": [True, False, "columns"],
+                    "nocl": [True, False],
+                    "threshold": None,
+                },
             )
 
 
@@ -341,7 +387,7 @@ def _example(X):
     return head
 
 
-def to_onnx(model, X=None, **options):
+def to_onnx(model, X=None, threshold: float | None = None, **options):
     """Convert a fitted nbayes model into an ONNX graph that gives the same labels and
     probabilities.
 
@@ -355,6 +401,11 @@ def to_onnx(model, X=None, **options):
         input per column, named as the column. By default the inputs are derived from the
         model: one per column for a model fitted on a DataFrame (double, or string for
         category values), else one (N, d) double (string) matrix named ``X``.
+    threshold : float, optional
+        Log-odds of ``classes_[1]`` above which a two-class ``label`` is ``classes_[1]``
+        (``nbayes train --threshold``); by default the model's own rule, its
+        ``decision_threshold`` or else the most probable class. Also a converter option of
+        skl2onnx (``options={model: {"threshold": t}}``).
     **options
         The converter options of skl2onnx for the model, e.g. ``zipmap=False`` for a plain
         (N, K) probability tensor instead of a list of dicts.
@@ -389,9 +440,30 @@ def to_onnx(model, X=None, **options):
     >>> label.tolist()
     ['a', 'b']
     """
+    if threshold is not None:
+        options["threshold"] = float(threshold)
     opts = {id(model): options} if options else None
     if X is not None:
-        return _skl2onnx_to_onnx(model, _example(X), options=opts, target_opset=TARGET_OPSET)
-    return convert_sklearn(
-        model, initial_types=_initial_types(model), options=opts, target_opset=TARGET_OPSET
-    )
+        onx = _skl2onnx_to_onnx(model, _example(X), options=opts, target_opset=TARGET_OPSET)
+        return (
+            _name_inputs(onx, [str(c) for c in X.columns]) if isinstance(X, pd.DataFrame) else onx
+        )
+    initial = _initial_types(model)
+    onx = convert_sklearn(model, initial_types=initial, options=opts, target_opset=TARGET_OPSET)
+    return _name_inputs(onx, [name for name, _ in initial])
+
+
+def _name_inputs(onx, names: list[str]):
+    """``onx`` with its inputs named ``names``, the columns' own names: skl2onnx replaces
+    every character outside ``[A-Za-z0-9_]`` (``"Colour name"`` becomes ``Colour_name``,
+    ``"a-b"`` and ``"a b"`` both ``a_b`` and ``a_b1``), while an ONNX name may be any string."""
+    renamed = {
+        given.name: name for given, name in zip(onx.graph.input, names) if given.name != name
+    }
+    if not renamed:
+        return onx
+    for given in onx.graph.input:  # bounded by the columns
+        given.name = renamed.get(given.name, given.name)
+    for node in onx.graph.node:  # bounded by the graph's nodes
+        node.input[:] = [renamed.get(i, i) for i in node.input]
+    return onx

@@ -19,6 +19,7 @@ from ..base import HOLDS_MODEL, TEXT_INPUT, supports
 from ..estimators._base import log_odds_threshold
 from ..exceptions import NotFittedError, ParameterError
 from . import _sql_terms as terms
+from ._advice import derived_fix, family_fix
 
 #: Beyond this difference of two scores, exp() of it would overflow a double; the class with
 #: the lower score then has a posterior below 1e-300 either way.
@@ -51,7 +52,7 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | 
     table : str, default="t"
         The table (or view) to score, as the dialect reads a table name (``schema.table``).
     dialect : str, default="duckdb"
-        A sqlglot dialect: "duckdb", "sqlite", "postgres", "bigquery", ...
+        A sqlglot dialect, in any case: "duckdb", "sqlite", "postgres", "bigquery", ...
     threshold : float, optional
         Log-odds of ``classes_[1]`` above which a two-class prediction is ``classes_[1]``
         (``nbayes train --threshold``); by default the model's own rule, its
@@ -82,6 +83,8 @@ def to_sql(model, table: str = "t", dialect: str = "duckdb", threshold: float | 
     >>> [row[1] for row in db.execute(to_sql(model, dialect="sqlite"))]
     ['low', 'high']
     """
+    if isinstance(dialect, str):  # sqlglot's names are lower case; "DuckDB" means duckdb
+        dialect = dialect.lower()
     try:
         Dialect.get_or_raise(dialect)
     except ValueError as exc:
@@ -164,9 +167,9 @@ def _groups(model) -> list[tuple]:
     derived = sorted({c for cols in columns for c in cols} - set(names))
     if derived:
         raise ParameterError(
-            f"{name} scores columns derived from its input ({derived[:3]}, e.g. calendar "
-            "features of a date), which the export does not write; declare those columns "
-            "as categories or numbers to export the model."
+            f"{name} scores columns derived from its input ({derived[:3]}, calendar "
+            f"features of a date), which the SQL export does not write; to export it, "
+            f"{derived_fix(derived)}."
         )
     categories = getattr(model, "categories_", None)
     out = []
@@ -198,8 +201,8 @@ def _relative_scores(model) -> list[exp.Expression]:
             why = terms.REFUSED.get(family.name, "the export knows no SQL form for it")
             raise ParameterError(
                 f"{type(model).__name__}'s columns {cols[:3]} use the {family.name!r} family, "
-                f"which cannot be exported to SQL: {why}. Model those columns with another "
-                "family to export the model."
+                f"which cannot be exported to SQL: {why}. To export the model, "
+                f"{family_fix(family.name, cols)}."
             )
         columns = [exp.column(c, quoted=True) for c in cols]
         for per_class in builder(family, params, columns, cats):  # bounded by the columns

@@ -20,15 +20,19 @@ from sqlglot import exp
 from ..exceptions import ParameterError
 
 
+def _not_finite(value: float) -> ParameterError:
+    return ParameterError(
+        f"A parameter of the model is {value}: a zero probability under estimate='mle' "
+        "cannot be written as a finite SQL score. Refit with estimate='posterior_mean' "
+        "or a positive alpha before exporting."
+    )
+
+
 def number(value: float) -> exp.Expression:
     """A float literal that reads back as the same double (``repr`` round-trips)."""
     value = float(value)
     if not math.isfinite(value):
-        raise ParameterError(
-            f"A parameter of the model is {value}: a zero probability under estimate='mle' "
-            "cannot be written as a finite SQL score. Refit with estimate='posterior_mean' "
-            "or a positive alpha before exporting."
-        )
+        raise _not_finite(value)
     # An exponent makes DuckDB read a double, not a DECIMAL that overflows its scale in
     # products; SQLite reads both alike.
     text = repr(abs(value))
@@ -90,7 +94,12 @@ def missing_term(family) -> exp.Expression:
 
 
 def relative(terms: np.ndarray) -> np.ndarray:
-    """Terms (..., K, ...) on the class axis 1 made relative to class 0, classes 1..K-1."""
+    """Terms (..., K, ...) on the class axis 1 made relative to class 0, classes 1..K-1.
+    A term that is not finite is refused before the subtraction (``-inf - -inf`` would
+    add numpy's warning to the refusal)."""
+    bad = terms[~np.isfinite(terms)]
+    if bad.size:
+        raise _not_finite(bad[0])
     return terms[:, 1:] - terms[:, :1]
 
 
