@@ -12,7 +12,7 @@ from sklearn.model_selection import StratifiedKFold
 
 import nbayes
 from nbayes._accel import kernels, numpy_only
-from nbayes.distributions.multinomial import SMALL_COUNTS
+from nbayes.distributions.multinomial import SMALL_COUNTS, _log1p_scores, _log1p_table
 from nbayes.model_selection import GridSearchCV
 
 ALPHAS = [1e-3, 0.05, 1.0, 7.5, 200.0]
@@ -83,7 +83,8 @@ def test_cells_without_a_count_cost_nothing_per_candidate(kind):
         params = family.finalize_stacked(model.stats_["groups"][0], shells)
     counts = model.stats_["groups"][0]["n_counts"]
     n_classes = counts.shape[0]
-    weights = params["weights_t"].reshape(counts.shape[1], len(ALPHAS), n_classes)
+    weights_t = _log1p_table(params["log1p_cells"], n_classes)
+    weights = weights_t.reshape(counts.shape[1], len(ALPHAS), n_classes)
     for c, a in enumerate(ALPHAS):
         np.testing.assert_array_equal(weights[:, c, :] == 0, counts.T == 0)
         np.testing.assert_allclose(weights[:, c, :], np.log1p(counts.T / a), rtol=1e-14)
@@ -98,6 +99,25 @@ def test_cells_without_a_count_cost_nothing_per_candidate(kind):
     for c, a in enumerate(ALPHAS):
         own = model.finalize_with({"alpha": a}).feature_log_prob_
         np.testing.assert_allclose(laid[c * n_classes : (c + 1) * n_classes], own, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "int32"), ("float32", "int64")])
+def test_scores_over_the_columns_equal_the_tables_product(dtypes):
+    # Where the compiled loops are built, sparse rows are scored column by column without
+    # the (features, candidates x classes) table: the same sums, added in another order.
+    X, y = _features("tfidf", "sparse")
+    model = nbayes.MultinomialNB().fit(X[:300], y[:300])
+    family = model.families_[0]
+    shells = [model.finalize_with({"alpha": a}).families_[0] for a in ALPHAS]
+    params = family.finalize_stacked(model.stats_["groups"][0], shells)
+    empty = sp.csr_matrix((5, X.shape[1]))  # rows without a value
+    held = sp.csr_matrix(sp.vstack([empty, X[300:]]), dtype=dtypes[0])
+    held.indices, held.indptr = held.indices.astype(dtypes[1]), held.indptr.astype(dtypes[1])
+    cells, n_classes = params["log1p_cells"], params["n_classes"]
+    got = _log1p_scores(held, cells, n_classes)
+    want = held.toarray().astype(np.float64) @ _log1p_table(cells, n_classes)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert (got[:5] == 0).all()
 
 
 @pytest.mark.parametrize("scoring", ["accuracy", "neg_log_loss"])

@@ -80,6 +80,15 @@ def csr_dense_product(
 def held_columns(
     indices: np.ndarray, position: np.ndarray, narrow: np.ndarray, columns: np.ndarray
 ) -> int: ...
+def csc_sparse_table_product(
+    data: np.ndarray,
+    rows: np.ndarray,
+    indptr: np.ndarray,
+    cell_ptr: np.ndarray,
+    cell_class: np.ndarray,
+    logged: np.ndarray,
+    out: np.ndarray,
+) -> None: ...
 def csr_class_sums(
     data: np.ndarray,
     indices: np.ndarray,

@@ -894,6 +894,54 @@ def held_columns(const stored_index[::1] indices, stored_index[::1] position,
     return n_held
 
 
+cdef extern from "_kernels_simd.h" nogil:
+    void nb_csc_table_product_i32(
+        const double *data, const int32_t *rows, const int32_t *indptr, Py_ssize_t n_cols,
+        const int64_t *cell_ptr, const int64_t *cell_class, const double *logged,
+        Py_ssize_t n_cells, Py_ssize_t m, Py_ssize_t K, double *acc, double *w,
+        Py_ssize_t n_rows, double *out)
+    void nb_csc_table_product_i64(
+        const double *data, const int64_t *rows, const int64_t *indptr, Py_ssize_t n_cols,
+        const int64_t *cell_ptr, const int64_t *cell_class, const double *logged,
+        Py_ssize_t n_cells, Py_ssize_t m, Py_ssize_t K, double *acc, double *w,
+        Py_ssize_t n_rows, double *out)
+
+
+def csc_sparse_table_product(const double[::1] data, const stored_index[::1] rows,
+                             const stored_index[::1] indptr, const int64_t[::1] cell_ptr,
+                             const int64_t[::1] cell_class, const double[:, ::1] logged,
+                             double[:, ::1] out):
+    """out[:, c*K:(c+1)*K] = X @ W_c for every candidate c of ``logged`` (candidates,
+    cells), where X is a CSC matrix of out.shape[0] rows (its data, row indices and indptr
+    over its columns) and W_c a (columns, K) table, K = out.shape[1] // candidates, zero but
+    for its cells: column j's cells are ``cell_ptr[j]:cell_ptr[j + 1]``, cell q holding
+    ``logged[c, q]`` in class ``cell_class[q]``.
+
+    Candidate by candidate, each column's K values are laid out once and added to the rows
+    the column holds, whose K sums of that candidate stay in cache: no (columns,
+    candidates x K) table is made. Each row adds its products in the order of the columns.
+    The loop is ``nb_csc_table_product`` of _kernels_simd.h."""
+    cdef Py_ssize_t m = logged.shape[0], n = out.shape[0], n_cols = indptr.shape[0] - 1
+    cdef Py_ssize_t K = out.shape[1] // m if m else 0
+    if n == 0 or K == 0:
+        return
+    cdef double[::1] acc = np.zeros(n * K)
+    cdef double[::1] w = np.zeros(K)
+    cdef const double *values = &data[0] if data.shape[0] else NULL
+    cdef const stored_index *held = &rows[0] if rows.shape[0] else NULL
+    cdef const double *cells = &logged[0, 0] if logged.shape[1] else NULL
+    cdef const int64_t *classes = &cell_class[0] if cell_class.shape[0] else NULL
+    with nogil:
+        if stored_index is int32_t:
+            nb_csc_table_product_i32(values, held, &indptr[0], n_cols, &cell_ptr[0], classes,
+                                     cells, logged.shape[1], m, K, &acc[0], &w[0], n,
+                                     &out[0, 0])
+        else:
+            nb_csc_table_product_i64(values, held, &indptr[0], n_cols, &cell_ptr[0], classes,
+                                     cells, logged.shape[1], m, K, &acc[0], &w[0], n,
+                                     &out[0, 0])
+
+
 def csr_class_sums(const stored_value[::1] data, const stored_index[::1] indices,
                    const stored_index[::1] indptr, const Py_ssize_t[::1] codes,
                    const double[::1] weights, double[:, ::1] out):

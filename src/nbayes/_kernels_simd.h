@@ -275,4 +275,67 @@ NB_CSR_PRODUCTS(i64_i64, int64_t, int64_t)
 NB_CSR_PRODUCTS(i32_i32, int32_t, int32_t)
 NB_CSR_PRODUCTS(i32_i64, int32_t, int64_t)
 
+/* out[:, c*K:(c+1)*K] = X @ W_c for each candidate c, X in CSC (data, row indices, indptr
+ * over n_cols columns) and W_c zero but for its cells: column j's cells are
+ * cell_ptr[j]..cell_ptr[j+1], cell q holding logged[c * n_cells + q] in class cell_class[q].
+ * Candidate by candidate, each column's K values are laid out once in w and added to the
+ * rows the column holds, in acc (n_rows, K): those sums stay in cache. acc comes zeroed
+ * and is left zeroed. Each row adds its products in the order of the columns. */
+#define NB_CSC_TABLE_PRODUCT(NAME, INDEX, TARGET)                                           \
+    TARGET static void NAME(const double *data, const INDEX *rows, const INDEX *indptr,     \
+                            ptrdiff_t n_cols, const int64_t *cell_ptr,                      \
+                            const int64_t *cell_class, const double *logged,                \
+                            ptrdiff_t n_cells, ptrdiff_t m, ptrdiff_t K, double *acc,       \
+                            double *w, ptrdiff_t n_rows, double *out)                       \
+    {                                                                                       \
+        for (ptrdiff_t c = 0; c < m; c++) {                                                 \
+            const double *values = logged + c * n_cells;                                    \
+            for (ptrdiff_t j = 0; j < n_cols; j++) {                                        \
+                if (indptr[j] == indptr[j + 1])                                             \
+                    continue;                                                               \
+                for (ptrdiff_t k = 0; k < K; k++)                                           \
+                    w[k] = 0.0;                                                             \
+                for (int64_t q = cell_ptr[j]; q < cell_ptr[j + 1]; q++)                     \
+                    w[cell_class[q]] = values[q];                                           \
+                for (ptrdiff_t p = (ptrdiff_t)indptr[j]; p < (ptrdiff_t)indptr[j + 1]; p++) { \
+                    const double x = data[p];                                               \
+                    double *NB_RESTRICT row = acc + (ptrdiff_t)rows[p] * K;                 \
+                    for (ptrdiff_t k = 0; k < K; k++)                                       \
+                        row[k] += x * w[k];                                                 \
+                }                                                                           \
+            }                                                                               \
+            for (ptrdiff_t i = 0; i < n_rows; i++) {                                        \
+                memcpy(out + i * m * K + c * K, acc + i * K, K * sizeof(double));           \
+                memset(acc + i * K, 0, K * sizeof(double));                                 \
+            }                                                                               \
+        }                                                                                   \
+    }
+
+#ifdef NB_DISPATCH
+#define NB_CSC_TABLE_PRODUCTS(SUFFIX, INDEX)                                                \
+    NB_CSC_TABLE_PRODUCT(nb_csc_table_product_##SUFFIX##_avx2, INDEX, NB_AVX2_ONLY)         \
+    NB_CSC_TABLE_PRODUCT(nb_csc_table_product_##SUFFIX##_base, INDEX, )                     \
+    static void nb_csc_table_product_##SUFFIX(                                              \
+        const double *data, const INDEX *rows, const INDEX *indptr, ptrdiff_t n_cols,       \
+        const int64_t *cell_ptr, const int64_t *cell_class, const double *logged,           \
+        ptrdiff_t n_cells, ptrdiff_t m, ptrdiff_t K, double *acc, double *w,                \
+        ptrdiff_t n_rows, double *out)                                                      \
+    {                                                                                       \
+        if (nb_has_avx2())                                                                  \
+            nb_csc_table_product_##SUFFIX##_avx2(data, rows, indptr, n_cols, cell_ptr,      \
+                                                 cell_class, logged, n_cells, m, K, acc, w, \
+                                                 n_rows, out);                              \
+        else                                                                                \
+            nb_csc_table_product_##SUFFIX##_base(data, rows, indptr, n_cols, cell_ptr,      \
+                                                 cell_class, logged, n_cells, m, K, acc, w, \
+                                                 n_rows, out);                              \
+    }
+#else
+#define NB_CSC_TABLE_PRODUCTS(SUFFIX, INDEX)                                                \
+    NB_CSC_TABLE_PRODUCT(nb_csc_table_product_##SUFFIX, INDEX, )
+#endif
+
+NB_CSC_TABLE_PRODUCTS(i32, int32_t)
+NB_CSC_TABLE_PRODUCTS(i64, int64_t)
+
 #endif

@@ -8,7 +8,7 @@ from scipy.special import gammaln
 
 from .._accel import kernels
 from .._validation import raise_at
-from ._arrays import linear_tables, log_linear, safe_ratio
+from ._arrays import dot, linear_tables, log_linear, safe_ratio
 from ._base import Family, Params, Stats
 from ._estimates import (
     check_alpha,
@@ -147,34 +147,74 @@ def _looks_whole(counts: np.ndarray) -> bool:
     return bool(np.array_equal(np.trunc(sample), sample))
 
 
-def _stacked_log1p_cells(counts, columns, pseudo, log_totals) -> tuple[np.ndarray, np.ndarray]:
-    """The stacked tables of ``finalize_stacked`` for one positive pseudo-count a per
-    candidate, with zero cells left at zero: log(n + a) = log a + log1p(n / a), so
+def _stacked_log1p_cells(counts, columns, pseudo, log_totals) -> tuple[dict, np.ndarray]:
+    """The stacked candidates of ``finalize_stacked`` for one positive pseudo-count a per
+    candidate, with zero cells left out: log(n + a) = log a + log1p(n / a), so
 
         x . log theta_k = sum_j x_j log1p(n_kj / a) + (sum_j x_j) (log a - log T_k),
 
-    where the first table holds the logarithm of the cells with a count only (most cells of
-    a class x vocabulary table hold none), and the second term is one value per row and
-    column of scores: ``(weights_t, per_count)``, (features or ``columns``, candidates x
-    classes) and (candidates x classes,). The logarithms cost the counted cells per
-    candidate, whole counts (word counts) or not (TF-IDF sums), not the whole table.
+    where the first sum runs over the cells with a count only (most cells of a class x
+    vocabulary table hold none), and the second term is one value per row and column of
+    scores: ``(cells, per_count)``. ``cells`` holds the counted cells by feature (features
+    or ``columns``): feature j's are ``cell_ptr[j]:cell_ptr[j + 1]``, with their classes in
+    ``cell_class`` and their log1p(n / a) in ``logged`` (candidates, cells); ``per_count``
+    is (candidates x classes,). The logarithms cost the counted cells per candidate, whole
+    counts (word counts) or not (TF-IDF sums), not the whole table, and no (features,
+    candidates x classes) table is made unless a reader asks for one
+    (:func:`_log1p_table`).
     """
     n_classes = counts.shape[0]
-    m = pseudo.shape[0]
     cells = counts.T if columns is None else counts.T[columns]  # (features, classes)
-    rows, classes = np.nonzero(cells)
+    rows, classes = np.nonzero(cells)  # by feature, then class
     values = cells[rows, classes]
     whole = values.size and values.max() < SMALL_COUNTS and np.array_equal(np.trunc(values), values)
     if whole:  # word counts: log1p(n / a) looked up in one table per candidate
         table = np.log1p(np.arange(SMALL_COUNTS, dtype=np.float64)[None, :] / pseudo[:, None])
         logged = table[:, values.astype(np.intp)]  # (candidates, counted cells)
     else:
-        logged = np.log1p(values[None, :] / pseudo[:, None])
-    weights_t = np.zeros((cells.shape[0], m * n_classes))
-    # (features, candidates, classes) view: candidate c's class k is column c * K + k
-    weights_t.reshape(cells.shape[0], m, n_classes)[rows, :, classes] = logged.T
+        logged = np.divide(values[None, :], pseudo[:, None])
+        np.log1p(logged, out=logged)
+    cell_ptr = np.zeros(cells.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=cells.shape[0]), out=cell_ptr[1:])
     per_count = np.repeat(np.log(pseudo), n_classes) - log_totals
-    return weights_t, per_count
+    counted = {"cell_ptr": cell_ptr, "cell_class": classes.astype(np.int64), "logged": logged}
+    return counted, per_count
+
+
+def _log1p_table(cells: dict, n_classes: int) -> np.ndarray:
+    """The (features, candidates x classes) table of :func:`_stacked_log1p_cells`'
+    ``cells``: candidate c's class k is column c * K + k, zero where no count."""
+    cell_ptr, logged = cells["cell_ptr"], cells["logged"]
+    n_features, m = cell_ptr.shape[0] - 1, logged.shape[0]
+    rows = np.repeat(np.arange(n_features), np.diff(cell_ptr))
+    weights_t = np.zeros((n_features, m * n_classes))
+    weights_t.reshape(n_features, m, n_classes)[rows, :, cells["cell_class"]] = logged.T
+    return weights_t
+
+
+def _log1p_scores(X, cells: dict, n_classes: int) -> np.ndarray:
+    """X @ :func:`_log1p_table` (rows, candidates x classes). For a CSR X where the
+    compiled loops are built, over X's columns (CSC) candidate by candidate, without the
+    table: each row adds its products in the order of its columns, where the table's
+    product adds them in the order of its stored values (the same sums to rounding)."""
+    compiled = kernels()
+    width = cells["logged"].shape[0] * n_classes
+    if compiled is None or not sp.issparse(X) or X.format != "csr":
+        return dot(X, _log1p_table(cells, n_classes))
+    by_column = X.tocsc()
+    if by_column.indices.dtype != by_column.indptr.dtype:
+        by_column.indptr = by_column.indptr.astype(by_column.indices.dtype)
+    out = np.empty((X.shape[0], width))
+    compiled.csc_sparse_table_product(
+        np.asarray(by_column.data, dtype=np.float64),
+        by_column.indices,
+        by_column.indptr,
+        cells["cell_ptr"],
+        cells["cell_class"],
+        cells["logged"],
+        out,
+    )
+    return out
 
 
 class Multinomial(Family):
@@ -244,7 +284,8 @@ class Multinomial(Family):
         if "log_theta" in params:
             return params["log_theta"]
         if "per_count" in params:  # stacked candidates (finalize_stacked): a new table
-            return (params["weights_t"] + params["per_count"]).T
+            weights_t = _log1p_table(params["log1p_cells"], params["n_classes"])
+            return (weights_t + params["per_count"]).T
         counts, totals, a = params["n_counts"], params["totals"], params["pseudo"]
         a0 = one_pseudo_count(a)
         if a0 is not None and (totals > 0).all():  # most logarithms looked up (lookup_log)
@@ -296,11 +337,11 @@ class Multinomial(Family):
             # nothing.
             log1p_cells = compiled is None or not _looks_whole(counts)
             if scalar and (a > 0).all() and log1p_cells:  # zero cells cost nothing
-                weights_t, per_count = _stacked_log1p_cells(counts, columns, a[:, 0], log_totals)
+                cells, per_count = _stacked_log1p_cells(counts, columns, a[:, 0], log_totals)
                 return {
-                    "weights_t": weights_t,
+                    "log1p_cells": cells,
+                    "n_classes": n_classes,
                     "per_count": per_count,
-                    "impossible_t": None,
                     "alpha": np.broadcast_to(alphas[0], (n_features,)),
                     "scoring_ready": True,
                 }
@@ -357,11 +398,12 @@ class Multinomial(Family):
     def joint_log_likelihood(self, params: Params, X) -> np.ndarray:
         params = self.ready(params)
         X = self._zero_missing(X)
-        jll = log_linear(X, params)
         if "per_count" in params:  # stacked candidates: each count's log a - log T_k
+            jll = _log1p_scores(X, params["log1p_cells"], params["n_classes"])
             lengths = np.asarray(X.sum(axis=1), dtype=np.float64).reshape(-1, 1)
             jll += lengths * params["per_count"]
-        return jll
+            return jll
+        return log_linear(X, params)
 
     def log_normalizer(self, params: Params, X) -> np.ndarray:
         X = self._zero_missing(X)
