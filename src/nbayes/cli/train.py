@@ -32,7 +32,7 @@ from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
-from . import _calibrate, _cv, _text_pass
+from . import _arg_types, _calibrate, _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
 from ._labels import is_string_kind, typed_classes
 from ._models import (
@@ -479,18 +479,6 @@ def _train_by_em(
     return rows, bool(counts["strings"])
 
 
-def _weight_or_auto(value: str):
-    if value == "auto":
-        return value
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
-    if not (number >= 0 and np.isfinite(number)):
-        raise argparse.ArgumentTypeError(f"must be a number >= 0 or 'auto'; got {value!r}")
-    return number
-
-
 def _bin_edges_pass(table, plan, target: str, dtypes: dict) -> bool:
     """First pass for a semi-naive model with numeric columns: their bin edges from every row
     (the survey of the estimator protocol, as ``nbayes.dask`` runs it), fixed in the
@@ -538,50 +526,6 @@ def _values_further_down(table, columns: list[str]) -> dict[str, pd.Series]:
     return {c: found.get(c, pd.Series(dtype=object)) for c in columns}
 
 
-def _number_auto_or_cv(value: str):
-    if value in ("auto", "cv"):
-        return value
-    try:
-        return float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a number, 'auto' or 'cv'; got {value!r}"
-        ) from None
-
-
-def _whole_number(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number; got {value!r}") from None
-
-
-def _at_least_one(unit: str):
-    """An argparse type: a whole number of ``unit``, at least 1."""
-
-    def check(value: str) -> int:
-        number = _whole_number(value)
-        if number < 1:
-            raise argparse.ArgumentTypeError(f"must be at least 1 ({unit}); got {value}")
-        return number
-
-    return check
-
-
-def _min_df(value: str) -> float:
-    """A number of texts (a whole number >= 0) or a fraction of them (between 0 and 1)."""
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
-    if not (0 <= number <= 1 or (number > 1 and number.is_integer())):
-        raise argparse.ArgumentTypeError(
-            f"must be a number of texts (a whole number: 1, 2, ...) or a fraction of them "
-            f"(between 0 and 1); got {value!r}"
-        )
-    return number
-
-
 # -- command line -------------------------------------------------------------------------------
 def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser("train", help=HELP, description=HELP + ".", parents=parents)
@@ -625,7 +569,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--alpha",
-        type=_number_auto_or_cv,
+        type=_arg_types.number_auto_or_cv,
         help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
         "'cv' chooses it by 5-fold cross-validated log-loss (two more passes over DATA)",
     )
@@ -644,13 +588,13 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--var-smoothing",
-        type=_number_auto_or_cv,
+        type=_arg_types.number_auto_or_cv,
         help="Gaussian variance floor (default 1e-9), 'auto', or 'cv' (as for --alpha)",
     )
     text = p.add_argument_group("text options")
     text.add_argument(
         "--hashing",
-        type=_at_least_one("buckets"),
+        type=_arg_types.at_least_one("buckets"),
         metavar="N",
         nargs="?",
         const=2**20,
@@ -659,19 +603,19 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     text.add_argument(
         "--min-df",
-        type=_min_df,
+        type=_arg_types.min_df,
         default=1,
         help="keep words in at least this many texts (or this fraction)",
     )
     text.add_argument(
         "--max-features",
-        type=_at_least_one("words"),
+        type=_arg_types.at_least_one("words"),
         metavar="N",
         help="keep only the N most frequent words",
     )
     text.add_argument(
         "--ngrams",
-        type=_at_least_one("words per n-gram"),
+        type=_arg_types.at_least_one("words per n-gram"),
         default=1,
         metavar="N",
         help="use word n-grams up to N (default 1)",
@@ -688,7 +632,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     semi.add_argument(
         "--k",
-        type=_whole_number,
+        type=_arg_types.whole_number,
         metavar="K",
         help="KDB's feature parents per feature (default 2; 0 is naive Bayes)",
     )
@@ -702,7 +646,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     semi.add_argument(
         "--n-bins",
-        type=_at_least_one("bins"),
+        type=_arg_types.at_least_one("bins"),
         metavar="N",
         help="equal-frequency bins per numeric column with --binning quantile (default 5), "
         "grid bins with --binning binned (default 1024)",
@@ -717,7 +661,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     em.add_argument(
         "--unlabeled-weight",
-        type=_weight_or_auto,
+        type=_arg_types.weight_or_auto,
         default=1.0,
         metavar="W",
         help="weight of an unlabeled row relative to a labeled one (default 1); 'auto' "
@@ -725,7 +669,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
     )
     em.add_argument(
         "--em-iterations",
-        type=_whole_number,
+        type=_arg_types.whole_number,
         default=30,
         metavar="N",
         help="most EM iterations (default 30)",
