@@ -5,6 +5,9 @@ Categorical for labels, Bernoulli for flags, Poisson for counts, ...). Under the
 assumption the groups are independent given the class, so the joint log-likelihood is the sum
 of the groups' and everything -- fit, partial_fit, merge, missing values -- works group by group
 on the same engine as the presets.
+
+How a table's columns become groups is in ``_mixed_groups``; reading a batch into the groups'
+blocks, set-up from a survey and the layout's state in ``_mixed_protocol``.
 """
 
 from __future__ import annotations
@@ -325,6 +328,7 @@ class MixedNB(_MixedGroups, _MixedProtocol, BaseNB):
         table = pd.concat(frames)
         return table.iloc[np.argsort(np.concatenate(self._layout.positions), kind="stable")]
 
+    # -- model files (the layout's own state: _mixed_protocol) ----------------------------------
     def set_state(self, state: dict):
         """Become the fitted model of :meth:`get_state` output (the constructor parameters in
         it are not applied: build the estimator with them first).
