@@ -303,8 +303,6 @@ MAX_MODULE_LINES = 800
 OVERSIZED = {
     # The scikit-learn shell and the family engine in one base class.
     "estimators/_base.py",
-    # MixedNB with its column groups and their families.
-    "estimators/mixed.py",
 }
 
 
