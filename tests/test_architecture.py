@@ -312,14 +312,6 @@ def test_the_one_home_scan_finds_a_second_implementation(tmp_path):
 #: Most lines a module of the package may have; a longer one holds more than one concern. The
 #: compiled kernels (``.pyx``) are not counted.
 MAX_MODULE_LINES = 800
-#: Modules still over the limit, each to be split (issue 31), with what it holds. No module may
-#: join this list; take a module off it once it is split.
-OVERSIZED = {
-    # The scikit-learn shell and the family engine in one base class.
-    "estimators/_base.py",
-    # MixedNB with its column groups and their families.
-    "estimators/mixed.py",
-}
 
 
 def module_lengths(root: Path = SRC) -> dict[str, int]:
@@ -341,7 +333,7 @@ def oversized(root: Path = SRC, allowed: frozenset[str] | set[str] = frozenset()
 
 
 def test_no_module_is_over_the_size_limit():
-    offenders = oversized(allowed=OVERSIZED)
+    offenders = oversized()
     assert not offenders, (
         f"modules over {MAX_MODULE_LINES} lines hold more than one concern; split them into "
         f"modules of one concern each (a package re-exporting the old names): {offenders}"

@@ -150,6 +150,16 @@ def test_the_report_shows_the_metrics_before_and_after(tmp_path):
     assert "<th>metric</th><th>probabilities</th>" in page
 
 
+def test_the_report_of_a_calibrated_model_without_data_shows_its_model(tmp_path):
+    from nbayes.cli.report import report
+
+    _, model = _train(tmp_path, _table(seed=4), "sigmoid")
+    result = report(str(model), None, str(tmp_path / "r.html"))
+    page = (tmp_path / "r.html").read_text()
+    assert result["sections"] == ["summary", "features", "distributions"]
+    assert result["figures"] > 0 and "weight" in page
+
+
 def test_expected_calibration_error_bins_the_top_label_confidence():
     proba = np.array([[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.4, 0.6], [0.0, 1.0]])
     codes = np.array([0, 1, 1, 1, 1])

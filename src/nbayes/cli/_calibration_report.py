@@ -41,9 +41,9 @@ def expected_calibration_error(proba: np.ndarray, codes: np.ndarray, bins: int =
     --------
     >>> import numpy as np
     >>> from nbayes.cli._calibration_report import expected_calibration_error
-    >>> proba = np.array([[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.4, 0.6]])
-    >>> round(expected_calibration_error(proba, np.array([0, 1, 1, 1])), 4)
-    0.3
+    >>> proba = np.array([[0.9, 0.1], [0.9, 0.1], [0.2, 0.8], [0.4, 0.6]])  # 3 bins: 2, 1, 1 rows
+    >>> round(expected_calibration_error(proba, np.array([0, 1, 1, 1])), 4)  # .5*.4+.25*.2+.25*.4
+    0.35
     """
     confidence = proba.max(axis=1)
     hit = (proba.argmax(axis=1) == codes).astype(float)

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from .. import base
 from .._validation import rows_from, spelling_key
 from ..columns import input_column
 from ..exceptions import DataError
@@ -267,7 +268,7 @@ def misleading_columns(plan, kept: list) -> list[dict]:
     read with the wrong family, or one that does not carry over from training to DATA,
     pushes rows towards wrong classes on its own."""
     est = plan.estimator
-    if plan.is_text or not kept or not hasattr(est, "explain"):
+    if plan.is_text or not kept or not base.supports(est, base.EXPLANATIONS):
         return []
     n_classes, n_features = len(est.classes_), len(plan.features)
     # explain's terms are rows x classes x columns: keep them near 32 MB.

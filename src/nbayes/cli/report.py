@@ -22,6 +22,7 @@ from .._output import output_file
 from .._version import __version__
 from ..exceptions import ParameterError
 from ..io import load
+from ..io._wrappers import is_wrapper
 from . import _calibration_report, _html, _pictures
 from ._common import check_output, plural
 from ._models import inner, load_plan
@@ -414,6 +415,8 @@ def report(
     evaluation = None
     if data is None:  # no table to read: the model alone (it may have no column names)
         est = load(model)
+        if is_wrapper(est):  # a calibration: its (first) fitted model; DATA shows the rest
+            est = est.calibrated_classifiers_[0].estimator
     else:
         plan = load_plan(model, text_column)
         est = plan.estimator
