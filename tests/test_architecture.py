@@ -254,10 +254,9 @@ HOMES = {
         ("hash_array", "0x9E3779B97F4A7C15", "0xBF58476D1CE4E5B9"),
     ),
     "tree reduce": ("dask/_parts.py", ("tree_reduce",), ("whilelen(tasks)",)),
-    # Classes are found and labels coded by fit_classes and label_codes (in estimators/_base.py
-    # until it is split; their home is beside Labels): no other encoder of labels.
+    # Classes are found and labels coded by fit_classes and label_codes: no other encoder.
     "labels": (
-        "distributions/_labels.py",
+        "estimators/_inputs.py",
         (),
         ("LabelEncoder()", "unique(y,return_inverse=True)"),
     ),
