@@ -235,3 +235,21 @@ def test_a_semi_naive_state_is_checked_by_its_declared_types():
     state["statistics"]["vectors"] = state["statistics"]["vectors"] + 5
     with pytest.raises(ValueError, match="table of feature vectors is inconsistent"):
         JointBayes().set_state(state)
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_clearing_a_family_s_statistics_keeps_their_encoding(name):
+    from nbayes import _engine as engine
+
+    family = REGISTRY[name]()
+    rng = np.random.default_rng(0)
+    X = family.example_data(rng, 40, 3)
+    labels = Labels(rng.integers(0, 2, 40), np.ones(40), 2)
+    stats = engine.accumulate([family], [X], labels)
+    cleared = engine.clear([family], stats)
+    assert not cleared["class_count"].any()
+    for key, value in stats["groups"][0].items():
+        if key in family.class_keys:
+            assert not cleared["groups"][0][key].any(), key
+        else:  # the encoding (numbers of categories, ranges) is kept
+            np.testing.assert_array_equal(cleared["groups"][0][key], value)

@@ -18,7 +18,7 @@ from ._threads import map_chunks
 from ._validation import column_label, row_offset, rows_from, show, user_stacklevel
 from .distributions import Family, Labels, accumulate_by_class
 from .distributions._arrays import compressed_view, row_chunks
-from .distributions.statistics import CLASS_COUNT
+from .distributions.statistics import CLASS_COUNT, by_slots
 from .exceptions import DataError, ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
@@ -334,7 +334,7 @@ def clear(families: Sequence[Family], stats: ModelStats) -> ModelStats:
     return {
         **CLASS_COUNT.clear(stats),
         "groups": [
-            {k: np.zeros_like(v) if k in fam.class_keys else v for k, v in group.items()}
+            by_slots(fam.statistics, "clear", group)
             for fam, group in zip(families, stats["groups"])
         ],
     }
