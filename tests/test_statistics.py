@@ -253,3 +253,17 @@ def test_clearing_a_family_s_statistics_keeps_their_encoding(name):
             assert not cleared["groups"][0][key].any(), key
         else:  # the encoding (numbers of categories, ranges) is kept
             np.testing.assert_array_equal(cleared["groups"][0][key], value)
+
+
+def test_a_state_is_checked_by_its_families_declared_types():
+    from nbayes import CategoricalNB, GaussianNB
+
+    X = np.array([[0, 1], [1, 0], [2, 1]])
+    state = CategoricalNB().fit(X, [0, 1, 1]).get_state()
+    state["statistics"]["groups"][0]["n_categories"] = np.array([2, 9])
+    with pytest.raises(ValueError, match=r"\['n_counts', 'n_categories'\] of column group 0"):
+        CategoricalNB().set_state(state)
+    state = GaussianNB().fit(X, [0, 1, 1]).get_state()
+    state["statistics"]["groups"][0]["n_weight"] = -state["statistics"]["groups"][0]["n_weight"]
+    with pytest.raises(ValueError, match="'n_weight' of column group 0 holds a negative"):
+        GaussianNB().set_state(state)
