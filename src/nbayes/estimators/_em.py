@@ -449,7 +449,8 @@ class EMRun:
         of the final check; ``em`` holds ``max_iter``, ``tol`` and ``cv``."""
         self.next, self.step, self.check = settings
         self.candidates, self.choosing = candidates, len(candidates) > 1
-        self.lam, self.previous = candidates[-1], None
+        self.lam = candidates[-1]
+        self.previous: float | None = None  # the lambda before the last choice
         self.max_iter, self.tol, self.cv = int(em["max_iter"]), float(em["tol"]), em["cv"]
         self.held: _HeldOut | None = None
         self.result: PassResult | None = None

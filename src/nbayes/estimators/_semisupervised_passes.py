@@ -195,6 +195,11 @@ class _EMPasses:
         current model (E-step), and its statistics with them as fractional class weights
         (its share of the M-step), with the weighted log-likelihood sums.
 
+        The batch's first row in all the data, which draws the rows' initial components and
+        held-out folds, is the row offset of error messages
+        (:func:`nbayes._validation.rows_from`, which the training driver and
+        :mod:`nbayes.dask` set), so that any batching gives the same passes.
+
         Parameters
         ----------
         X : array-like, sparse matrix, DataFrame or texts

@@ -6,8 +6,9 @@ current model (``predict_joint_log_proba``) and turns the scores into fractional
 :class:`~nbayes.distributions.SoftLabels` -- the same accumulate path as sample weights, one
 product ``W.T @ X`` per batch instead of one copy of X per class -- and installs the merged
 statistics (finalize, the family's MAP estimate). Because an iteration is accumulate -> merge
--> finalize, it runs in memory, over chunks from an iterable, or on Dask
-(:func:`nbayes.dask.fit_semisupervised`) with the same numbers.
+-> finalize, it is one pass of the training driver (:func:`nbayes._training.train_passes`)
+over the estimator protocol (:mod:`._semisupervised_passes`), in memory, over chunks from an
+iterable, or on Dask (:func:`nbayes.dask.fit_semisupervised`), with the same numbers.
 """
 
 from __future__ import annotations
@@ -444,11 +445,9 @@ class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProto
             encode = self._em.encode
             for i, batch in enumerate(source()):
                 X, y, w = _unpack(batch)
-                if _as_labels(y).shape[0] != _n_rows(X):
-                    raise DataError(
-                        f"X has {_n_rows(X)} rows but y has {_as_labels(y).shape[0]} labels; "
-                        "they must match."
-                    )
+                n, n_labels = _n_rows(X), _as_labels(y).shape[0]
+                if n_labels != n:
+                    raise DataError(f"X has {n} rows but y has {n_labels} labels; they must match.")
                 if encode is not None:
                     X = encoded[i] if i in encoded else encoded.setdefault(i, encode(X))
                 yield X, y, w
