@@ -116,8 +116,8 @@ def train(
     Parameters
     ----------
     model : nbayes estimator built from families (the presets, MixedNB, DensityNB and the
-        semi-naive models)
-        Its previous fitted state is discarded.
+        semi-naive models), or a SemiSupervisedNB in a pass of :func:`train_passes`
+        Its previous fitted state is discarded (unless ``ready``).
     batches : iterable of (X, y) or (X, y, sample_weight)
         Read once. Errors name rows counted over all batches.
     typed : callable, optional
@@ -174,14 +174,15 @@ def train(
     return _install(model, classes, stats, typed, finalize)
 
 
-def train_passes(model, batches: Callable[[], Iterable], classes: ClassCodes):
+def train_passes(model, batches: Callable[[], Iterable], classes: ClassCodes, typed=None):
     """Fit a model that learns in several passes over the same batches (EM,
     :class:`nbayes.SemiSupervisedNB`), set up already: while ``model.needs_pass()``, one
     :func:`train` pass over ``batches()`` -- accumulate every batch, merge, and
     ``install`` the merged statistics (the model plans its next pass there). Returns the
     model.
 
-    ``classes`` codes every pass's labels alike (the classes are known before the first).
+    ``classes`` codes every pass's labels (the classes are known before the first); the
+    first pass types them with ``typed`` (see :func:`train`) and sorts them, once.
 
     Examples
     --------
@@ -197,7 +198,7 @@ def train_passes(model, batches: Callable[[], Iterable], classes: ClassCodes):
     [0, 0, 1, 1]
     """
     while model.needs_pass():
-        train(model, batches(), classes=classes, ready=True)
+        train(model, batches(), typed=typed, classes=classes, ready=True)
     return model
 
 

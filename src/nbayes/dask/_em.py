@@ -13,8 +13,9 @@ import numpy as np
 from .. import base
 from .._threads import threads
 from .._training import set_up
-from .._validation import row_offset, rows_from
+from .._validation import rows_from
 from ..distributions import Labels
+from ..estimators._semisupervised_labels import KnownClasses
 from ..exceptions import DataError, NBayesError, ParameterError
 from ._fit import _survey
 from ._parts import (
@@ -30,10 +31,9 @@ from ._parts import (
 
 
 def _em_partition(semi, classes, block: Block):
-    """``semi.accumulate`` of one partition in the EM pass to come (None for an empty
-    one); errors name the partition."""
-    from ..estimators._semisupervised_labels import encode_labels
-
+    """``semi.accumulate`` of one partition in the EM pass to come, its labels coded by
+    ``classes`` (:class:`~nbayes.estimators._semisupervised_labels.KnownClasses`); None for
+    an empty partition. Errors name the partition."""
     X, y, w, _, index, offset = block
     if y is None:  # a DataFrame partition carries its labels and weights as columns
         y, w = X[_Y].to_numpy(), (X[_W].to_numpy(dtype=np.float64) if _W in X.columns else None)
@@ -43,7 +43,7 @@ def _em_partition(semi, classes, block: Block):
         return None
     try:
         with rows_from(offset or 0):
-            codes = encode_labels(np.asarray(y).ravel(), classes, row_offset())
+            codes = classes.add(np.asarray(y).ravel())
             weights = np.ones(n) if w is None else np.asarray(w, dtype=np.float64).ravel()
             with threads(1):  # Dask runs partitions side by side already
                 return semi.accumulate(X, Labels(codes, weights, len(classes)))
@@ -66,7 +66,9 @@ def _labeled_classes(y) -> np.ndarray:
     return np.unique(np.asarray(kept.tolist()) if kept.dtype.kind == "O" else kept)
 
 
-def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_every: int = 8):
+def fit_semisupervised(
+    semi, X, y, sample_weight=None, *, classes=None, split_every: int = 8, typed=None
+):
     """Run a :class:`nbayes.SemiSupervisedNB` on Dask collections: one distributed pass per
     EM iteration.
 
@@ -86,6 +88,9 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
         Every class; by default a first pass finds the labels of the labeled rows.
     split_every : int, default=8
         Fan-in of the merge tree.
+    typed : callable, optional
+        Maps the classes as ``y`` gives them (an object array, sorted) to their final type,
+        once, after the first pass (the command line reads labels as text); None keeps them.
 
     Returns
     -------
@@ -153,11 +158,12 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
         return _survey(X, step, split_every, parts)
 
     set_up(semi, meta, survey)
+    codes = KnownClasses(classes)
     while semi.needs_pass():
         shipped = dask.delayed(semi)  # once per pass: the model changes every time
         stats = map_reduce(
             _em_partition,
-            (shipped, classes),
+            (shipped, codes),
             parts,
             _merge_passes,
             split_every,
@@ -166,5 +172,6 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
         )
         if stats is None:
             raise DataError("X has no rows in any partition: there is nothing to learn from.")
-        semi.install(classes, stats)
+        labels, positions = codes.order(typed)
+        semi.install(labels, semi.align_statistics(stats, positions, len(labels)))
     return semi

@@ -131,22 +131,28 @@ def encode_labels(y, classes: np.ndarray, offset: int) -> np.ndarray:
 
 
 class KnownClasses(ClassCodes):
-    """The class codes of an EM pass, for the training driver (:func:`nbayes._training.train`,
-    as :class:`~nbayes._training.ClassCodes` codes the labels of a fit): the index of each
-    label in classes known before the first pass, -1 for an unlabeled row.
+    """The class codes of EM's passes, for the training driver (:func:`nbayes._training.train`,
+    as :class:`~nbayes._training.ClassCodes` codes the labels of a fit): the place of each
+    label among classes known before the first pass, -1 for an unlabeled row. The first
+    :meth:`order` gives the classes their final type and sorts them, once; the codes of the
+    passes after it are the sorted places.
 
     Examples
     --------
     >>> import numpy as np
-    >>> codes = KnownClasses(np.array(["ham", "spam"]))
-    >>> codes.add(np.array(["spam", None, "ham"], dtype=object)).tolist()
+    >>> codes = KnownClasses(np.array(["10", "2"]))
+    >>> codes.add(np.array(["2", None, "10"], dtype=object)).tolist()
     [1, -1, 0]
-    >>> [a.tolist() for a in codes.order()]
-    [['ham', 'spam'], [0, 1]]
+    >>> classes, positions = codes.order(lambda labels: labels.astype(int))
+    >>> classes.tolist(), positions.tolist()
+    ([2, 10], [1, 0])
+    >>> codes.add(np.array(["2", None, "10"], dtype=object)).tolist()
+    [0, -1, 1]
     """
 
     def __init__(self, classes: np.ndarray) -> None:
-        self.classes = classes
+        self.classes = classes  # as the data gives them, sorted
+        self._ordered: tuple | None = None  # (final classes, sorted place of each class)
 
     def __len__(self) -> int:
         return len(self.classes)
@@ -154,13 +160,25 @@ class KnownClasses(ClassCodes):
     def add(self, y: np.ndarray) -> np.ndarray:
         """The code of every label of ``y`` (-1: unlabeled); a label outside the classes is
         an error naming its row."""
-        return encode_labels(y, self.classes, row_offset())
+        codes = encode_labels(y, self.classes, row_offset())
+        if self._ordered is None:
+            return codes
+        return np.where(codes >= 0, self._ordered[1][np.maximum(codes, 0)], -1)
 
     def order(self, typed=None) -> tuple:
-        """(the classes, the place of each code): known and sorted already, so ``typed`` is
-        not applied."""
-        return self.classes, np.arange(len(self.classes))
+        """(the classes typed by ``typed`` and sorted, the sorted place of each code).
+        Typed and sorted on the first call; after it the codes are the sorted places, and
+        ``typed`` is not applied again."""
+        if self._ordered is not None:
+            return self._ordered[0], np.arange(len(self.classes))
+        labels = self.classes
+        if typed is not None:
+            labels = typed(np.asarray(labels, dtype=object))
+        order = np.argsort(labels, kind="stable")
+        self._ordered = (labels[order], np.argsort(order, kind="stable"))
+        return self._ordered
 
     def final_codes(self, y: np.ndarray) -> np.ndarray:
-        """The index of every label of ``y`` in the classes, -1 for an unlabeled row."""
+        """After :meth:`order`: the index of every label of ``y`` in the final classes, -1
+        for an unlabeled row."""
         return self.add(y)

@@ -377,7 +377,12 @@ class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProto
         _warn_of_marker_labels(y)
         return self._fit_chunks([(X, y, sample_weight)], None, in_memory=True)
 
-    def fit_chunks(self, chunks: Iterable[Batch] | Callable[[], Iterable[Batch]], classes=None):
+    def fit_chunks(
+        self,
+        chunks: Iterable[Batch] | Callable[[], Iterable[Batch]],
+        classes=None,
+        typed: Callable[[np.ndarray], np.ndarray] | None = None,
+    ):
         """Run EM over data that comes in chunks, one pass over the chunks per iteration.
 
         Memory holds one chunk and the statistics, whatever the size of the data; the result
@@ -390,6 +395,10 @@ class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProto
             that opens the file anew each time). A one-shot iterator is refused.
         classes : array-like, optional
             Every class. By default a first pass over the labels finds them.
+        typed : callable, optional
+            Maps the classes as the chunks give them (an object array, sorted) to their
+            final type, once, after the first pass (the command line reads labels as text);
+            None keeps them as they are.
 
         Returns
         -------
@@ -406,9 +415,9 @@ class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProto
         >>> em.predict(X).tolist()
         [0, 0, 1, 1, 0, 1]
         """
-        return self._fit_chunks(chunks, classes, in_memory=False)
+        return self._fit_chunks(chunks, classes, in_memory=False, typed=typed)
 
-    def _fit_chunks(self, chunks, classes, in_memory: bool):
+    def _fit_chunks(self, chunks, classes, in_memory: bool, typed=None):
         self._check_params()
         if callable(chunks):
             source = chunks
@@ -452,7 +461,7 @@ class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProto
                     X = encoded[i] if i in encoded else encoded.setdefault(i, encode(X))
                 yield X, y, w
 
-        return training.train_passes(self, batches, KnownClasses(found_classes))
+        return training.train_passes(self, batches, KnownClasses(found_classes), typed)
 
     # -- prediction -------------------------------------------------------------------------------
     def predict_joint_log_proba(self, X) -> np.ndarray:
