@@ -241,6 +241,8 @@ def test_protocol_statistics_subtract_and_align():
 def test_protocol_outside_an_em_fit_says_how_to_fit():
     with pytest.raises(NotFittedError, match="learns by passes within an EM fit"):
         SemiSupervisedNB().setup(2)
+    with pytest.raises(ParameterError, match="trains a model by EM itself; pass the model"):
+        SemiSupervisedNB(SemiSupervisedNB()).fit(COUNTS, PARTIAL)
 
 
 # -- chunks --------------------------------------------------------------------------------------

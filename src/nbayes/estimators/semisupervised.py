@@ -278,6 +278,11 @@ class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProto
             raise ParameterError(
                 f"estimator must be an nbayes estimator; got {type(est).__name__}."
             )
+        if base.supports(est, base.SEMI_SUPERVISED):
+            raise ParameterError(
+                f"estimator is a {type(est).__name__}, which trains a model by EM itself; pass "
+                "the model to train (e.g. MultinomialNB())."
+            )
         if not base.supports(est, base.JOINT_PROBABILITY):
             raise ParameterError(
                 "SemiSupervisedNB needs a model of the rows' probability; "
