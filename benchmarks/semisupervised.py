@@ -24,7 +24,7 @@ from sklearn.base import clone
 
 import nbayes
 from nbayes._accel import describe
-from nbayes.estimators.semisupervised import em_batch
+from nbayes.estimators._em import em_batch
 
 
 def cases(rows: int, seed: int = 0):

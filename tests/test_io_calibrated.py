@@ -224,3 +224,33 @@ def test_an_inner_model_bomb_is_refused_unread(calibrated, tmp_path, monkeypatch
     with pytest.raises(ModelFormatError, match="'model/0/class_count' with shape"):
         nbayes.load(forged)
     assert opened == ["manifest.json"]
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("classes", "must declare classes as a 1-D array"),
+        ("model/0/classes", "must declare model/0/classes as a 1-D array"),
+    ],
+)
+def test_classes_declared_other_than_one_dimensional_are_refused(
+    calibrated, tmp_path, where, message
+):
+    _, path = calibrated
+
+    def two_d(manifest):
+        manifest["arrays"][where]["shape"] = [3, 1]
+
+    with pytest.raises(ModelFormatError, match=message):
+        nbayes.load(rewrite(path, tmp_path / "f.nbayes", edit=two_d))
+
+
+def test_the_layout_check_refuses_what_load_would_not_hand_it():
+    # load() checks the manifest's shape and the estimator's name first; the layout check
+    # holds on its own for any other caller.
+    from nbayes.io import _declared
+
+    with pytest.raises(ModelFormatError, match="not a mapping"):
+        _declared.check("CalibratedClassifierCV", [1], {})
+    with pytest.raises(ModelFormatError, match="'NoSuchNB' is not a registered estimator"):
+        _declared.check("NoSuchNB", {}, {})

@@ -25,12 +25,16 @@ from nbayes import (
     PoissonNB,
     SemiSupervisedNB,
     TextNB,
+    base,
     load,
     save,
 )
+from nbayes._training import set_up
+from nbayes._validation import rows_from
 from nbayes.datasets import load_sms_spam
 from nbayes.distributions import Labels, SoftLabels
 from nbayes.estimators.semisupervised import AUTO_WEIGHTS, fold_of
+from nbayes.exceptions import NotFittedError
 
 RNG = np.random.default_rng(0)
 N = 400
@@ -186,6 +190,59 @@ def test_components_model_a_class_made_of_two_topics():
     one = SemiSupervisedNB().fit(X, partial).score(X, y)
     two = SemiSupervisedNB(n_components=2, random_state=0).fit(X, partial).score(X, y)
     assert two > one + 0.005
+
+
+# -- the estimator protocol ---------------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::nbayes.EMWarning")
+def test_em_by_the_protocol_over_shards_equals_fit():
+    """Each EM pass driven by hand through the protocol -- two shards accumulated (the second
+    first), merged, installed -- gives fit's model, with two components and held-out folds."""
+    em = SemiSupervisedNB(MultinomialNB(), n_components=2, random_state=0, max_iter=5)
+    ref = clone(em).fit(COUNTS, PARTIAL)
+    assert isinstance(em, base.Model)
+    classes, cut = np.array([0, 1]), 150
+    em.begin(classes)
+    set_up(em, COUNTS.shape[1], survey=None)
+    passes = 0
+    while em.needs_pass():
+        with rows_from(cut):  # the shard's first row: it draws components and folds
+            late = em.accumulate(COUNTS[cut:], Labels(PARTIAL[cut:], np.ones(N - cut), 2))
+        early = em.accumulate(COUNTS[:cut], Labels(PARTIAL[:cut], np.ones(cut), 2))
+        em.install(classes, em.merge_statistics(late, early))
+        passes += 1
+    assert passes == ref.n_iter_ + 2  # the labeled rows alone, the iterations, the check
+    np.testing.assert_allclose(em.history_, ref.history_, rtol=1e-10)
+    assert em.heldout_log_likelihood_ == pytest.approx(ref.heldout_log_likelihood_)
+    np.testing.assert_allclose(
+        em.predict_joint_log_proba(COUNTS), ref.predict_joint_log_proba(COUNTS), rtol=1e-10
+    )
+
+
+def test_protocol_statistics_subtract_and_align():
+    em = SemiSupervisedNB(MultinomialNB(), max_iter=1, cv=None)
+    em.begin(np.array([0, 1]))
+    set_up(em, COUNTS.shape[1], survey=None)
+    labels = Labels(PARTIAL, np.ones(N), 2)
+    em.install(np.array([0, 1]), em.accumulate(COUNTS, labels))
+    whole = em.accumulate(COUNTS, labels)
+    part = em.accumulate(COUNTS[:100], labels[:100])
+    rest = em.subtract_statistics(whole, part)
+    with rows_from(100):
+        want = em.accumulate(COUNTS[100:], labels[100:])
+    for key in ("labeled", "unlabeled", "labeled_weight", "unlabeled_weight"):
+        assert rest[key] == pytest.approx(want[key])
+    np.testing.assert_allclose(rest["stats"]["class_count"], want["stats"]["class_count"])
+    swapped = em.align_statistics(whole, np.array([1, 0]), 2)
+    np.testing.assert_array_equal(
+        swapped["stats"]["class_count"], whole["stats"]["class_count"][::-1]
+    )
+
+
+def test_protocol_outside_an_em_fit_says_how_to_fit():
+    with pytest.raises(NotFittedError, match="learns by passes within an EM fit"):
+        SemiSupervisedNB().setup(2)
+    with pytest.raises(ParameterError, match="trains a model by EM itself; pass the model"):
+        SemiSupervisedNB(SemiSupervisedNB()).fit(COUNTS, PARTIAL)
 
 
 # -- chunks --------------------------------------------------------------------------------------

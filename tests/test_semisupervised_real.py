@@ -128,3 +128,25 @@ def test_em_that_hurts_enron_with_laplace_smoothing_warns(enron):
         em = SemiSupervisedNB(TextNB(MultinomialNB(alpha=1.0))).fit(train["text"], labels)
     supervised = TextNB(MultinomialNB(alpha=1.0)).fit(train["text"][kept], train["label"][kept])
     assert em.score(test["text"], test["label"]) < supervised.score(test["text"], test["label"])
+
+
+#: dataset -> (iterations, objective of the last model, held-out log-likelihood of the labeled
+#: rows alone and with EM) at 1 % of the labels, the model and lambda of CONFIG: what EM gave
+#: before its passes ran on the training driver (issue 31), to rounding.
+MEASURED_FIT = {
+    "sms": (22, -409812.70681854896, -65.73833643798004, -4.799149128820542),
+    "enron": (22, -1400329.8215575942, -46.44119459873259, -1.3700164205115897),
+}
+
+
+@pytest.mark.parametrize("dataset", ["sms", "enron"])
+def test_em_fits_the_model_it_fitted_before(request, dataset):
+    train, _ = request.getfixturevalue(dataset)
+    labels, _ = label_fraction(train["label"], 0.01)
+    make, unlabeled_weight = CONFIG[dataset]
+    em = SemiSupervisedNB(make(), unlabeled_weight=unlabeled_weight).fit(train["text"], labels)
+    n_iter, objective, alone, with_em = MEASURED_FIT[dataset]
+    assert em.n_iter_ == n_iter and em.converged_
+    assert em.history_[-1] == pytest.approx(objective, rel=1e-9)
+    held = em.heldout_log_likelihood_
+    assert (held["labeled_only"], held["em"]) == pytest.approx((alone, with_em), rel=1e-7)

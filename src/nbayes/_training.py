@@ -12,6 +12,10 @@ batching.
 Survey passes (bin edges, a text vocabulary) run before, through the estimator protocol
 (:class:`nbayes.base.SurveyStep`): :func:`set_up` runs them over data held in memory or
 in chunks; the command line fixes their result (bin edges) in the model before training.
+
+A model that learns in several passes (EM) runs each pass through :func:`train`, from
+:func:`train_passes`: accumulate every batch (the E-step and its expected counts), merge,
+install (the M-step).
 """
 
 from __future__ import annotations
@@ -104,6 +108,7 @@ def train(
     typed: Callable[[np.ndarray], np.ndarray] | None = None,
     finalize: bool = True,
     classes: ClassCodes | None = None,
+    ready: bool = False,
 ):
     """Fit ``model`` on every batch: set up from the first, accumulate each, merge, and
     finalize once. Returns the model.
@@ -111,8 +116,8 @@ def train(
     Parameters
     ----------
     model : nbayes estimator built from families (the presets, MixedNB, DensityNB and the
-        semi-naive models)
-        Its previous fitted state is discarded.
+        semi-naive models), or a SemiSupervisedNB in a pass of :func:`train_passes`
+        Its previous fitted state is discarded (unless ``ready``).
     batches : iterable of (X, y) or (X, y, sample_weight)
         Read once. Errors name rows counted over all batches.
     typed : callable, optional
@@ -124,6 +129,9 @@ def train(
     classes : ClassCodes, optional
         Where the labels are coded (a caller that codes more rows later reads it); a new
         one by default.
+    ready : bool, default=False
+        The model is set up already (:func:`set_up`, or an earlier pass of
+        :func:`train_passes`): the first batch does not set it up again.
 
     Returns
     -------
@@ -148,7 +156,7 @@ def train(
     for batch in batches:
         X, y, weights = (*batch, None)[:3]
         with rows_from(rows):
-            if stats is None:
+            if stats is None and not ready:
                 model.setup_from(X)
             y = np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else np.asarray(y)
             known = len(classes)
@@ -164,6 +172,34 @@ def train(
     if stats is None:
         raise DataError("No batch of rows to train on; pass at least one (X, y) pair.")
     return _install(model, classes, stats, typed, finalize)
+
+
+def train_passes(model, batches: Callable[[], Iterable], classes: ClassCodes, typed=None):
+    """Fit a model that learns in several passes over the same batches (EM,
+    :class:`nbayes.SemiSupervisedNB`), set up already: while ``model.needs_pass()``, one
+    :func:`train` pass over ``batches()`` -- accumulate every batch, merge, and
+    ``install`` the merged statistics (the model plans its next pass there). Returns the
+    model.
+
+    ``classes`` codes every pass's labels (the classes are known before the first); the
+    first pass types them with ``typed`` (see :func:`train`) and sorts them, once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB, SemiSupervisedNB
+    >>> from nbayes.estimators._semisupervised_labels import KnownClasses
+    >>> X, y = np.array([[5, 0], [4, 1], [0, 5], [1, 4]]), np.array([0, -1, 1, -1])
+    >>> em = SemiSupervisedNB(MultinomialNB())
+    >>> em.begin(np.array([0, 1]))
+    >>> set_up(em, 2, survey=None)
+    >>> batches = lambda: [(X[:2], y[:2]), (X[2:], y[2:])]
+    >>> train_passes(em, batches, KnownClasses(np.array([0, 1]))).predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+    while model.needs_pass():
+        train(model, batches(), typed=typed, classes=classes, ready=True)
+    return model
 
 
 def install(model, labels, stats: dict, typed=None, finalize: bool = True):

@@ -232,9 +232,11 @@ def em_on_cluster(
         frame = raw.map_partitions(_em_partition, *args, meta=meta)
         with _parse_errors(table):
             if plan.is_text:
-                nbdask.fit_semisupervised(em, frame[plan.text_column], frame[LABEL])
+                nbdask.fit_semisupervised(
+                    em, frame[plan.text_column], frame[LABEL], typed=typed_classes
+                )
             else:
-                nbdask.fit_semisupervised(em, frame, LABEL)
+                nbdask.fit_semisupervised(em, frame, LABEL, typed=typed_classes)
             rows, unlabeled = dask.compute(frame.shape[0], frame[LABEL].isna().sum())
     return int(rows), int(unlabeled)
 

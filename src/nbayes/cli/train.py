@@ -43,7 +43,6 @@ from ._models import (
     choose_plan,
     class_labels,
     inner,
-    sort_classes,
 )
 from ._tables import ReadOptions, open_table, read_dtypes
 
@@ -206,7 +205,7 @@ def train(
     est = plan.estimator
     dtypes = {**read_dtypes(plan.schema), target: str}
     if unlabeled_value is not None:
-        rows, strings = _train_by_em(
+        rows = _train_by_em(
             table,
             plan,
             target,
@@ -218,7 +217,6 @@ def train(
             first=first[1],
         )
         est = plan.estimator
-        sort_classes(est, strings)
     elif dask is not None:
         from ._dask import train_on_cluster
 
@@ -409,12 +407,12 @@ def _train_by_em(
     max_iter: int,
     dask: str | None = None,
     first: pd.DataFrame | None = None,
-) -> tuple[int, bool]:
+) -> int:
     """Train by semi-supervised EM over the chunks of DATA, or on the ``dask`` cluster (one
     pass per iteration): rows whose label is ``unlabeled_value`` or empty are unlabeled.
-    The fitted model replaces the plan's estimator; what EM did goes to the plan's notes
-    (and its warning to warnings). Returns the row count and whether the file typed the
-    labels as strings."""
+    The labels are read as strings and typed once (:func:`typed_classes`), after the
+    first pass. The fitted model replaces the plan's estimator; what EM did goes to the
+    plan's notes (and its warning to warnings). Returns the row count."""
     import warnings
 
     from ..estimators.semisupervised import SemiSupervisedNB
@@ -443,7 +441,10 @@ def _train_by_em(
         warnings.simplefilter("always", EMWarning)
         try:
             if dask is None:
-                em.fit_chunks(chunks)
+                em.fit_chunks(
+                    chunks,
+                    typed=lambda labels: typed_classes(labels.tolist(), bool(counts["strings"])),
+                )
             else:
                 from ._dask import em_on_cluster
 
@@ -476,7 +477,7 @@ def _train_by_em(
             f"alone, {held['em']:.6g} with EM"
         )
     )
-    return rows, bool(counts["strings"])
+    return rows
 
 
 def _bin_edges_pass(table, plan, target: str, dtypes: dict) -> bool:

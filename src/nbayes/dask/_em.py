@@ -1,9 +1,10 @@
-"""Semi-supervised EM on Dask: one distributed pass per iteration."""
+"""Semi-supervised EM on Dask: one distributed pass per iteration, over the estimator
+protocol of :class:`nbayes.SemiSupervisedNB` (map ``accumulate``, tree of
+``merge_statistics``, ``install`` on the client)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import partial, reduce
+from functools import reduce
 
 import dask
 import dask.dataframe as dd
@@ -11,8 +12,10 @@ import numpy as np
 
 from .. import base
 from .._threads import threads
+from .._training import set_up
 from .._validation import rows_from
-from ..estimators._base import check_sample_weight
+from ..distributions import Labels
+from ..estimators._semisupervised_labels import KnownClasses
 from ..exceptions import DataError, NBayesError, ParameterError
 from ._fit import _survey
 from ._parts import (
@@ -27,17 +30,10 @@ from ._parts import (
 )
 
 
-def _em_summarize(summarize, classes, part, y, w):
-    """A survey pass that needs labels, over rows some of which are unlabeled."""
-    from ..estimators.semisupervised import survey_labels
-
-    return summarize(part, *survey_labels(y, w, classes))
-
-
-def _em_partition(model, classes, settings, block: Block):
-    """:func:`em_batch` of one partition (None for an empty one); errors name the partition."""
-    from ..estimators.semisupervised import em_batch, encode_labels
-
+def _em_partition(semi, classes, block: Block):
+    """``semi.accumulate`` of one partition in the EM pass to come, its labels coded by
+    ``classes`` (:class:`~nbayes.estimators._semisupervised_labels.KnownClasses`); None for
+    an empty partition. Errors name the partition."""
     X, y, w, _, index, offset = block
     if y is None:  # a DataFrame partition carries its labels and weights as columns
         y, w = X[_Y].to_numpy(), (X[_W].to_numpy(dtype=np.float64) if _W in X.columns else None)
@@ -47,19 +43,19 @@ def _em_partition(model, classes, settings, block: Block):
         return None
     try:
         with rows_from(offset or 0):
-            codes = encode_labels(np.asarray(y).ravel(), X, classes, offset or 0)
-            weights = check_sample_weight(w, n, allow_all_zero=True)
+            codes = classes.add(np.asarray(y).ravel())
+            weights = np.ones(n) if w is None else np.asarray(w, dtype=np.float64).ravel()
             with threads(1):  # Dask runs partitions side by side already
-                return em_batch(model, X, codes, weights, offset or 0, settings)
+                return semi.accumulate(X, Labels(codes, weights, len(classes)))
     except NBayesError as exc:
         raise type(exc)(f"In partition {index}: {exc}") from exc
 
 
-def _merge_passes(model, *parts):
+def _merge_passes(semi, *parts):
     parts = [p for p in parts if p is not None]
     if not parts:
         return None
-    return reduce(lambda a, b: a.merge(b, model), parts)
+    return reduce(semi.merge_statistics, parts)
 
 
 def _labeled_classes(y) -> np.ndarray:
@@ -70,14 +66,16 @@ def _labeled_classes(y) -> np.ndarray:
     return np.unique(np.asarray(kept.tolist()) if kept.dtype.kind == "O" else kept)
 
 
-def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_every: int = 8):
+def fit_semisupervised(
+    semi, X, y, sample_weight=None, *, classes=None, split_every: int = 8, typed=None
+):
     """Run a :class:`nbayes.SemiSupervisedNB` on Dask collections: one distributed pass per
     EM iteration.
 
-    Every iteration maps :func:`~nbayes.estimators.semisupervised.em_batch` (E-step
-    responsibilities, then the partition's statistics with them as soft labels) over the
-    partitions, merges the statistics in a tree and installs them on the client, so each
-    iteration equals in-memory EM (``semi.fit``) to floating-point rounding, whatever the
+    Every iteration maps the estimator's ``accumulate`` (E-step responsibilities, then the
+    partition's statistics with them as soft labels) over the partitions, merges the
+    statistics in a tree and installs them on the client (the M-step), so each iteration
+    equals in-memory EM (``semi.fit``) to floating-point rounding, whatever the
     partitioning. Unlabeled rows carry -1 (or None / NaN) in ``y``, as for ``fit``.
 
     Parameters
@@ -90,6 +88,9 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
         Every class; by default a first pass finds the labels of the labeled rows.
     split_every : int, default=8
         Fan-in of the merge tree.
+    typed : callable, optional
+        Maps the classes as ``y`` gives them (an object array, sorted) to their final type,
+        once, after the first pass (the command line reads labels as text); None keeps them.
 
     Returns
     -------
@@ -137,17 +138,16 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
         if offsets is None:
             lengths = list(dask.compute(*[dask.delayed(len)(p) for p in X_parts]))
         label_parts = y_parts
+        parts = list(zip(X_parts, y_parts, w_parts, [None] * len(X_parts), [None] * len(X_parts)))
     if frame or offsets is None:
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(int).tolist()
+    if not frame:
+        parts = [(*p[:4], offset) for p, offset in zip(parts, offsets)]
     if classes is None:
         found = dask.compute(*[dask.delayed(_labeled_classes)(p) for p in label_parts])
         classes = reduce(np.union1d, found) if found else np.array([])
     classes = np.unique(np.asarray(classes))
-    if classes.size == 0:
-        raise DataError(
-            "Every row is unlabeled (-1, None or NaN): EM needs at least one labeled row of "
-            "each class to know what the classes are."
-        )
+    semi.begin(classes)
 
     def survey(step):
         if not frame:
@@ -155,26 +155,23 @@ def fit_semisupervised(semi, X, y, sample_weight=None, *, classes=None, split_ev
                 f"{type(semi.estimator).__name__} surveys its data before counting, which "
                 f"needs a dask DataFrame (or Series); got {type(X).__name__}."
             )
-        if step.labels:
-            step = replace(step, summarize=partial(_em_summarize, step.summarize, classes))
         return _survey(X, step, split_every, parts)
 
-    if not frame:
-        parts = list(zip(X_parts, y_parts, w_parts, [None] * len(offsets), offsets))
-
-    def sweep(model, settings, encode=None):
-        shipped = dask.delayed(model)  # once per iteration: the model changes every time
-        result = map_reduce(
+    set_up(semi, meta, survey)
+    codes = KnownClasses(classes)
+    while semi.needs_pass():
+        shipped = dask.delayed(semi)  # once per pass: the model changes every time
+        stats = map_reduce(
             _em_partition,
-            (shipped, classes, settings),
+            (shipped, codes),
             parts,
             _merge_passes,
             split_every,
             reduce_args=(shipped,),
             offsets=offsets,
         )
-        if result is None:
+        if stats is None:
             raise DataError("X has no rows in any partition: there is nothing to learn from.")
-        return result
-
-    return semi.fit_passes(meta, classes, survey, sweep)
+        labels, positions = codes.order(typed)
+        semi.install(labels, semi.align_statistics(stats, positions, len(labels)))
+    return semi

@@ -5,6 +5,7 @@ the sums a pass gives, and the held-out figures that choose ``unlabeled_weight``
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import dataclass
 from functools import reduce
 
@@ -16,10 +17,13 @@ from .. import base
 from .._accel import kernels
 from .._rowhash import hash_folds, row_hash
 from .._threads import get_threads, map_chunks
-from .._validation import show
+from .._validation import show, user_stacklevel
 from ..base import EstimatorProtocol
 from ..distributions import SoftLabels
-from ..exceptions import DataError
+from ..exceptions import DataError, EMWarning
+
+#: How to act on an EMWarning (the command line says it with its own options).
+EM_ADVICE = "Lower unlabeled_weight, or let SemiSupervisedNB choose it (unlabeled_weight='auto')."
 
 
 # -- one batch of one EM pass (module-level: Dask runs it on the workers) -----------------------
@@ -65,6 +69,57 @@ class PassResult:
             self.unlabeled_weight + other.unlabeled_weight,
             folds,
             unlabeled,
+            held_out,
+        )
+
+    def subtract(self, other: PassResult, model: EstimatorProtocol) -> PassResult:
+        """The pass's sums without those of ``other``, a part of its rows scored by the same
+        model (the inverse of :meth:`merge`)."""
+        if self.held_out is not None or other.held_out is not None:
+            raise DataError(
+                "The first pass of EM keeps the held-out labeled rows themselves, which cannot "
+                "be subtracted; subtract the statistics of a later pass, or refit."
+            )
+        minus = model.subtract_statistics
+        folds = unlabeled = None
+        if self.folds is not None and other.folds is not None:
+            folds = [minus(a, b) for a, b in zip(self.folds, other.folds)]
+        if self.unlabeled_stats is not None and other.unlabeled_stats is not None:
+            unlabeled = minus(self.unlabeled_stats, other.unlabeled_stats)
+        return PassResult(
+            minus(self.stats, other.stats),
+            self.labeled - other.labeled,
+            self.unlabeled - other.unlabeled,
+            self.labeled_weight - other.labeled_weight,
+            self.unlabeled_weight - other.unlabeled_weight,
+            folds,
+            unlabeled,
+        )
+
+    def aligned(
+        self, model: EstimatorProtocol, positions: np.ndarray, n_classes: int, n_components: int
+    ) -> PassResult:
+        """The pass laid out over ``n_classes`` classes, class ``k`` moved to
+        ``positions[k]`` with its ``n_components`` sub-classes (and the held-out rows'
+        codes with it)."""
+        M = n_components
+        subs = (np.asarray(positions, dtype=np.intp)[:, None] * M + np.arange(M)).ravel()
+
+        def align(stats):
+            return None if stats is None else model.align_statistics(stats, subs, n_classes * M)
+
+        held_out = None
+        if self.held_out is not None:
+            where = np.asarray(positions, dtype=np.intp)
+            held_out = [[(X, where[c], w) for X, c, w in fold] for fold in self.held_out]
+        return PassResult(
+            align(self.stats),
+            self.labeled,
+            self.unlabeled,
+            self.labeled_weight,
+            self.unlabeled_weight,
+            None if self.folds is None else [align(f) for f in self.folds],
+            align(self.unlabeled_stats),
             held_out,
         )
 
@@ -344,3 +399,136 @@ class _HeldOut:
                     own = logsumexp(np.take_along_axis(jll, cols, axis=1), axis=1)
                     out[j] += float(weights @ (own - logsumexp(jll, axis=1)))
         return out
+
+
+class EMRun:
+    """One EM fit in progress: the model being fitted, the pass to run next and what the
+    passes so far found. :class:`~nbayes.SemiSupervisedNB` holds one between its passes;
+    each pass is a pass of the training driver (accumulate every batch with :func:`em_batch`,
+    merge, then :meth:`install` the M-step), wherever the batches are (memory, chunks,
+    Dask partitions).
+
+    Parameters
+    ----------
+    outer : nbayes estimator
+        The model to fit, unfitted (a clone of the user's), set up before :meth:`plan`.
+    classes : ndarray
+        The classes, sorted.
+    n_components : int
+        Mixture components per class.
+    in_memory : bool
+        Whether every pass sees the same batches, so that a fixed encoding of their features
+        (TextNB's vectoriser) may be applied once (see :func:`_encoder`).
+    """
+
+    def __init__(self, outer, classes: np.ndarray, n_components: int, in_memory: bool):
+        self.outer, self.classes, self.M, self.in_memory = outer, classes, n_components, in_memory
+        self.model, self.encode = outer, None
+        self.next: StepSettings | None = None  # the settings of the pass to run next
+        self.history: list[float] = []
+        self.converged, self.done = False, False
+        self.scores: dict | None = None
+        self.heldout_log_likelihood: dict[str, float] | None = None
+
+    def __getstate__(self) -> dict:
+        # Dask ships the estimator to its workers every pass: they need the model and the
+        # pass's settings, not the held-out rows or the model that scores them.
+        return {**self.__dict__, "held": None, "start": None, "result": None, "stats": None}
+
+    def working_model(self):
+        """The model that EM scores and counts with, once ``outer`` is set up: in memory,
+        the inner model of an encoding wrapper (see :func:`_encoder`), else ``outer``."""
+        if self.in_memory:
+            self.model, self.encode = _encoder(self.outer)
+        return self.model
+
+    def plan(self, settings: tuple, candidates: list[float], em: dict) -> None:
+        """Plan the first pass, after :meth:`working_model`.
+
+        ``settings`` are the :class:`StepSettings` of the first pass, of the iterations and
+        of the final check; ``em`` holds ``max_iter``, ``tol`` and ``cv``."""
+        self.next, self.step, self.check = settings
+        self.candidates, self.choosing = candidates, len(candidates) > 1
+        self.lam = candidates[-1]
+        self.previous: float | None = None  # the lambda before the last choice
+        self.max_iter, self.tol, self.cv = int(em["max_iter"]), float(em["tol"]), em["cv"]
+        self.held: _HeldOut | None = None
+        self.result: PassResult | None = None
+
+    @property
+    def sub_classes(self) -> np.ndarray:
+        """The classes of the model: the classes, or K x M sub-class numbers."""
+        return self.classes if self.M == 1 else np.arange(len(self.classes) * self.M)
+
+    def install(self, result: PassResult) -> None:
+        """The M-step of the pass just run, and the plan of the next pass (None when EM is
+        done: converged, out of iterations, or the final check run)."""
+        assert self.next is not None
+        model, settings = self.model, self.next
+        if settings.init:
+            if result.labeled_weight <= 0:
+                raise DataError(
+                    "The labeled rows have weight zero: EM needs labeled rows to start from."
+                )
+            model.install(self.sub_classes, result.stats)
+            if settings.n_folds:
+                self.held = _HeldOut(model, self.sub_classes, self.M, result.held_out)
+            self.start, self.stats = result, result.stats
+        elif settings is self.check:
+            self.result = result
+            return self._finish()
+        else:
+            self._iterate(result)
+        if not self.converged and len(self.history) < self.max_iter:
+            self.next = self.step
+        elif self.choosing or self.held is None or self.result is None or not self.held.n_rows:
+            self._finish()
+        else:
+            # One more pass, with the folds apart: the statistics of the M-step that would
+            # follow the final model, enough to compare with the labeled rows alone (one pass
+            # per fit, where counting the folds on every pass would cost time on each).
+            self.next = self.check
+
+    def _iterate(self, result: PassResult) -> None:
+        model = self.model
+        if self.choosing:
+            # The M-step of every candidate is a merge of this pass's statistics: keep the
+            # one whose models of the labeled rows outside each fold best predict the fold's.
+            assert self.held is not None
+            scores = self.held.log_likelihood(result, self.candidates)
+            self.previous, self.lam = self.lam, self.candidates[int(np.argmax(scores))]
+            self.scores = dict(zip(self.candidates, scores.tolist()))
+        lam = self.lam
+        self.history.append(result.labeled + lam * result.unlabeled + model.log_prior())
+        self.stats = result.total(model, lam)
+        model.install(self.sub_classes, self.stats)
+        self.result = result
+        scale = self.start.labeled_weight + lam * self.start.unlabeled_weight
+        settled = self.previous is None or self.previous == lam
+        history = self.history
+        if len(history) > 1 and settled and history[-1] - history[-2] < self.tol * scale:
+            self.converged = True
+
+    def _finish(self) -> None:
+        self.next, self.done = None, True
+        held, result = self.held, self.result
+        if held is not None and result is not None and held.n_rows:
+            self._check_heldout(held, result)
+        if self.model is not self.outer:
+            self.outer.install(self.sub_classes, self.stats)
+
+    def _check_heldout(self, held: _HeldOut, result: PassResult) -> None:
+        """Record the held-out log-likelihood of the labeled rows with and without the
+        unlabeled ones, and warn (EMWarning) where EM lowered it."""
+        lam = self.lam
+        alone, em = held.log_likelihood(result, [0.0, lam])
+        self.heldout_log_likelihood = {"labeled_only": float(alone), "em": float(em)}
+        if em < alone - 1e-9 * abs(alone):
+            warnings.warn(
+                f"EM lowered the held-out log-likelihood of the labeled rows ({held.n_rows} "
+                f"rows in {self.cv} folds) from {alone:.6g} with the labeled rows alone to "
+                f"{em:.6g} with unlabeled_weight={lam:g}: the model's assumptions likely fit "
+                f"the data badly enough that the unlabeled rows mislead it. {EM_ADVICE}",
+                EMWarning,
+                stacklevel=user_stacklevel(),
+            )

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import column_or_1d
 
-from .._validation import likely_missing_marker, show, user_stacklevel
+from .._training import ClassCodes
+from .._validation import likely_missing_marker, row_offset, show, user_stacklevel
 from ..exceptions import DataError
 from ._base import check_sample_weight, label_codes
 
@@ -104,14 +105,18 @@ def survey_labels(y, sample_weight, classes: np.ndarray) -> tuple[np.ndarray, np
     return filled, np.where(unlabeled, 0.0, weights)
 
 
-def encode_labels(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
-    """Class index of each row, -1 for an unlabeled one; an unknown label is an error."""
+def survey_unlabeled(summarize, classes: np.ndarray, part, y, sample_weight):
+    """``summarize`` of a survey pass that needs labels, over rows some of which are
+    unlabeled (see :func:`survey_labels`); module-level, so that Dask ships it."""
+    return summarize(part, *survey_labels(y, sample_weight, classes))
+
+
+def encode_labels(y, classes: np.ndarray, offset: int) -> np.ndarray:
+    """Class index of each row, -1 for an unlabeled one; an unknown label is an error that
+    names its row (counted from ``offset``)."""
     y = _as_labels(y)
-    n = _n_rows(X)
-    if y.shape[0] != n:
-        raise DataError(f"X has {n} rows but y has {y.shape[0]} labels; they must match.")
     unlabeled = unlabeled_mask(y)
-    codes = np.full(n, -1, dtype=np.intp)
+    codes = np.full(y.shape[0], -1, dtype=np.intp)
     if (~unlabeled).any():
         found, row = label_codes(y[~unlabeled], classes)
         if row is not None:
@@ -123,3 +128,57 @@ def encode_labels(y, X, classes: np.ndarray, offset: int) -> np.ndarray:
             )
         codes[~unlabeled] = found
     return codes
+
+
+class KnownClasses(ClassCodes):
+    """The class codes of EM's passes, for the training driver (:func:`nbayes._training.train`,
+    as :class:`~nbayes._training.ClassCodes` codes the labels of a fit): the place of each
+    label among classes known before the first pass, -1 for an unlabeled row. The first
+    :meth:`order` gives the classes their final type and sorts them, once; the codes of the
+    passes after it are the sorted places.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = KnownClasses(np.array(["10", "2"]))
+    >>> codes.add(np.array(["2", None, "10"], dtype=object)).tolist()
+    [1, -1, 0]
+    >>> classes, positions = codes.order(lambda labels: labels.astype(int))
+    >>> classes.tolist(), positions.tolist()
+    ([2, 10], [1, 0])
+    >>> codes.add(np.array(["2", None, "10"], dtype=object)).tolist()
+    [0, -1, 1]
+    """
+
+    def __init__(self, classes: np.ndarray) -> None:
+        self.classes = classes  # as the data gives them, sorted
+        self._ordered: tuple | None = None  # (final classes, sorted place of each class)
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+    def add(self, y: np.ndarray) -> np.ndarray:
+        """The code of every label of ``y`` (-1: unlabeled); a label outside the classes is
+        an error naming its row."""
+        codes = encode_labels(y, self.classes, row_offset())
+        if self._ordered is None:
+            return codes
+        return np.where(codes >= 0, self._ordered[1][np.maximum(codes, 0)], -1)
+
+    def order(self, typed=None) -> tuple:
+        """(the classes typed by ``typed`` and sorted, the sorted place of each code).
+        Typed and sorted on the first call; after it the codes are the sorted places, and
+        ``typed`` is not applied again."""
+        if self._ordered is not None:
+            return self._ordered[0], np.arange(len(self.classes))
+        labels = self.classes
+        if typed is not None:
+            labels = typed(np.asarray(labels, dtype=object))
+        order = np.argsort(labels, kind="stable")
+        self._ordered = (labels[order], np.argsort(order, kind="stable"))
+        return self._ordered
+
+    def final_codes(self, y: np.ndarray) -> np.ndarray:
+        """After :meth:`order`: the index of every label of ``y`` in the final classes, -1
+        for an unlabeled row."""
+        return self.add(y)

@@ -6,14 +6,14 @@ current model (``predict_joint_log_proba``) and turns the scores into fractional
 :class:`~nbayes.distributions.SoftLabels` -- the same accumulate path as sample weights, one
 product ``W.T @ X`` per batch instead of one copy of X per class -- and installs the merged
 statistics (finalize, the family's MAP estimate). Because an iteration is accumulate -> merge
--> finalize, it runs in memory, over chunks from an iterable, or on Dask
-(:func:`nbayes.dask.fit_semisupervised`) with the same numbers.
+-> finalize, it is one pass of the training driver (:func:`nbayes._training.train_passes`)
+over the estimator protocol (:mod:`._semisupervised_passes`), in memory, over chunks from an
+iterable, or on Dask (:func:`nbayes.dask.fit_semisupervised`), with the same numbers.
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Callable, Iterable, Iterator
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -26,27 +26,29 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine as engine
+from .. import _training as training
 from .. import base
 from .._params import Interval, StrOptions, check_params
 from .._rowhash import hash_folds
 from .._training import set_up
-from .._validation import user_stacklevel
 from ..base import EstimatorProtocol
 from ..exceptions import DataError, EMWarning, ParameterError
-from ._base import check_sample_weight, fit_classes
-from ._em import PassResult, StepSettings, _encoder, _HeldOut, em_batch
+from ._base import fit_classes
+from ._em import EM_ADVICE as EM_ADVICE
+from ._em import StepSettings
 from ._em import component_shares as component_shares
 from ._em import responsibilities as responsibilities
 from ._semisupervised_labels import UNLABELED as UNLABELED
 from ._semisupervised_labels import (
+    KnownClasses,
+    _as_labels,
     _labeled,
     _n_rows,
     _unpack,
     _warn_of_marker_labels,
-    encode_labels,
-    survey_labels,
 )
 from ._semisupervised_labels import unlabeled_mask as unlabeled_mask
+from ._semisupervised_passes import _EMPasses
 
 #: The held-out folds of EM's figures, under the name this module gave them before the one row
 #: hash (:mod:`nbayes._rowhash`) served the command line and Dask too.
@@ -56,10 +58,6 @@ fold_of = hash_folds
 #: The candidates of ``unlabeled_weight="auto"``: no weight (the labeled rows alone) up to
 #: plain EM, roughly evenly on a log scale.
 AUTO_WEIGHTS = (0.0, 0.01, 0.03, 0.1, 0.3, 1.0)
-
-
-#: How to act on an EMWarning (the command line says it with its own options).
-EM_ADVICE = "Lower unlabeled_weight, or let SemiSupervisedNB choose it (unlabeled_weight='auto')."
 
 
 # -- the estimator --------------------------------------------------------------------------
@@ -91,7 +89,7 @@ def _survey_part(X, columns):
     return X[list(columns)]
 
 
-class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
+class SemiSupervisedNB(_EMPasses, ClassifierMixin, BaseEstimator, EstimatorProtocol):
     """Any nbayes model trained by EM on a few labeled and many unlabeled rows.
 
     Nigam, McCallum, Thrun & Mitchell (2000), "Text classification from labeled and unlabeled
@@ -280,6 +278,11 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             raise ParameterError(
                 f"estimator must be an nbayes estimator; got {type(est).__name__}."
             )
+        if base.supports(est, base.SEMI_SUPERVISED):
+            raise ParameterError(
+                f"estimator is a {type(est).__name__}, which trains a model by EM itself; pass "
+                "the model to train (e.g. MultinomialNB())."
+            )
         if not base.supports(est, base.JOINT_PROBABILITY):
             raise ParameterError(
                 "SemiSupervisedNB needs a model of the rows' probability; "
@@ -379,7 +382,12 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         _warn_of_marker_labels(y)
         return self._fit_chunks([(X, y, sample_weight)], None, in_memory=True)
 
-    def fit_chunks(self, chunks: Iterable[Batch] | Callable[[], Iterable[Batch]], classes=None):
+    def fit_chunks(
+        self,
+        chunks: Iterable[Batch] | Callable[[], Iterable[Batch]],
+        classes=None,
+        typed: Callable[[np.ndarray], np.ndarray] | None = None,
+    ):
         """Run EM over data that comes in chunks, one pass over the chunks per iteration.
 
         Memory holds one chunk and the statistics, whatever the size of the data; the result
@@ -392,6 +400,10 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
             that opens the file anew each time). A one-shot iterator is refused.
         classes : array-like, optional
             Every class. By default a first pass over the labels finds them.
+        typed : callable, optional
+            Maps the classes as the chunks give them (an object array, sorted) to their
+            final type, once, after the first pass (the command line reads labels as text);
+            None keeps them as they are.
 
         Returns
         -------
@@ -408,9 +420,9 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
         >>> em.predict(X).tolist()
         [0, 0, 1, 1, 0, 1]
         """
-        return self._fit_chunks(chunks, classes, in_memory=False)
+        return self._fit_chunks(chunks, classes, in_memory=False, typed=typed)
 
-    def _fit_chunks(self, chunks, classes, in_memory: bool):
+    def _fit_chunks(self, chunks, classes, in_memory: bool, typed=None):
         self._check_params()
         if callable(chunks):
             source = chunks
@@ -423,172 +435,38 @@ class SemiSupervisedNB(ClassifierMixin, BaseEstimator):
                 )
             source = lambda: chunks  # noqa: E731
 
-        def batches() -> Iterator[tuple]:
-            offset = 0
-            for batch in source():
-                X, y, w = _unpack(batch)
-                codes, n = encode_labels(y, X, known, offset), _n_rows(X)
-                yield X, codes, check_sample_weight(w, n, allow_all_zero=True), offset
-                offset += n
-
         found_classes = None if classes is None else np.unique(np.asarray(classes))
         if found_classes is None:
             seen = [np.unique(_labeled(_unpack(b)[1])) for b in source()]
             found_classes = fit_classes(np.concatenate(seen)) if seen else np.array([])
-        if found_classes.size == 0:
-            raise DataError(
-                "Every row is unlabeled (-1, None or NaN): EM needs at least one labeled row "
-                "of each class to know what the classes are."
-            )
-
-        known: np.ndarray = found_classes
+        self.begin(found_classes, in_memory=in_memory)
+        first = next(iter(source()), None)
+        if first is None:
+            raise DataError("chunks gave no rows: there is nothing to learn from.")
 
         def survey(step):
             parts = []
             for batch in source():
                 X, y, w = _unpack(batch)
                 part = _survey_part(X, step.columns)
-                if step.labels:
-                    parts.append(step.summarize(part, *survey_labels(y, w, known)))
-                else:
-                    parts.append(step.summarize(part))
+                parts.append(step.summarize(part, y, w) if step.labels else step.summarize(part))
             return step.combine(*parts)
 
+        set_up(self, _meta(_unpack(first)[0]), survey)
         encoded: dict = {}  # in memory: the batch's features, encoded once (see _encoder)
 
-        def sweep(model, settings, encode=None):
-            out = None
-            for i, (X, codes, w, offset) in enumerate(batches()):
+        def batches() -> Iterator[tuple]:
+            encode = self._em.encode
+            for i, batch in enumerate(source()):
+                X, y, w = _unpack(batch)
+                n, n_labels = _n_rows(X), _as_labels(y).shape[0]
+                if n_labels != n:
+                    raise DataError(f"X has {n} rows but y has {n_labels} labels; they must match.")
                 if encode is not None:
                     X = encoded[i] if i in encoded else encoded.setdefault(i, encode(X))
-                part = em_batch(model, X, codes, w, offset, settings)
-                out = part if out is None else out.merge(part, model)
-            if out is None:
-                raise DataError("chunks gave no rows: there is nothing to learn from.")
-            return out
+                yield X, y, w
 
-        first = next(iter(source()), None)
-        if first is None:
-            raise DataError("chunks gave no rows: there is nothing to learn from.")
-        meta = _meta(_unpack(first)[0])
-        return self.fit_passes(meta, found_classes, survey, sweep, in_memory=in_memory)
-
-    def fit_passes(self, meta, classes, survey, sweep, *, in_memory: bool = False):
-        """Run EM over data reached only through passes: what :meth:`fit`, :meth:`fit_chunks`
-        and :func:`nbayes.dask.fit_semisupervised` share.
-
-        Parameters
-        ----------
-        meta : DataFrame with no rows, or int
-            The data's columns (see :meth:`EstimatorProtocol.setup`).
-        classes : ndarray
-            The classes, sorted.
-        survey : callable
-            ``survey(step) -> summary``: one set-up pass (:class:`SurveyStep`) over all rows;
-            a pass that needs labels gets :func:`survey_labels` of each batch.
-        sweep : callable
-            ``sweep(model, settings, encode) -> PassResult``: :func:`em_batch` of every batch
-            under ``model``, merged; ``encode`` (None, or a map of each batch's features to
-            apply first) is given only with ``in_memory``.
-        in_memory : bool, default=False
-            Whether the passes see the same batches each time, so that a fixed encoding of
-            their features (TextNB's vectoriser) may be applied once.
-
-        Returns
-        -------
-        self
-            The fitted estimator.
-
-        Examples
-        --------
-        One batch in memory, whose model needs no set-up pass (so no ``survey``):
-
-        >>> import numpy as np
-        >>> from nbayes import MultinomialNB, SemiSupervisedNB
-        >>> from nbayes.estimators.semisupervised import em_batch
-        >>> X = np.array([[5, 0], [4, 1], [0, 5], [1, 4], [6, 1], [0, 6]])
-        >>> codes = np.array([0, -1, 1, -1, -1, -1])  # class indices; -1: unlabeled
-        >>> def sweep(model, settings, encode=None):
-        ...     return em_batch(model, X, codes, np.ones(6), 0, settings)
-        >>> em = SemiSupervisedNB(MultinomialNB()).fit_passes(2, np.array([0, 1]), None, sweep)
-        >>> em.predict(X).tolist()
-        [0, 0, 1, 1, 0, 1]
-        """
-        self._check_params()
-        outer = self._new_model()
-        set_up(outer, meta, survey)
-        model, encode = _encoder(outer) if in_memory else (outer, None)
-        K, M = len(classes), int(self.n_components)
-        candidates = self._candidates()
-        n_folds = self._n_folds(model, candidates)
-        choosing = len(candidates) > 1
-        init = self._settings(K, init=True, n_folds=n_folds)
-        # Passes count the held-out folds apart only to choose lambda; a fixed lambda's
-        # check needs them once, after the last iteration (see below).
-        settings = self._settings(K, init=False, n_folds=n_folds if choosing else 0)
-        sub_classes = classes if M == 1 else np.arange(K * M)
-        start = sweep(model, init, encode)
-        if start.labeled_weight <= 0:
-            raise DataError(
-                "The labeled rows have weight zero: EM needs labeled rows to start from."
-            )
-        model.install(sub_classes, start.stats)
-        held_out = _HeldOut(model, sub_classes, M, start.held_out) if n_folds else None
-        stats = start.stats
-        lam, previous = candidates[-1], None
-        self.unlabeled_weight_scores_ = None
-        history: list[float] = []
-        converged = False
-        result = None
-        for _ in range(int(self.max_iter)):
-            result = sweep(model, settings, encode)
-            if choosing:
-                # The M-step of every candidate is a merge of this pass's statistics: keep
-                # the one whose models of the labeled rows outside each fold best predict
-                # the fold's rows.
-                assert held_out is not None
-                scores = held_out.log_likelihood(result, candidates)
-                previous, lam = lam, candidates[int(np.argmax(scores))]
-                self.unlabeled_weight_scores_ = dict(zip(candidates, scores.tolist()))
-            history.append(result.labeled + lam * result.unlabeled + model.log_prior())
-            stats = result.total(model, lam)
-            model.install(sub_classes, stats)
-            scale = start.labeled_weight + lam * start.unlabeled_weight
-            settled = previous is None or previous == lam
-            if len(history) > 1 and settled and history[-1] - history[-2] < self.tol * scale:
-                converged = True
-                break
-        self.heldout_log_likelihood_: dict[str, float] | None = None
-        if held_out is not None and result is not None and held_out.n_rows:
-            if not choosing:
-                # One more pass, with the folds apart: the statistics of the M-step that
-                # would follow the final model, enough to compare with the labeled rows alone
-                # (one pass per fit, where counting the folds on every pass would cost time
-                # on each).
-                check = self._settings(K, init=False, n_folds=n_folds)
-                result = sweep(model, check, encode)
-            self._check_heldout(held_out, result, lam)
-        if model is not outer:
-            outer.install(sub_classes, stats)
-        self.estimator_, self.classes_ = outer, classes
-        self.history_, self.n_iter_, self.converged_ = history, len(history), converged
-        self.unlabeled_weight_ = lam
-        return self
-
-    def _check_heldout(self, held_out: _HeldOut, result: PassResult, lam: float) -> None:
-        """Record the held-out log-likelihood of the labeled rows with and without the
-        unlabeled ones, and warn (EMWarning) where EM lowered it."""
-        alone, em = held_out.log_likelihood(result, [0.0, lam])
-        self.heldout_log_likelihood_ = {"labeled_only": float(alone), "em": float(em)}
-        if em < alone - 1e-9 * abs(alone):
-            warnings.warn(
-                f"EM lowered the held-out log-likelihood of the labeled rows ({held_out.n_rows} "
-                f"rows in {self.cv} folds) from {alone:.6g} with the labeled rows alone to "
-                f"{em:.6g} with unlabeled_weight={lam:g}: the model's assumptions likely fit "
-                f"the data badly enough that the unlabeled rows mislead it. {EM_ADVICE}",
-                EMWarning,
-                stacklevel=user_stacklevel(),
-            )
+        return training.train_passes(self, batches, KnownClasses(found_classes), typed)
 
     # -- prediction -------------------------------------------------------------------------------
     def predict_joint_log_proba(self, X) -> np.ndarray:

@@ -12,7 +12,6 @@ from ...columns import string_profile as string_profile
 from ._choice import choose_plan as choose_plan
 from ._classes import class_labels as class_labels
 from ._classes import inner as inner
-from ._classes import sort_classes as sort_classes
 from ._estimators import CONTINUOUS as CONTINUOUS
 from ._estimators import GRID_BINS as GRID_BINS
 from ._estimators import MODELS as MODELS

@@ -1,4 +1,5 @@
-"""Class labels of the command line: as strings per chunk, then typed and sorted once."""
+"""Class labels of the command line: as strings per chunk (the training driver types and sorts
+them once, with :func:`nbayes.cli._labels.typed_classes`)."""
 
 from __future__ import annotations
 
@@ -7,34 +8,11 @@ import pandas as pd
 
 from ... import base
 from ...exceptions import DataError
-from .._labels import typed_classes
 
 
 def inner(model):
     """The estimator that holds the statistics (inside TextNB for text models)."""
     return base.inner_model(model)
-
-
-def sort_classes(model, strings: bool = False) -> None:
-    """Give the classes their file's type and sorted order, permuting every class-axis
-    statistic to match.
-
-    Training from chunks learns classes as strings (see :mod:`.._labels`) in the order they
-    appear (a later chunk may add one); typing and sorting them makes the model the same as
-    ``fit`` on all rows with the labels as pandas reads them: ``2`` before ``10``.
-    ``strings``: the file typed the labels as strings; keep them so.
-    """
-    est = inner(model)
-    typed = typed_classes(est.classes_.tolist(), strings)
-    order = np.argsort(typed, kind="stable")
-    est.classes_ = typed[order]
-    if est is not model:  # a wrapper keeps its inner model's classes
-        model.classes_ = est.classes_
-    if np.array_equal(order, np.arange(order.size)):
-        return
-    # Class i of the statistics goes to place argsort(order)[i]; classes_ is sorted already.
-    positions = np.argsort(order, kind="stable")
-    model.install(est.classes_, model.align_statistics(est.stats_, positions, order.size))
 
 
 def class_labels(
