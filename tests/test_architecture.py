@@ -241,7 +241,7 @@ def test_the_private_use_scan_finds_attribute_and_getattr_uses():
 #: A concept, the module that is its one home, and what gives away a second implementation
 #: elsewhere: a function or class whose name holds one of the words, or a line of code holding
 #: one of the fragments (the MDL threshold's ``log2(3**k - 2)``, pandas' hash of rows,
-#: splitmix64's constants).
+#: splitmix64's constants, scikit-learn's label encoder or a ``np.unique`` of the labels).
 HOMES = {
     "discretisation": (
         "_discretise.py",
@@ -254,6 +254,12 @@ HOMES = {
         ("hash_array", "0x9E3779B97F4A7C15", "0xBF58476D1CE4E5B9"),
     ),
     "tree reduce": ("dask/_parts.py", ("tree_reduce",), ("whilelen(tasks)",)),
+    # Classes are found and labels coded by fit_classes and label_codes: no other encoder.
+    "labels": (
+        "estimators/_inputs.py",
+        (),
+        ("LabelEncoder()", "unique(y,return_inverse=True)"),
+    ),
 }
 
 
@@ -292,6 +298,13 @@ def test_the_one_home_scan_finds_a_second_implementation(tmp_path):
     assert second_homes("discretisation", pkg) == ["other.py:1 _mdl_cuts", "other.py:2 3.0**k"]
     (pkg / "folds.py").write_text("def fold_of(r, k):\n    return pd.util.hash_array(r) % k\n")
     assert second_homes("row hash", pkg) == ["folds.py:1 fold_of", "folds.py:2 hash_array"]
+    (pkg / "fit.py").write_text(
+        "enc = LabelEncoder().fit(y)\nc, k = np.unique(y, return_inverse=True)\n"
+    )
+    assert second_homes("labels", pkg) == [
+        "fit.py:1 LabelEncoder()",
+        "fit.py:2 unique(y,return_inverse=True)",
+    ]
 
 
 # -- modules of one concern -----------------------------------------------------------------------

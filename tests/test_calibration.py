@@ -16,7 +16,7 @@ from sklearn.model_selection import KFold, RepeatedStratifiedKFold, StratifiedKF
 
 import nbayes
 from nbayes.calibration import CalibratedClassifierCV
-from nbayes.exceptions import ParameterError
+from nbayes.exceptions import DataError, ParameterError
 
 METHODS = ["sigmoid", "isotonic", "temperature"]
 
@@ -145,6 +145,20 @@ def test_multi_class_digits_equal_scikit_learn():
     # of 1% of the largest variance keeps the scores in a range where both agree to 1e-14.
     gaussian = nbayes.GaussianNB(var_smoothing=1e-2)
     assert_same(gaussian, X, y, X[:300], cv=3, methods=["temperature", "sigmoid"])
+
+
+def test_labels_are_read_as_the_estimators_read_them():
+    # One reading of labels (fit_classes and label_codes), not a LabelEncoder of its own.
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.array(["b", "a", "c"] * 10, dtype=object)
+    model = CalibratedClassifierCV(nbayes.GaussianNB(), cv=3).fit(X, y)
+    np.testing.assert_array_equal(model.classes_, nbayes.GaussianNB().fit(X, y).classes_)
+    y[4] = None
+    message = r"The label at row 4 is missing \(None\)"
+    with pytest.raises(DataError, match=message):
+        nbayes.GaussianNB().fit(X, y)
+    with pytest.raises(DataError, match=message):
+        CalibratedClassifierCV(nbayes.GaussianNB(), cv=3).fit(X, y)
 
 
 def test_string_labels_with_temperature_scaling():

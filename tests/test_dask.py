@@ -383,6 +383,17 @@ def test_data_errors_name_the_partition_and_the_row(client):
         nbdask.fit(nbayes.MultinomialNB(), da.from_array(X, chunks=40), np.arange(120) % 2)
 
 
+def test_a_missing_label_is_refused_as_fit_refuses_it(client):
+    # One reading of labels: each partition finds its classes as fit does.
+    X, y = np.ones((30, 2)), np.array([0.0, 1.0] * 15)
+    y[17] = np.nan
+    message = r"The label at row 17 is missing \(nan\): every row a model learns from"
+    with pytest.raises(DataError, match=message):
+        nbayes.GaussianNB().fit(X, y)
+    with pytest.raises(DataError, match=r"In partition 1 \(rows 10\.\.19\): " + message):
+        nbdask.fit(nbayes.GaussianNB(), da.from_array(X, chunks=10), da.from_array(y, chunks=10))
+
+
 def test_input_errors():
     X = da.ones((10, 2), chunks=5)
     with pytest.raises(DataError, match="X must be a dask array or dask DataFrame; got ndarray"):

@@ -15,8 +15,9 @@ import pytest
 from scipy import stats
 
 import nbayes
+from nbayes._discretise import mdl_cuts
 from nbayes.distributions import Binned, Density, Kernel, Labels
-from nbayes.distributions.density import READINGS, grid_of, mdl_cuts
+from nbayes.distributions.density import READINGS, grid_of
 from nbayes.exceptions import DataError, ParameterError
 
 

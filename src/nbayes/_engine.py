@@ -17,7 +17,8 @@ from ._accel import kernels
 from ._threads import map_chunks
 from ._validation import column_label, row_offset, rows_from, show, user_stacklevel
 from .distributions import Family, Labels, accumulate_by_class
-from .distributions._arrays import compressed_view, row_chunks, subtract_nonnegative
+from .distributions._arrays import compressed_view, row_chunks
+from .distributions.statistics import CLASS_COUNT, by_slots
 from .exceptions import DataError, ParameterError
 
 ModelStats = dict  # {"class_count": (K,), "groups": [Stats, ...]}
@@ -83,7 +84,7 @@ def check_results(
 def zeros(families: Sequence[Family], n_classes: int, widths: Sequence[int]) -> ModelStats:
     """Identity of :func:`merge` for the given families and block widths."""
     return {
-        "class_count": np.zeros(n_classes),
+        **CLASS_COUNT.zeros(n_classes, 0),
         "groups": [f.zeros(n_classes, w) for f, w in zip(families, widths)],
     }
 
@@ -274,7 +275,7 @@ def _largest(X, j: int) -> str:
 def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStats:
     """Combine statistics of disjoint data; associative and commutative, identity ``zeros``."""
     return {
-        "class_count": a["class_count"] + b["class_count"],
+        **CLASS_COUNT.add(a, b),
         "groups": [f.merge(sa, sb) for f, sa, sb in zip(families, a["groups"], b["groups"])],
     }
 
@@ -282,7 +283,7 @@ def merge(families: Sequence[Family], a: ModelStats, b: ModelStats) -> ModelStat
 def scale(families: Sequence[Family], stats: ModelStats, factor: float) -> ModelStats:
     """``stats`` with every row's weight multiplied by ``factor`` (>= 0)."""
     return {
-        "class_count": stats["class_count"] * factor,
+        **CLASS_COUNT.scale(stats, factor),
         "groups": [f.scale(s, factor) for f, s in zip(families, stats["groups"])],
     }
 
@@ -299,11 +300,8 @@ def subtract(
     list per group, or None) only improve that message.
     """
     names = feature_names or [None] * len(families)
-    class_count = subtract_nonnegative(
-        a["class_count"], b["class_count"], "class weight", class_names
-    )
     return {
-        "class_count": class_count,
+        **CLASS_COUNT.subtract(a, b, class_names),
         "groups": [
             f.subtract(sa, sb, class_names, n)
             for f, sa, sb, n in zip(families, a["groups"], b["groups"], names)
@@ -323,22 +321,20 @@ def align_classes(
     if positions.size == n_classes and np.array_equal(positions, np.arange(n_classes)):
         return stats
 
-    class_count = np.zeros(n_classes)
-    class_count[positions] = stats["class_count"]
     groups = [
         fam.align_classes(group, positions, n_classes)
         for fam, group in zip(families, stats["groups"])
     ]
-    return {"class_count": class_count, "groups": groups}
+    return {**CLASS_COUNT.align_classes(stats, positions, n_classes), "groups": groups}
 
 
 def clear(families: Sequence[Family], stats: ModelStats) -> ModelStats:
     """``stats`` with every per-class statistic zero and the metadata (numbers of categories)
     kept: no rows, in the same encoding."""
     return {
-        "class_count": np.zeros_like(stats["class_count"]),
+        **CLASS_COUNT.clear(stats),
         "groups": [
-            {k: np.zeros_like(v) if k in fam.class_keys else v for k, v in group.items()}
+            by_slots(fam.statistics, "clear", group)
             for fam, group in zip(families, stats["groups"])
         ],
     }
@@ -347,7 +343,7 @@ def clear(families: Sequence[Family], stats: ModelStats) -> ModelStats:
 def add_classes(families: Sequence[Family], stats: ModelStats, n_new: int) -> ModelStats:
     """Append ``n_new`` empty classes (for a partial_fit that enlarges ``classes``)."""
     return {
-        "class_count": np.concatenate([stats["class_count"], np.zeros(n_new)]),
+        **CLASS_COUNT.add_classes(stats, n_new),
         "groups": [f.add_classes(s, n_new) for f, s in zip(families, stats["groups"])],
     }
 

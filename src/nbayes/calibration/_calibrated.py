@@ -7,14 +7,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.calibration import CalibratedClassifierCV as SklearnCalibrated
 from sklearn.calibration import _fit_calibrator
 from sklearn.model_selection import LeaveOneOut, check_cv
-from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils._array_api import get_namespace_and_device
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import base
-from ..estimators._base import log_odds_threshold
+from ..estimators._base import fit_classes, label_codes, log_odds_threshold
 from ..exceptions import ParameterError
 from . import _out_of_fold as oof
 
@@ -120,12 +118,11 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         [0, 1]
         """
         self._check_params()
-        check_classification_targets(y)
         X, y = indexable(X, y)
-        encoder = LabelEncoder().fit(y)
-        self.classes_ = encoder.classes_
+        # The library's one reading of labels (what the estimators' fit finds as classes).
+        self.classes_ = fit_classes(np.asarray(y))
         if self.method == "temperature" and isinstance(y[0], str):
-            y = encoder.transform(y)  # as scikit-learn does, before any model is fitted
+            y = label_codes(y, self.classes_)[0]  # as scikit-learn does, before any fit
         splits = self._splits(X, y)
         n = len(y)
         ensemble = True if self.ensemble == "auto" else bool(self.ensemble)

@@ -17,7 +17,7 @@ from .._threads import threads
 from .._validation import rows_from
 from ..base import EstimatorProtocol, Model, SurveyStep
 from ..distributions import Labels
-from ..estimators._base import check_sample_weight, label_codes
+from ..estimators._base import check_sample_weight, fit_classes, label_codes
 from ..exceptions import (
     ColumnWarning,
     DataError,
@@ -64,8 +64,9 @@ def _partition_stats(shell, classes, block: Block):
             if n == 0:
                 return None
             weights = check_sample_weight(w, n, allow_all_zero=True)
-            if classes is None:
-                classes, codes = np.unique(y, return_inverse=True)
+            if classes is None:  # the labels as fit finds them (a missing one refused)
+                classes = fit_classes(y)
+                codes = label_codes(y, classes)[0]
             else:
                 codes, row = label_codes(y, classes)
                 if row is not None:

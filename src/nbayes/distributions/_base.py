@@ -28,7 +28,7 @@ from ..exceptions import ParameterError
 from ._arrays import add_tables, missing_mask
 from ._estimates import AUTO_ALPHA_RANGE, check_alpha, maximise_log_scalar
 from ._labels import Labels
-from .statistics import Slot
+from .statistics import Slot, by_slots
 
 #: Additive sufficient statistics: arrays, class axis first for the keys in ``class_keys``.
 Stats = dict[str, np.ndarray]
@@ -185,10 +185,7 @@ class Family(abc.ABC):
 
     def _by_slot(self, op: str, *args) -> Stats:
         """The declared statistics' ``op`` (a :class:`Slot` method), joined in one dict."""
-        out: Stats = {}
-        for slot in self.statistics:  # bounded: a family's few statistics
-            out.update(getattr(slot, op)(*args))
-        return out
+        return by_slots(self.statistics, op, *args)
 
     def zeros(self, n_classes: int, n_features: int) -> Stats:
         """Statistics of no data: the identity of :meth:`merge`."""

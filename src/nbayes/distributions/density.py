@@ -37,7 +37,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._accel import kernels
-from .._discretise import mdl_cuts as mdl_cuts  # re-exported: tests import it from here
 from ..exceptions import DataError, ParameterError
 from ._arrays import missing_mask, subtract_nonnegative
 from ._base import Family, Params, Stats

@@ -3,9 +3,13 @@
 In the spirit of river's ``stats``: a statistic is a small value -- a frozen dataclass over
 numpy arrays, class axis first -- that knows its identity (``zeros``), ``+`` (merge), ``-``
 (unlearn, refusing what was never learned), ``scale`` (every weight times a factor),
-``add_classes`` (re-coding to more classes) and what a stored copy must look like
-(``declared``: dtype kinds and shapes; ``non_negative``). All of it is array code, nothing
-per row.
+``clear`` (no rows, same encoding), ``add_classes`` and ``align_classes`` (re-coding the
+classes), ``recode`` (re-coding the categories, for the types that hold codes), how it is
+laid out as arrays (``to_arrays``, ``from_arrays``) and what a stored copy must look like
+(``declared``: dtype kinds and shapes; ``non_negative``; ``consistent``). All of it is array
+code, nothing per row. Besides the families' statistics: :class:`ClassCounts`, the weight
+per class every model keeps, and the semi-naive models' count tables and table of vectors
+(:mod:`nbayes.seminaive`).
 
 A family declares its statistics once, as :class:`Slot` objects binding a type to the keys of
 its plain ``dict[str, ndarray]`` statistics (which stay what the engine, Dask and model files
@@ -76,6 +80,24 @@ class Statistic:
         """The statistic of no rows over ``width`` columns: the identity of ``+``."""
         raise NotImplementedError
 
+    @classmethod
+    def key_fields(cls, n_keys: int) -> tuple[str, ...]:
+        """The field each of ``n_keys`` keys holds (one key per field; a type of a variable
+        number of arrays maps several keys to one field)."""
+        names = field_names(cls)
+        if n_keys != len(names):
+            raise TypeError(f"{cls.__name__} has {len(names)} fields; got {n_keys} keys.")
+        return names
+
+    @classmethod
+    def from_arrays(cls, arrays: tuple[np.ndarray, ...]) -> Statistic:
+        """The value of its arrays, one per key (:meth:`to_arrays` read back)."""
+        return cls(*arrays)
+
+    def to_arrays(self) -> tuple[np.ndarray, ...]:
+        """The value as arrays, one per key: how statistics dicts and model files hold it."""
+        return self.fields()
+
     def _with(self, changed: Mapping[str, np.ndarray]) -> Statistic:
         """A copy with the fields in ``changed`` replaced."""
         names = field_names(type(self))
@@ -106,6 +128,16 @@ class Statistic:
             },
         )
 
+    def clear(self) -> Statistic:
+        """The statistic of no rows in the same encoding (numbers of categories kept)."""
+        return self._with({f: np.zeros_like(getattr(self, f)) for f in self.class_fields})
+
+    def recode(self, n_categories: np.ndarray | None, code_maps: list | None) -> Statistic:
+        """The statistic for ``n_categories`` codes per feature (None: as many as now), old
+        code ``c`` of feature ``j`` moved to ``code_maps[j][c]`` (statistics made with another
+        vocabulary); a type that holds no codes is unchanged."""
+        return self
+
     def add_classes(self, n_new: int) -> Statistic:
         """The statistic with ``n_new`` empty classes appended."""
         n_classes = getattr(self, self.class_fields[0]).shape[0] if self.class_fields else 0
@@ -124,7 +156,7 @@ class Statistic:
     @classmethod
     def declared(cls, n_classes: int, width: int) -> dict[str, tuple]:
         """Field -> (shape, dtype kinds) a stored copy must have; None in a shape: read from
-        the file (checked against the other fields by :meth:`Slot.check`)."""
+        the file (checked against the other fields by :meth:`consistent`)."""
         zero = cls.zeros(1, width)
         return {
             f: ((n_classes, *arr.shape[1:]) if f in cls.class_fields else arr.shape, cls.kinds[f])
@@ -137,6 +169,31 @@ class Statistic:
     def consistent(self) -> bool:
         """Whether the fields' shapes fit together (for a statistic read from a file)."""
         return True
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ClassCounts(Statistic):
+    """Total weight of the rows of each class, shape (n_classes,): the class prior's
+    statistic, kept by every model beside its features' statistics. Adds class by class;
+    unlearning refuses a negative weight."""
+
+    weight: np.ndarray
+
+    class_fields = ("weight",)
+    kinds: ClassVar[Mapping[str, str]] = {"weight": "f"}
+    non_negative = ("weight",)
+
+    @classmethod
+    def zeros(cls, n_classes, width=0):
+        return cls(np.zeros(n_classes))
+
+    def __add__(self, other):
+        return ClassCounts(self.weight + other.weight)
+
+    def subtract(self, other, names, class_names=None, feature_names=None):
+        return ClassCounts(
+            subtract_nonnegative(self.weight, other.weight, "class weight", class_names)
+        )
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -310,6 +367,10 @@ class CategoryCounts(Statistic):
         np.maximum.at(kept, feature[held], local[held] + 1)
         return CategoryCounts(counts[:, local < kept[feature]], kept)
 
+    def recode(self, n_categories, code_maps):
+        # The families' codes are re-coded by their vocabularies before counting, never here.
+        raise NotImplementedError("CategoryCounts are re-coded through their vocabulary.")
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ValueRange(Statistic):
@@ -329,18 +390,15 @@ class ValueRange(Statistic):
 
 @dataclasses.dataclass(frozen=True)
 class Slot:
-    """A statistic type bound to the keys of a family's statistics dict (one per field)."""
+    """A statistic type bound to the keys of a family's statistics dict (one per field, or
+    as many as :meth:`Statistic.key_fields` maps to its fields)."""
 
     type: type[Statistic]
     keys: tuple[str, ...]
     per_feature: int = 1
 
     def __post_init__(self):
-        if len(self.keys) != len(field_names(self.type)):
-            raise TypeError(
-                f"{self.type.__name__} has {len(field_names(self.type))} fields; "
-                f"got keys {self.keys}."
-            )
+        self.type.key_fields(len(self.keys))  # raises a TypeError for the wrong number
 
     @property
     def class_keys(self) -> tuple[str, ...]:
@@ -351,15 +409,16 @@ class Slot:
         return self._keys_of(self.type.non_negative)
 
     def _keys_of(self, fields) -> tuple[str, ...]:
-        return tuple(k for k, f in zip(self.keys, field_names(self.type)) if f in fields)
+        names = self.type.key_fields(len(self.keys))
+        return tuple(k for k, f in zip(self.keys, names) if f in fields)
 
     def take(self, stats: Mapping[str, np.ndarray]) -> Statistic:
         """The typed value held under this slot's keys."""
-        return self.type(*(stats[k] for k in self.keys))
+        return self.type.from_arrays(tuple(stats[k] for k in self.keys))
 
     def put(self, value: Statistic) -> Arrays:
         """The value as plain arrays under this slot's keys."""
-        return dict(zip(self.keys, value.fields()))
+        return dict(zip(self.keys, value.to_arrays()))
 
     def zeros(self, n_classes: int, n_features: int) -> Arrays:
         return self.put(self.type.zeros(n_classes, n_features * self.per_feature))
@@ -373,6 +432,12 @@ class Slot:
     def scale(self, stats, factor: float) -> Arrays:
         return self.put(self.take(stats).scale(factor))
 
+    def clear(self, stats) -> Arrays:
+        return self.put(self.take(stats).clear())
+
+    def recode(self, stats, n_categories: np.ndarray | None, code_maps: list | None) -> Arrays:
+        return self.put(self.take(stats).recode(n_categories, code_maps))
+
     def add_classes(self, stats, n_new: int) -> Arrays:
         return self.put(self.take(stats).add_classes(n_new))
 
@@ -382,4 +447,47 @@ class Slot:
     def declared(self, n_classes: int, n_features: int) -> dict[str, tuple]:
         """Key -> (shape, dtype kinds) of this slot's arrays in a model file."""
         fields = self.type.declared(n_classes, n_features * self.per_feature)
-        return dict(zip(self.keys, fields.values()))
+        return {k: fields[f] for k, f in zip(self.keys, self.type.key_fields(len(self.keys)))}
+
+    def check(self, stats: Mapping[str, np.ndarray], n_classes: int, n_features: int) -> None:
+        """Refuse (ValueError) statistics that a model of ``n_classes`` classes over
+        ``n_features`` features cannot hold: a key missing, a shape or dtype kind other than
+        :meth:`declared`, weights negative or not finite, fields that do not fit together."""
+        for key, (shape, kinds) in self.declared(n_classes, n_features).items():
+            arr = stats.get(key)
+            if (
+                not isinstance(arr, np.ndarray)
+                or arr.dtype.kind not in kinds
+                or arr.ndim != len(shape)
+                or any(want is not None and want != n for want, n in zip(shape, arr.shape))
+            ):
+                raise ValueError(f"statistics {key!r} are missing or of the wrong shape.")
+            if key in self.non_negative_keys and not (
+                np.all(np.isfinite(arr)) and arr.min(initial=0) >= 0
+            ):
+                raise ValueError(f"statistics {key!r} must be finite, non-negative counts.")
+        if not self.take(stats).consistent():
+            raise ValueError(f"statistics {list(self.keys)} do not fit together.")
+
+
+def by_slots(slots, op: str, *args) -> Arrays:
+    """The ``op`` (a :class:`Slot` method) of every slot's statistics, joined in one dict."""
+    out: Arrays = {}
+    for slot in slots:  # bounded: a model's few statistics
+        out.update(getattr(slot, op)(*args))
+    return out
+
+
+def check_statistics(slots, stats: Mapping[str, np.ndarray], n_classes: int, width: int) -> None:
+    """Refuse (ValueError) statistics other than those ``slots`` declare for ``n_classes``
+    classes over ``width`` columns: keys missing or extra, or values :meth:`Slot.check`
+    refuses."""
+    keys = {k for slot in slots for k in slot.keys}
+    if set(stats) != keys:
+        raise ValueError(f"the statistics hold {sorted(stats)}; expected {sorted(keys)}.")
+    for slot in slots:  # bounded: a model's few statistics
+        slot.check(stats, n_classes, width)
+
+
+#: The class counts of every model's statistics, under their key ``class_count``.
+CLASS_COUNT = ClassCounts.at("class_count")

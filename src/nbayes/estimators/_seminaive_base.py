@@ -20,6 +20,7 @@ from ..base import Mode
 from ..columns import choices_from_state, choices_state, choices_table
 from ..distributions import Binned
 from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
+from ..distributions.statistics import by_slots, check_statistics
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts
 from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
@@ -378,7 +379,7 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
         elif classes is not None:
             added = self._set_classes(classes)
             if added:
-                self.stats_ = _add_classes(self.stats_, added)
+                self.stats_ = by_slots(self._statistics(), "add_classes", self.stats_, added)
         stats = self._accumulate(df, self._encode_labels(y, weights), "learn")
         self.stats_ = stats if first else self._merge_stats(self.stats_, stats)
         self.finalize()  # every batch, as fit (BaseNB._learn puts the model back if it fails)
@@ -410,8 +411,13 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
     def _extra_stats(self, codes, labels, stats: dict) -> dict:
         return stats
 
+    def _statistics(self) -> tuple:
+        """The statistics this model keeps, declared once as typed slots (see
+        :func:`nbayes.seminaive._counts.slots`): their algebra and their checks."""
+        return _counts.slots(self._order())
+
     def _merge_stats(self, a: dict, b: dict) -> dict:
-        return _counts.merge(a, b)
+        return by_slots(self._statistics(), "add", a, b)
 
     @property
     def bin_edges_(self) -> dict:
@@ -750,22 +756,16 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
         self.classes_ = np.asarray(state["classes"])
         stats = {k: np.asarray(v) for k, v in state["statistics"].items()}
         n_cat = self._n_categories()
-        if "n_categories" not in stats or not np.array_equal(stats["n_categories"], n_cat):
+        check_statistics(self._statistics(), stats, self.classes_.size, n_features)
+        if not np.array_equal(stats["n_categories"], n_cat):
             raise ValueError("the statistics do not match the vocabulary and bin edges.")
-        for k, v in _counts.zeros(n_cat, self.classes_.size, self._order()).items():
-            if k not in stats or stats[k].shape != v.shape:
-                raise ValueError(f"statistics {k!r} are missing or of the wrong shape.")
-            if k != "n_categories" and not (
-                np.all(np.isfinite(stats[k])) and stats[k].min(initial=0) >= 0
-            ):
-                raise ValueError(f"statistics {k!r} must be finite, non-negative counts.")
         self._check_extra_stats(stats)
         self.stats_ = stats
         self.finalize()
         return self
 
     def _check_extra_stats(self, stats: dict) -> None:
-        """Check statistics beyond the count tables (JointBayes' vectors)."""
+        """Check that the statistics agree with each other (JointBayes' vectors' codes)."""
 
     # -- merging -----------------------------------------------------------------------------------
     def _merge_state_from(self, other) -> dict:
@@ -789,12 +789,5 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
         return self._relayout_stats(other.stats_, self._n_categories(), maps)
 
     def _relayout_stats(self, stats: dict, n_cat, maps) -> dict:
-        return _counts.relayout(stats, np.maximum(n_cat, stats["n_categories"]), maps)
-
-
-def _add_classes(stats: dict, n_new: int) -> dict:
-    out = dict(stats)
-    for k, v in stats.items():
-        if k not in ("n_categories", "vectors"):
-            out[k] = np.concatenate([v, np.zeros((n_new, *v.shape[1:]))], axis=0)
-    return out
+        n_cat = np.maximum(n_cat, stats["n_categories"])
+        return by_slots(self._statistics(), "recode", stats, n_cat, maps)

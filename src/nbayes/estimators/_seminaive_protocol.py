@@ -17,7 +17,7 @@ from sklearn.base import clone
 from .._params import check_params
 from ..base import SurveyStep
 from ..distributions._estimates import check_alpha, pseudo_count
-from ..seminaive import _counts
+from ..distributions.statistics import by_slots
 from ._seminaive_survey import _combine_surveys, _survey_partition
 
 
@@ -42,6 +42,7 @@ class _SemiNaiveProtocol:
         _log_prior: Callable[..., Any]
         _build: Callable[..., Any]
         _publish: Callable[..., Any]
+        _statistics: Callable[..., Any]
 
     # -- the estimator protocol (see nbayes.base) -----------------------------------------------
     def survey_step(self, meta, summary=None) -> SurveyStep | None:
@@ -192,8 +193,6 @@ class _SemiNaiveProtocol:
         return self._subtract_stats(a, b)
 
     def scale_statistics(self, stats: dict, factor: float) -> dict:
-        # Every count is per class (as in clear_statistics); the numbers of categories and
-        # vectors are kept.
         """``stats`` with every row's weight multiplied by ``factor`` >= 0: the statistics the
         same rows would give with their sample weights times ``factor`` (sums scale, averages
         stay). EM uses it to weigh the unlabeled rows by lambda after counting them once.
@@ -219,10 +218,9 @@ class _SemiNaiveProtocol:
         >>> model.scale_statistics(model.stats_, 0.5)["class_count"].tolist()
         [1.0, 1.0]
         """
-        return {k: v if k in ("n_categories", "vectors") else v * factor for k, v in stats.items()}
+        return by_slots(self._statistics(), "scale", stats, factor)
 
     def clear_statistics(self, stats: dict) -> dict:
-        # Every count is per class; the numbers of categories and vectors are kept.
         """``stats`` with every count zero but what describes the columns kept (category
         vocabularies carried in the statistics): the statistics of no rows, in the same
         encoding, so that merging them adds the columns' categories and nothing else.
@@ -247,9 +245,7 @@ class _SemiNaiveProtocol:
         >>> cleared["class_count"].tolist(), float(cleared["n2"].sum())
         ([0.0, 0.0], 0.0)
         """
-        return {
-            k: v if k in ("n_categories", "vectors") else np.zeros_like(v) for k, v in stats.items()
-        }
+        return by_slots(self._statistics(), "clear", stats)
 
     def align_statistics(self, stats: dict, positions, n_classes: int) -> dict:
         """``stats`` laid out over ``n_classes`` classes: class ``i`` of ``stats`` goes to
@@ -280,14 +276,8 @@ class _SemiNaiveProtocol:
         >>> model.align_statistics(model.stats_, np.array([0, 2]), 3)["class_count"].tolist()
         [2.0, 0.0, 2.0]
         """
-        out = {}
-        for k, v in stats.items():
-            if k in ("n_categories", "vectors"):
-                out[k] = v
-            else:
-                out[k] = np.zeros((n_classes, *v.shape[1:]))
-                out[k][np.asarray(positions)] = v
-        return out
+        positions = np.asarray(positions)
+        return by_slots(self._statistics(), "align_classes", stats, positions, n_classes)
 
     def recode_statistics(self, other) -> dict:
         """The statistics of fitted ``other`` (same kind, same settings) in this model's
@@ -316,7 +306,7 @@ class _SemiNaiveProtocol:
         return self._merge_state_from(other)
 
     def _subtract_stats(self, a: dict, b: dict) -> dict:
-        return _counts.subtract(a, b, self.classes_.tolist())
+        return by_slots(self._statistics(), "subtract", a, b, self.classes_.tolist())
 
     def finalize(self) -> None:
         """Derive the scoring tables (structure included) from the statistics now.

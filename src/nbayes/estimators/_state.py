@@ -10,15 +10,22 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 
-def check_counts(stats: dict) -> None:
-    """Counts in plain statistics (the class weights and every ``n_*`` table) must be
-    non-negative numbers: a hand-edited or forged state with a negative or NaN count would
-    finalize into parameters that predict without a word. ValueError names the first."""
+def check_counts(families, stats: dict) -> None:
+    """Weights in plain statistics (the class weights, and what each family's declared
+    statistic types hold as weights) must be non-negative numbers, and each statistic's
+    arrays must fit together: a hand-edited or forged state with a negative or NaN count
+    would finalize into parameters that predict without a word. ValueError names the first."""
     named = [("class_count", stats["class_count"])]
-    for g, group in enumerate(stats["groups"]):  # bounded by the column groups
-        named += [
-            (f"{key!r} of column group {g}", v) for key, v in group.items() if key[:2] == "n_"
-        ]
+    for g, (family, group) in enumerate(zip(families, stats["groups"])):  # bounded: groups
+        for slot in family.statistics:  # bounded: a family's few statistics
+            named += [
+                (f"{key!r} of column group {g}", group[key]) for key in slot.non_negative_keys
+            ]
+            if not slot.take(group).consistent():
+                raise ValueError(
+                    f"the statistics {list(slot.keys)} of column group {g} do not fit "
+                    "together, so the state was edited or corrupted."
+                )
     for name, value in named:  # bounded: a few per group
         arr = np.asarray(value)
         if arr.dtype.kind in "fiu" and arr.size and not (arr >= 0).all():
@@ -133,5 +140,5 @@ class _State:
         if len(widths) != len(families):
             raise ValueError(f"{len(families)} families for {len(widths)} column groups.")
         self.families_ = families
-        check_counts(state["statistics"])
+        check_counts(families, state["statistics"])
         return self.install(state["classes"], state["statistics"])

@@ -168,33 +168,8 @@ class JointBayes(_SemiNaiveNB):
     def _extra_stats(self, codes, labels, stats):
         return {**stats, **joint.accumulate(codes, labels)}
 
-    def _merge_stats(self, a, b):
-        vec = joint.merge(a, b)
-        tables = _counts.merge(
-            {k: v for k, v in a.items() if k not in vec},
-            {k: v for k, v in b.items() if k not in vec},
-        )
-        return {**tables, **vec}
-
-    def _subtract_stats(self, a, b):
-        vec = joint.subtract(a, b, self.classes_.tolist())
-        tables = _counts.subtract(
-            {k: v for k, v in a.items() if k not in vec},
-            {k: v for k, v in b.items() if k not in vec},
-            self.classes_.tolist(),
-        )
-        return {**tables, **vec}
-
-    def _relayout_stats(self, stats, n_cat, maps):
-        tables = _counts.relayout(
-            {k: v for k, v in stats.items() if k not in ("vectors", "n_vectors")},
-            np.maximum(n_cat, stats["n_categories"]),
-            maps,
-        )
-        vec = {"vectors": stats["vectors"], "n_vectors": stats["n_vectors"]}
-        if maps is not None:
-            vec = joint.recode(vec, maps)
-        return {**tables, **vec}
+    def _statistics(self):
+        return _counts.slots(self._order(), vectors=True)
 
     def _build(self, stats, a):
         m = float(self.min_count)
@@ -510,16 +485,6 @@ class JointBayes(_SemiNaiveNB):
         return self
 
     def _check_extra_stats(self, stats: dict) -> None:
-        vectors, counts = stats.get("vectors"), stats.get("n_vectors")
-        n_cat = stats["n_categories"]
-        if (
-            vectors is None
-            or counts is None
-            or vectors.ndim != 2
-            or vectors.dtype.kind != "i"
-            or vectors.shape[1] != n_cat.size
-            or counts.shape != (self.classes_.size, vectors.shape[0])
-            or (vectors.size and (vectors.min() < 0 or np.any(vectors >= n_cat)))
-            or not (np.all(np.isfinite(counts)) and counts.min(initial=0) >= 0)
-        ):
+        # Shapes, signs and weights are the types' checks; the codes are the columns'.
+        if np.any(stats["vectors"] >= stats["n_categories"]):
             raise ValueError("the JointBayes table of feature vectors is inconsistent.")

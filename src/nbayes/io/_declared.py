@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..distributions.statistics import CLASS_COUNT
 from ..exceptions import ModelFormatError
 from . import _plain as plain
 from . import _wrappers
-from ._statistics import declared_statistics
+from ._statistics import declared, declared_statistics, seminaive_slots
 
 #: Longest .npy header dict accepted (numpy's own default limit; it writes under 200 bytes),
 #: and the most bytes a member may hold beyond its data: magic, version, length, header.
@@ -165,7 +166,8 @@ def _expect_base(meta, arrays, expected, prefix, widths=None) -> None:
         )
     k = classes[0][0]
     expected[f"{prefix}classes"] = ((k,), "biufU")
-    expected[f"{prefix}class_count"] = ((k,), "f")
+    for key, entry in declared((CLASS_COUNT,), k, n_features).items():
+        expected[f"{prefix}{key}"] = entry
     expected[f"{prefix}feature_names_in"] = ((n_features,), "U")
     widths = [n_features] if widths is None else widths
     if len(widths) != len(specs):
@@ -203,12 +205,8 @@ def _expect_seminaive(meta, arrays, expected, prefix) -> None:
     k = classes[0][0]
     expected[f"{prefix}classes"] = ((k,), "biufU")
     expected[f"{prefix}feature_names_in"] = ((n_features,), "U")
-    expected[f"{prefix}stats/n_categories"] = ((n_features,), "i")
-    expected[f"{prefix}stats/class_count"] = ((k,), "f")
-    for m in range(1, order + 1):  # bounded: at most 8 tables
-        expected[f"{prefix}stats/n{m}"] = ((k, None), "f")
-    expected[f"{prefix}stats/vectors"] = ((None, n_features), "i")
-    expected[f"{prefix}stats/n_vectors"] = ((k, None), "f")
+    for key, entry in declared(seminaive_slots(layout, arrays, prefix), k, n_features).items():
+        expected[f"{prefix}stats/{key}"] = entry
     for i in range(n_edges):  # bounded by the features
         expected[f"{prefix}edges/{i}"] = ((None,), "f")
     _expect_vocabulary(arrays, expected, f"{prefix}vocabulary/")

@@ -19,7 +19,9 @@ import numpy as np
 
 from .. import base
 from ..columns import Calendar
+from ..distributions.statistics import CLASS_COUNT
 from ..exceptions import ModelFormatError
+from ..seminaive import _counts
 from . import _plain as plain
 from . import _statistics as statistics
 
@@ -46,7 +48,7 @@ def _dump_base(state: dict) -> tuple[dict, dict]:
     stats = state["statistics"]
     arrays = {
         "classes": plain.label_array(state["classes"]),
-        "class_count": np.asarray(stats["class_count"]),
+        **statistics.dump((CLASS_COUNT,), stats, "", "The model"),
     }
     if state["feature_names_in"] is not None:
         arrays["feature_names_in"] = plain.label_array(state["feature_names_in"], "feature names")
@@ -78,9 +80,7 @@ def _load_base(meta: dict, arrays: dict, widths: list[int] | None = None) -> dic
         raise ModelFormatError(
             f"Model file: 'classes' must be non-empty and distinct; got {classes.tolist()!r}."
         )
-    class_count = plain.take(
-        arrays, "class_count", kinds="f", shape=(n_classes,), non_negative=True
-    )
+    class_count = statistics.restore((CLASS_COUNT,), arrays, "", n_classes, 0, "the model")
     names = None
     if "feature_names_in" in arrays:
         names = plain.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
@@ -98,7 +98,7 @@ def _load_base(meta: dict, arrays: dict, widths: list[int] | None = None) -> dic
         "feature_names_in": names,
         "classes": plain.restore_label_dtype(classes, meta.get("classes_dtype")),
         "families": families,
-        "statistics": {"class_count": class_count.astype(np.float64), "groups": groups},
+        "statistics": {**class_count, "groups": groups},
         "layout": None,
     }
 
@@ -344,8 +344,9 @@ def dump_seminaive(state: dict) -> tuple[dict, dict]:
     arrays["classes"] = plain.label_array(state["classes"])
     if state["feature_names_in"] is not None:
         arrays["feature_names_in"] = plain.label_array(state["feature_names_in"], "feature names")
-    for key in sorted(state["statistics"]):  # one order, so a loaded model saves the same bytes
-        arrays[f"stats/{key}"] = np.asarray(state["statistics"][key])
+    stats = state["statistics"]
+    typed = statistics.dump(_counts.slots_of(stats), stats, "stats/", "A semi-naive model")
+    arrays.update(sorted(typed.items()))  # one order, so a loaded model saves the same bytes
     for i, edges in enumerate(layout["edges"]):
         arrays[f"edges/{i}"] = np.asarray(edges, dtype=np.float64)
     meta = {
@@ -357,7 +358,7 @@ def dump_seminaive(state: dict) -> tuple[dict, dict]:
             "numeric": [bool(v) for v in layout["numeric"]],
             "vocabulary": spec,
             "n_edges": len(layout["edges"]),
-            "order": max(int(k[1:]) for k in state["statistics"] if k[1:].isdigit()),
+            "order": _counts.orders(stats),
         },
     }
     kept: dict = meta["seminaive"]  # type: ignore[assignment]
@@ -416,12 +417,10 @@ def load_seminaive(meta: dict, arrays: dict) -> dict:
     if "feature_names_in" in arrays:
         names = plain.take(arrays, "feature_names_in", kinds="U", shape=(n_features,))
     backoff = _load_backoff(meta, arrays)
-    stats = {}
-    for key in arrays:
-        if key.startswith("stats/"):
-            name = key.removeprefix("stats/")
-            kinds = "i" if name in ("n_categories", "vectors") else "f"
-            stats[name] = plain.take(arrays, key, kinds=kinds, non_negative=kinds == "f")
+    slots = statistics.seminaive_slots(layout, arrays, "")
+    stats = statistics.restore(
+        slots, arrays, "stats/", classes.size, n_features, "the semi-naive model"
+    )
     return {
         "n_features_in": n_features,
         "feature_names_in": names,

@@ -15,17 +15,24 @@ beside n(y, x_i, x_j), say) comes from rows that observed all its features -- mi
 are then left out exactly, as the naive model leaves them out.
 
 Counting is a ``bincount`` over offset-encoded keys built for all subsets of a row chunk at
-once: one pass over the data, no Python loop over rows. ``merge`` is addition and
-``subtract`` subtraction after both sides are laid out for the larger category counts
-(``relayout``), which also re-codes statistics made with another vocabulary.
+once: one pass over the data, no Python loop over rows.
+
+The tables are a typed statistic, :class:`CountTables` (see
+:mod:`nbayes.distributions.statistics`), declared with the class counts (and JointBayes' table
+of vectors, :class:`~nbayes.seminaive.joint.VectorCounts`) by :func:`slots`: ``merge`` is
+addition and ``subtract`` subtraction after both sides are laid out for the larger category
+counts (``recode``, which also re-codes statistics made with another vocabulary), and model
+files store and check them by those types.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
@@ -34,7 +41,9 @@ from .._threads import map_chunks
 from .._validation import column_label, row_offset
 from ..distributions._arrays import row_chunks, subtract_nonnegative
 from ..distributions._labels import Labels
+from ..distributions.statistics import CLASS_COUNT, Slot, Statistic, by_slots
 from ..exceptions import DataError, ParameterError
+from .joint import VECTORS
 
 #: Default memory limit of the count tables of one model (and of each scoring table built
 #: from them); a wider input gets a DataError naming the size it would need.
@@ -226,11 +235,8 @@ def check_codes(X, n_categories=None, feature_names=None, weights=None) -> np.nd
 
 def zeros(n_categories: np.ndarray, n_classes: int, order: int) -> dict:
     """Statistics of no rows: the identity of :func:`merge`."""
-    n_categories = np.asarray(n_categories, dtype=np.int64)
-    out = {"n_categories": n_categories, "class_count": np.zeros(n_classes)}
-    for m in range(1, order + 1):
-        out[table_key(m)] = np.zeros((n_classes, layout(n_categories, m).total))
-    return out
+    tables = CountTables.empty(n_categories, n_classes, order)
+    return {**CLASS_COUNT.zeros(n_classes, 0), **tables_slot(order).put(tables)}
 
 
 def accumulate(
@@ -369,86 +375,190 @@ def _count_chunk(X: np.ndarray, labels: Labels, lay: Layout, unit: bool, complet
     return np.bincount(keys[observed], weights=w[observed], minlength=n_cells)
 
 
-def relayout(stats: dict, n_categories, code_maps=None) -> dict:
-    """The same statistics laid out for ``n_categories`` codes per feature (at least the
-    current ones), each old code ``c`` of feature ``j`` moved to ``code_maps[j][c]`` when code
-    maps are given (statistics made with another vocabulary; None keeps a feature's codes)."""
-    old = np.asarray(stats["n_categories"], dtype=np.int64)
-    new = np.asarray(n_categories, dtype=np.int64)
-    if code_maps is None and np.array_equal(old, new):
-        return stats
-    if new.shape != old.shape:
-        raise DataError(
-            f"Cannot combine statistics of {old.size} features with ones of {new.size} features."
+@dataclasses.dataclass(frozen=True, eq=False)
+class CountTables(Statistic):
+    """The count tables of orders 1 .. m (``tables``, each (n_classes, cells of its order))
+    over features of ``n_categories`` codes each, (d,) int64: under the keys
+    ``n_categories, n1, .., nm`` of the statistics (see the module docstring).
+
+    Adds table by table once both sides are laid out for the larger category counts (an
+    identity: the tables of all-ones category counts); unlearning refuses a code or a count
+    the rows to unlearn hold beyond what was learned.
+    """
+
+    n_categories: np.ndarray
+    tables: tuple[np.ndarray, ...]
+
+    class_fields = ("tables",)
+    kinds: ClassVar[dict[str, str]] = {"n_categories": "i", "tables": "f"}
+    non_negative = ("tables",)
+
+    @classmethod
+    def key_fields(cls, n_keys):
+        if n_keys < 2:
+            raise TypeError(f"CountTables need the categories' key and a table's; got {n_keys}.")
+        return ("n_categories",) + ("tables",) * (n_keys - 1)
+
+    @classmethod
+    def from_arrays(cls, arrays):
+        return cls(arrays[0], tuple(arrays[1:]))
+
+    def to_arrays(self):
+        return (self.n_categories, *self.tables)
+
+    @classmethod
+    def empty(cls, n_categories, n_classes: int, order: int) -> CountTables:
+        """The tables of orders 1 .. ``order`` of no rows."""
+        n_categories = np.asarray(n_categories, dtype=np.int64)
+        return cls(
+            n_categories,
+            tuple(
+                np.zeros((n_classes, layout(n_categories, m).total)) for m in range(1, order + 1)
+            ),
         )
-    maps = [
-        np.arange(k) if code_maps is None or code_maps[j] is None else np.asarray(code_maps[j])
-        for j, k in enumerate(old.tolist())
-    ]
-    for mp, k, n in zip(maps, old.tolist(), new.tolist()):  # bounded by the features
-        if mp.size < k or (k and (mp[:k].max() >= n or np.unique(mp[:k]).size < k)):
+
+    @classmethod
+    def zeros(cls, n_classes, width):
+        raise TypeError("CountTables of no rows need their order: use CountTables.empty.")
+
+    @classmethod
+    def declared(cls, n_classes, width):
+        return {"n_categories": ((width,), "i"), "tables": ((n_classes, None), "f")}
+
+    def consistent(self) -> bool:
+        # Each table holds the cells its order has for these category counts (which bounds
+        # what a merge or a layout allocates from a forged file).
+        k = self.n_categories
+        return bool(
+            k.ndim == 1
+            and (k.size == 0 or k.min() >= 1)
+            and all(t.shape[1] == cells_of_order(k, m) for m, t in enumerate(self.tables, start=1))
+        )
+
+    def _common(self, other: CountTables) -> tuple[CountTables, CountTables]:
+        mine, theirs = len(self.tables), len(other.tables)
+        n_a, n_b = self.tables[0].shape[0], other.tables[0].shape[0]
+        if mine != theirs or n_a != n_b:
             raise DataError(
-                "Cannot re-lay statistics: a code map is not one-to-one into the new codes."
+                "Cannot combine statistics of different orders or numbers of classes "
+                f"(orders {mine} and {theirs}, {n_a} and {n_b} classes)."
             )
-    flat_maps, map_start = np.concatenate(maps).astype(np.int64), _map_offsets(maps)
-    out = {**stats, "n_categories": new}
-    for m in range(1, orders(stats) + 1):
-        table = stats[table_key(m)]
-        lay_old, lay_new = layout(old, m), layout(new, m)
-        sizes = lay_old.dims.prod(axis=1)
-        subset = np.repeat(np.arange(len(sizes)), sizes)
-        rest = np.arange(lay_old.total) - lay_old.offsets[subset]
-        target = lay_new.offsets[subset].copy()
-        for t in range(m - 1, -1, -1):  # bounded by the order: peel digits right to left
-            feature = lay_old.subsets[subset, t]
-            digit = rest % lay_old.dims[subset, t]
-            rest //= lay_old.dims[subset, t]
-            target += flat_maps[map_start[feature] + digit] * lay_new.strides[subset, t]
-        moved = np.zeros((table.shape[0], lay_new.total))
-        moved[:, target] = table  # code maps are one-to-one: distinct targets
-        out[table_key(m)] = moved
-    return out
+        n_cat = np.maximum(self.n_categories, other.n_categories)
+        return self.recode(n_cat, None), other.recode(n_cat, None)
+
+    def __add__(self, other):
+        a, b = self._common(other)
+        return CountTables(a.n_categories, tuple(x + y for x, y in zip(a.tables, b.tables)))
+
+    def subtract(self, other, names, class_names=None, feature_names=None):
+        over = other.n_categories > self.n_categories
+        if over.any():
+            j = int(np.flatnonzero(over)[0])
+            raise DataError(
+                f"Cannot unlearn: {column_label(j, feature_names)} has category code "
+                f"{other.n_categories[j] - 1} in the rows to unlearn, but the model never saw "
+                f"a code above {self.n_categories[j] - 1}, so those rows were never learned."
+            )
+        a, b = self._common(other)
+        tables = tuple(
+            subtract_nonnegative(x, y, key, class_names)
+            for key, x, y in zip(names[1:], a.tables, b.tables)
+        )
+        return CountTables(a.n_categories, tables)
+
+    def scale(self, factor):
+        return CountTables(self.n_categories, tuple(t * factor for t in self.tables))
+
+    def clear(self):
+        return CountTables(self.n_categories, tuple(np.zeros_like(t) for t in self.tables))
+
+    def align_classes(self, positions, n_classes):
+        moved = []
+        for t in self.tables:  # bounded by the order
+            out = np.zeros((n_classes, t.shape[1]))
+            out[positions] = t
+            moved.append(out)
+        return CountTables(self.n_categories, tuple(moved))
+
+    def recode(self, n_categories, code_maps):
+        """The same tables laid out for ``n_categories`` codes per feature (at least the
+        current ones; None: the current ones), each old code ``c`` of feature ``j`` moved
+        to ``code_maps[j][c]`` when code maps are given (statistics made with another
+        vocabulary; None keeps a feature's codes)."""
+        old = np.asarray(self.n_categories, dtype=np.int64)
+        new = old if n_categories is None else np.asarray(n_categories, dtype=np.int64)
+        if code_maps is None and np.array_equal(old, new):
+            return self
+        if new.shape != old.shape:
+            raise DataError(
+                f"Cannot combine statistics of {old.size} features with ones of {new.size} "
+                "features."
+            )
+        maps = [
+            np.arange(k) if code_maps is None or code_maps[j] is None else np.asarray(code_maps[j])
+            for j, k in enumerate(old.tolist())
+        ]
+        for mp, k, n in zip(maps, old.tolist(), new.tolist()):  # bounded by the features
+            if mp.size < k or (k and (mp[:k].max() >= n or np.unique(mp[:k]).size < k)):
+                raise DataError(
+                    "Cannot re-lay statistics: a code map is not one-to-one into the new codes."
+                )
+        flat_maps, map_start = np.concatenate(maps).astype(np.int64), _map_offsets(maps)
+        moved_tables = []
+        for m, table in enumerate(self.tables, start=1):  # bounded by the order
+            lay_old, lay_new = layout(old, m), layout(new, m)
+            sizes = lay_old.dims.prod(axis=1)
+            subset = np.repeat(np.arange(len(sizes)), sizes)
+            rest = np.arange(lay_old.total) - lay_old.offsets[subset]
+            target = lay_new.offsets[subset].copy()
+            for t in range(m - 1, -1, -1):  # bounded by the order: peel digits right to left
+                feature = lay_old.subsets[subset, t]
+                digit = rest % lay_old.dims[subset, t]
+                rest //= lay_old.dims[subset, t]
+                target += flat_maps[map_start[feature] + digit] * lay_new.strides[subset, t]
+            moved = np.zeros((table.shape[0], lay_new.total))
+            moved[:, target] = table  # code maps are one-to-one: distinct targets
+            moved_tables.append(moved)
+        return CountTables(new, tuple(moved_tables))
 
 
 def _map_offsets(maps) -> np.ndarray:
     return np.concatenate([[0], np.cumsum([mp.size for mp in maps])[:-1]]).astype(np.int64)
 
 
-def _common(a: dict, b: dict) -> tuple[dict, dict]:
-    if orders(a) != orders(b) or a["class_count"].shape != b["class_count"].shape:
-        raise DataError(
-            "Cannot combine statistics of different orders or numbers of classes "
-            f"(orders {orders(a)} and {orders(b)}, {a['class_count'].size} and "
-            f"{b['class_count'].size} classes)."
-        )
-    n_cat = np.maximum(a["n_categories"], b["n_categories"])
-    return relayout(a, n_cat), relayout(b, n_cat)
+def tables_slot(order: int) -> Slot:
+    """The count tables of orders 1 .. ``order`` under their keys."""
+    return CountTables.at("n_categories", *(table_key(m) for m in range(1, order + 1)))
+
+
+def slots(order: int, vectors: bool = False) -> tuple[Slot, ...]:
+    """The statistics of a semi-naive model, declared once: its count tables up to ``order``,
+    the class counts and, for JointBayes (``vectors``), the table of whole vectors."""
+    return (tables_slot(order), CLASS_COUNT, *((VECTORS,) if vectors else ()))
+
+
+def slots_of(stats: dict) -> tuple[Slot, ...]:
+    """The declared statistics (:func:`slots`) of a statistics dict, from its keys."""
+    return slots(orders(stats), VECTORS.keys[0] in stats)
+
+
+def relayout(stats: dict, n_categories, code_maps=None) -> dict:
+    """The same statistics laid out for ``n_categories`` codes per feature (at least the
+    current ones), each old code ``c`` of feature ``j`` moved to ``code_maps[j][c]`` when code
+    maps are given (statistics made with another vocabulary; None keeps a feature's codes)."""
+    return by_slots(slots_of(stats), "recode", stats, n_categories, code_maps)
 
 
 def merge(a: dict, b: dict) -> dict:
     """Statistics of the rows of ``a`` and ``b`` together (addition; :func:`zeros` is the
     identity)."""
-    a, b = _common(a, b)
-    return {k: a[k] if k == "n_categories" else a[k] + b[k] for k in a}
+    return by_slots(slots_of(a), "add", a, b)
 
 
 def subtract(a: dict, b: dict, class_names=None) -> dict:
     """Statistics of the rows of ``a`` without those of ``b``, which ``a`` must have learned:
     a count that would turn negative raises a DataError naming the class."""
-    over = np.asarray(b["n_categories"]) > np.asarray(a["n_categories"])
-    if over.any():
-        j = int(np.flatnonzero(over)[0])
-        raise DataError(
-            f"Cannot unlearn: {column_label(j)} has category code {b['n_categories'][j] - 1} "
-            f"in the rows to unlearn, but the model never saw a code above "
-            f"{a['n_categories'][j] - 1}, so those rows were never learned."
-        )
-    a, b = _common(a, b)
-    out = {"n_categories": a["n_categories"]}
-    for k in a:
-        if k != "n_categories":
-            out[k] = subtract_nonnegative(a[k], b[k], k, class_names)
-    return out
+    return by_slots(slots_of(a), "subtract", a, b, class_names)
 
 
 def n_values(stats: dict, m: int) -> np.ndarray:

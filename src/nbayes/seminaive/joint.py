@@ -12,9 +12,15 @@ any other row -- rarer vectors, unseen categories, missing cells -- goes to the 
 (naive Bayes from the order-1 counts, or an estimator given to ``JointBayes(backoff=...)``).
 A vector with a missing cell is not counted: its joint would need summing over every
 completion, which is what the backoff model does exactly.
+
+The table is a typed statistic, :class:`VectorCounts` (see
+:mod:`nbayes.distributions.statistics`), under the keys ``vectors`` and ``n_vectors``.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -22,6 +28,7 @@ import pandas as pd
 from ..distributions._arrays import subtract_nonnegative
 from ..distributions._estimates import log_normalise
 from ..distributions._labels import Labels
+from ..distributions.statistics import Statistic
 from ..exceptions import DataError
 
 
@@ -43,45 +50,95 @@ def accumulate(X: np.ndarray, labels: Labels) -> dict:
     }
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class VectorCounts(Statistic):
+    """The distinct complete code vectors seen, ``vectors`` (U, d) int64 in lexicographic
+    order, and the weight of each per class, ``n_vectors`` (C, U).
+
+    Adds by uniting the vectors (sorted again) and adding their weights; unlearning drops
+    the vectors left with no weight and refuses one never learned.
+    """
+
+    vectors: np.ndarray
+    n_vectors: np.ndarray
+
+    class_fields = ("n_vectors",)
+    kinds: ClassVar[dict[str, str]] = {"vectors": "i", "n_vectors": "f"}
+    non_negative = ("n_vectors",)
+
+    @classmethod
+    def zeros(cls, n_classes, width):
+        return cls(np.zeros((0, width), dtype=np.int64), np.zeros((n_classes, 0)))
+
+    @classmethod
+    def declared(cls, n_classes, width):
+        return {"vectors": ((None, width), "i"), "n_vectors": ((n_classes, None), "f")}
+
+    def consistent(self) -> bool:
+        return bool(
+            self.n_vectors.shape[1] == self.vectors.shape[0]
+            and (self.vectors.size == 0 or self.vectors.min() >= 0)
+        )
+
+    def __add__(self, other):
+        both = np.concatenate([self.vectors, other.vectors])
+        vectors, inverse = np.unique(both, axis=0, return_inverse=True)
+        counts = np.zeros((self.n_vectors.shape[0], len(vectors)))
+        counts[:, inverse.ravel()[: len(self.vectors)]] += self.n_vectors
+        counts[:, inverse.ravel()[len(self.vectors) :]] += other.n_vectors
+        return VectorCounts(vectors.reshape(len(vectors), both.shape[1]), counts)
+
+    def subtract(self, other, names, class_names=None, feature_names=None):
+        where = _find(self.vectors, other.vectors)
+        if (where < 0).any():
+            raise DataError(
+                "Cannot unlearn: a feature vector among the rows to unlearn was never learned."
+            )
+        removed = np.zeros_like(self.n_vectors)
+        removed[:, where] = other.n_vectors
+        counts = subtract_nonnegative(self.n_vectors, removed, names[1], class_names)
+        held = counts.any(axis=0)
+        return VectorCounts(self.vectors[held], counts[:, held])
+
+    def recode(self, n_categories, code_maps):
+        """The table with each feature's codes mapped by ``code_maps[j]`` (None: kept), for
+        statistics made with another vocabulary; vectors are sorted again."""
+        if code_maps is None:
+            return self
+        vectors = self.vectors.copy()
+        for j, mp in enumerate(code_maps):  # bounded by the features
+            if mp is not None and len(vectors):
+                vectors[:, j] = np.asarray(mp)[vectors[:, j]]
+        empty = VectorCounts(vectors[:0], self.n_vectors[:, :0])
+        return empty + VectorCounts(vectors, self.n_vectors)
+
+
+#: JointBayes' table of vectors under its keys in the statistics.
+VECTORS = VectorCounts.at("vectors", "n_vectors")
+
+
 def merge(a: dict, b: dict) -> dict:
     """Statistics of both batches: vectors united (sorted), weights added."""
-    both = np.concatenate([a["vectors"], b["vectors"]])
-    vectors, inverse = np.unique(both, axis=0, return_inverse=True)
-    n_classes = a["n_vectors"].shape[0]
-    counts = np.zeros((n_classes, len(vectors)))
-    counts[:, inverse.ravel()[: len(a["vectors"])]] += a["n_vectors"]
-    counts[:, inverse.ravel()[len(a["vectors"]) :]] += b["n_vectors"]
-    return {"vectors": vectors.reshape(len(vectors), both.shape[1]), "n_vectors": counts}
+    return VECTORS.add(a, b)
 
 
 def subtract(a: dict, b: dict, class_names=None) -> dict:
     """Statistics of ``a`` without the rows of ``b``; vectors left with no weight go."""
-    where = find(a, b["vectors"])
-    if (where < 0).any():
-        raise DataError(
-            "Cannot unlearn: a feature vector among the rows to unlearn was never learned."
-        )
-    removed = np.zeros_like(a["n_vectors"])
-    removed[:, where] = b["n_vectors"]
-    counts = subtract_nonnegative(a["n_vectors"], removed, "n_vectors", class_names)
-    held = counts.any(axis=0)
-    return {"vectors": a["vectors"][held], "n_vectors": counts[:, held]}
+    return VECTORS.subtract(a, b, class_names)
 
 
 def recode(stats: dict, code_maps) -> dict:
     """The statistics with each feature's codes mapped by ``code_maps[j]`` (None: kept), for
     statistics made with another vocabulary; vectors are sorted again."""
-    vectors = stats["vectors"].copy()
-    for j, mp in enumerate(code_maps):  # bounded by the features
-        if mp is not None and len(vectors):
-            vectors[:, j] = np.asarray(mp)[vectors[:, j]]
-    empty = {"vectors": vectors[:0], "n_vectors": stats["n_vectors"][:, :0]}
-    return merge(empty, {"vectors": vectors, "n_vectors": stats["n_vectors"]})
+    return VECTORS.recode(stats, None, code_maps)
 
 
 def find(stats: dict, X: np.ndarray) -> np.ndarray:
     """Index of each row of X among the stored vectors (-1: not stored), by hashing rows."""
-    vectors = stats["vectors"]
+    return _find(stats["vectors"], X)
+
+
+def _find(vectors: np.ndarray, X: np.ndarray) -> np.ndarray:
     if not len(vectors) or not len(X):
         return np.full(len(X), -1, dtype=np.intp)
     index = pd.MultiIndex.from_arrays(list(vectors.T))
