@@ -20,7 +20,6 @@ import pandas as pd
 
 from .. import _training as training
 from .._threads import threads
-from ..estimators._base import CV_FOLDS
 from ..exceptions import ColumnWarning, DataError, NBayesError
 from . import _calibrate
 from ._common import CLIError, UsageError
@@ -209,8 +208,6 @@ def train_on_cluster(
 def _fold_counts(est, plan, target: str, path: str, block) -> list:
     """:func:`~._calibrate.count_folds` of one partition, its rows numbered from its offset."""
     model = inner(est)
-    if not len(block.X):
-        return [None] * CV_FOLDS
     with threads(1):  # one partition per worker thread already
         found = _calibrate.chunk_folds(est, model, plan, target, path, block.offset, block.X)
         return _calibrate.count_folds(model, found)
