@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import base
+from .._threads import single_threaded_blas
 from ..estimators._base import log_odds_threshold
 from ..exceptions import ParameterError
 from . import _out_of_fold as oof
@@ -188,23 +189,24 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         """One calibrated model per fold, as scikit-learn's ``ensemble=True``."""
         xp, _, _ = get_namespace_and_device(X)
         calibrated = []
-        for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # bounded by folds
-            model = folds.train_model(i)
-            values = oof.response(model, X_test)
-            w = None
-            if sample_weight is not None:
-                w = _check_sample_weight(sample_weight, X, dtype=values.dtype)[test]
-            calibrated.append(
-                _fit_calibrator(
-                    model,
-                    values,
-                    _safe_indexing(y, test),
-                    self.classes_,
-                    self.method,
-                    xp=xp,
-                    sample_weight=w,
+        with single_threaded_blas():  # once: each limit costs about a millisecond
+            for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # folds
+                model = folds.train_model(i)
+                values = oof.response(model, X_test)
+                w = None
+                if sample_weight is not None:
+                    w = _check_sample_weight(sample_weight, X, dtype=values.dtype)[test]
+                calibrated.append(
+                    _fit_calibrator(
+                        model,
+                        values,
+                        _safe_indexing(y, test),
+                        self.classes_,
+                        self.method,
+                        xp=xp,
+                        sample_weight=w,
+                    )
                 )
-            )
         return calibrated
 
     def _fit_pooled(self, folds, X_tests, X, y, sample_weight):
@@ -218,7 +220,10 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         # The total passed on: a finalize of it drops what only zero-weight rows hold, as a
         # fit on the weighted rows never learns it.
         model = folds.model.finalize_with({}, folds.total)
-        return _fit_calibrator(model, values, y, self.classes_, self.method, xp=xp, sample_weight=w)
+        with single_threaded_blas():
+            return _fit_calibrator(
+                model, values, y, self.classes_, self.method, xp=xp, sample_weight=w
+            )
 
     def predict_proba(self, X) -> np.ndarray:
         """Calibrated probability of every class: the mean over the calibrated models.

@@ -24,6 +24,7 @@ import pandas as pd
 
 from .. import base
 from .._rowhash import hash_folds
+from .._threads import single_threaded_blas
 from ..distributions import Labels
 from ..estimators._base import CV_FOLDS
 from ..estimators._folds import take_rows
@@ -182,9 +183,10 @@ def calibrate(table, plan, target: str, dtypes: dict, method: str | None, scores
     labels = y if method == "temperature" else classes[y]
     calibrated = CalibratedClassifierCV(est, method=method, cv=CV_FOLDS, ensemble=False)
     calibrated.classes_ = classes
-    calibrated.calibrated_classifiers_ = [
-        _fit_calibrator(est, values, labels, classes, method, xp=np)
-    ]
+    with single_threaded_blas():
+        calibrated.calibrated_classifiers_ = [
+            _fit_calibrator(est, values, labels, classes, method, xp=np)
+        ]
     calibrated.fold_statistics_ = True
     for name in ("n_features_in_", "feature_names_in_"):
         if hasattr(est, name):
