@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.calibration import CalibratedClassifierCV as SklearnCalibrated
-from sklearn.calibration import _fit_calibrator
 from sklearn.model_selection import LeaveOneOut, check_cv
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import _safe_indexing, indexable
-from sklearn.utils._array_api import get_namespace_and_device
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
@@ -125,8 +123,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         X, y = indexable(X, y)
         encoder = LabelEncoder().fit(y)
         self.classes_ = encoder.classes_
+        codes = encoder.transform(y)  # once: the calibrators' targets come from them
         if self.method == "temperature" and isinstance(y[0], str):
-            y = encoder.transform(y)  # as scikit-learn does, before any model is fitted
+            y = codes  # as scikit-learn does, before any model is fitted
         splits = self._splits(X, y)
         n = len(y)
         ensemble = True if self.ensemble == "auto" else bool(self.ensemble)
@@ -145,9 +144,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
             ).fit(X, y, sample_weight=sample_weight, **fit_params)
             self.calibrated_classifiers_ = refit.calibrated_classifiers_
         elif ensemble:
-            self.calibrated_classifiers_ = self._fit_per_fold(*folds, X, y, sample_weight)
+            self.calibrated_classifiers_ = self._fit_per_fold(*folds, X, y, codes, sample_weight)
         else:
-            self.calibrated_classifiers_ = [self._fit_pooled(*folds, X, y, sample_weight)]
+            self.calibrated_classifiers_ = [self._fit_pooled(*folds, y, codes, sample_weight)]
         first = self.calibrated_classifiers_[0].estimator
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, name):
@@ -185,9 +184,8 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         cv = check_cv(self.cv, y, classifier=True)
         return [(np.asarray(train), np.asarray(test)) for train, test in cv.split(X, y)]
 
-    def _fit_per_fold(self, folds, X_tests, X, y, sample_weight) -> list:
+    def _fit_per_fold(self, folds, X_tests, X, y, codes, sample_weight) -> list:
         """One calibrated model per fold, as scikit-learn's ``ensemble=True``."""
-        xp, _, _ = get_namespace_and_device(X)
         calibrated = []
         with single_threaded_blas():  # once: each limit costs about a millisecond
             for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # folds
@@ -197,22 +195,21 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
                 if sample_weight is not None:
                     w = _check_sample_weight(sample_weight, X, dtype=values.dtype)[test]
                 calibrated.append(
-                    _fit_calibrator(
+                    oof.fit_calibrator(
                         model,
                         values,
                         _safe_indexing(y, test),
+                        codes[test],
                         self.classes_,
                         self.method,
-                        xp=xp,
                         sample_weight=w,
                     )
                 )
         return calibrated
 
-    def _fit_pooled(self, folds, X_tests, X, y, sample_weight):
+    def _fit_pooled(self, folds, X_tests, y, codes, sample_weight):
         """One calibrator on every row's out-of-fold value, over the model of all rows, as
         scikit-learn's ``ensemble=False``."""
-        xp, _, _ = get_namespace_and_device(X)
         values = oof.out_of_fold(folds, X_tests, len(y))
         w = None
         if sample_weight is not None:
@@ -221,8 +218,8 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         # fit on the weighted rows never learns it.
         model = folds.model.finalize_with({}, folds.total)
         with single_threaded_blas():
-            return _fit_calibrator(
-                model, values, y, self.classes_, self.method, xp=xp, sample_weight=w
+            return oof.fit_calibrator(
+                model, values, y, codes, self.classes_, self.method, sample_weight=w
             )
 
     def predict_proba(self, X) -> np.ndarray:

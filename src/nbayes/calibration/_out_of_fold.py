@@ -5,6 +5,8 @@ finalized, so the data is counted once and nothing is refitted."""
 from __future__ import annotations
 
 import numpy as np
+from sklearn.calibration import _CalibratedClassifier, _fit_calibrator, _SigmoidCalibration
+from sklearn.isotonic import IsotonicRegression
 from sklearn.utils._response import _get_response_values
 from sklearn.utils.validation import _check_response_method
 
@@ -65,10 +67,42 @@ def out_of_fold(folds: FoldStatistics, X_tests: list, n_rows: int) -> np.ndarray
     return found.reshape(n_rows, -1)
 
 
+def fit_calibrator(model, values, y, codes, classes, method: str, sample_weight=None):
+    """scikit-learn's ``_fit_calibrator`` (a fitted ``_CalibratedClassifier``), with the
+    one-vs-rest targets of the sigmoid and isotonic calibrators made from the class codes
+    (``codes``: the index of each row's label in ``classes``) instead of label_binarize's
+    checks of the labels, which sort them again for every fold. The targets, and so the
+    calibrators, are those scikit-learn makes: ``model`` knows every class, in the order of
+    ``classes``. Temperature scaling, which reads ``y`` as scikit-learn passes it (codes for
+    string labels), is scikit-learn's own."""
+    if method == "temperature":
+        return _fit_calibrator(
+            model, values, y, classes, method, xp=np, sample_weight=sample_weight
+        )
+    calibrators = []
+    for k, this_pred in enumerate(values.T):  # bounded by the classes (one for two)
+        # label_binarize's int columns: the second class against the first for two classes.
+        target = (codes == (1 if len(classes) == 2 else k)).astype(int)
+        calibrator = (
+            IsotonicRegression(out_of_bounds="clip")
+            if method == "isotonic"
+            else _SigmoidCalibration()
+        )
+        calibrators.append(calibrator.fit(this_pred, target, sample_weight))
+    return _CalibratedClassifier(model, calibrators, method=method, classes=classes)
+
+
 def partitions(splits, n_rows: int) -> bool:
     """Whether the test folds of ``splits`` hold every row exactly once."""
     tested = np.sort(np.concatenate([np.asarray(test) for _, test in splits]))
     return np.array_equal(tested, np.arange(n_rows))
 
 
-__all__ = ["as_rows", "fold_statistics", "out_of_fold", "partitions", "response"]
+__all__ = [
+    "as_rows",
+    "fit_calibrator",
+    "fold_statistics",
+    "out_of_fold",
+    "partitions",
+    "response",
+]

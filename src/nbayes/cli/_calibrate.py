@@ -172,9 +172,8 @@ def calibrate(table, plan, target: str, dtypes: dict, method: str | None, scores
     if method is None:
         return plan.estimator
     # scikit-learn's calibration is imported only by a training that calibrates.
-    from sklearn.calibration import _fit_calibrator
-
     from ..calibration import CalibratedClassifierCV
+    from ..calibration._out_of_fold import fit_calibrator
 
     est, model = fold_model(plan)
     classes = np.asarray(model.classes_)
@@ -185,7 +184,7 @@ def calibrate(table, plan, target: str, dtypes: dict, method: str | None, scores
     calibrated.classes_ = classes
     with single_threaded_blas():
         calibrated.calibrated_classifiers_ = [
-            _fit_calibrator(est, values, labels, classes, method, xp=np)
+            fit_calibrator(est, values, labels, y, classes, method)
         ]
     calibrated.fold_statistics_ = True
     for name in ("n_features_in_", "feature_names_in_"):
