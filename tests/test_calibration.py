@@ -223,12 +223,13 @@ def test_a_calibrated_model_saves_and_loads_with_the_same_probabilities(tmp_path
 
 @pytest.mark.parametrize("method", ["sigmoid", "isotonic", "temperature"])
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_calibrators_from_class_codes_are_scikit_learns(method, n_classes):
-    # The one-vs-rest targets come from the class codes, not label_binarize: the same
-    # calibrators, to the last bit.
+def test_decision_values_and_calibrators_are_scikit_learns(method, n_classes):
+    # The decision values and the one-vs-rest targets come without scikit-learn's checks of
+    # the labels and classes: the same values and calibrators, to the last bit.
     from sklearn.calibration import _fit_calibrator
+    from sklearn.utils._response import _get_response_values
 
-    from nbayes.calibration._out_of_fold import fit_calibrator, response
+    from nbayes.calibration._out_of_fold import RESPONSE_METHODS, fit_calibrator, response
 
     rng = np.random.default_rng(0)
     classes = np.array(["ant", "bee", "cat"][:n_classes])
@@ -236,6 +237,8 @@ def test_calibrators_from_class_codes_are_scikit_learns(method, n_classes):
     X = rng.poisson(1.0 + codes[:, None] * (np.arange(4) < 2), (300, 4))
     model = nbayes.MultinomialNB().fit(X, classes[codes])
     values, w = response(model, X), rng.random(300)
+    expected, _ = _get_response_values(model, X, response_method=RESPONSE_METHODS)
+    np.testing.assert_array_equal(values, expected.reshape(300, -1))
     y = codes if method == "temperature" else classes[codes]  # as scikit-learn passes it
     ours = fit_calibrator(model, values, y, codes, classes, method, sample_weight=w)
     theirs = _fit_calibrator(model, values, y, classes, method, xp=np, sample_weight=w)
