@@ -44,7 +44,7 @@ def add_argument(parser) -> None:
         choices=METHODS,
         help="calibrate the probabilities: Platt's sigmoid, isotonic regression or one "
         "temperature, fitted on the out-of-fold scores of 5 hashed folds (two more passes "
-        "over DATA); predict, evaluate, explain and report then use them",
+        "over DATA, three with --dask); predict, evaluate, explain and report then use them",
     )
 
 
