@@ -15,7 +15,9 @@ LogisticRegression. Both calibrations are timed side by side in this process (be
 scikit-learn calibrators, so the part that fold statistics replace is timed apart too: every
 row's out-of-fold decision value (``FoldStatistics`` and one pass over the held-out folds,
 against scikit-learn's ``cross_val_predict``, which refits per fold). The load average of the
-machine is printed before and after: timings are not tests; run this on a quiet machine.
+machine is printed before and after, and the BLAS threads (``OPENBLAS_NUM_THREADS=1`` takes
+the stall of scipy's L-BFGS-B on BLAS threads out of both sides): timings are not tests; run
+this on a quiet machine.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+from threadpoolctl import threadpool_info
 
 import nbayes
 from nbayes.calibration import CalibratedClassifierCV
@@ -193,7 +196,12 @@ def main(argv=None) -> None:
     warnings.simplefilter("ignore")  # scikit-learn's convergence notes on the logistic model
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     print("held-out 30 %; calibrations cv=5 (stratified, shuffled), ensemble='auto'")
-    print("load average before: {:.2f} {:.2f} {:.2f}\n".format(*os.getloadavg()))
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    # nbayes fits its calibrators with BLAS on one thread; scikit-learn uses these threads.
+    blas = {
+        (i["internal_api"], i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"
+    }
+    print("BLAS threads: " + ", ".join(f"{api} {n}" for api, n in sorted(blas)) + "\n")
     print(
         "| data | model | uncalibrated log-loss / ECE | method | nbayes log-loss / ECE "
         "| max abs diff to sklearn | nbayes fit s | sklearn fit s | speed-up |"

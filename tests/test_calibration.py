@@ -233,3 +233,32 @@ def test_a_calibrated_model_saves_and_loads_with_the_same_probabilities(tmp_path
     model = CalibratedClassifierCV(nbayes.MultinomialNB(), cv=3).fit(X[:300], y[:300])
     loaded = nbayes.load(nbayes.save(model, tmp_path / "calibrated.nbayes"))
     assert np.array_equal(loaded.predict_proba(X[300:]), model.predict_proba(X[300:]))
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic", "temperature"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_decision_values_and_calibrators_are_scikit_learns(method, n_classes):
+    # The decision values and the one-vs-rest targets come without scikit-learn's checks of
+    # the labels and classes: the same values and calibrators, to the last bit.
+    from sklearn.calibration import _fit_calibrator
+    from sklearn.utils._response import _get_response_values
+
+    from nbayes.calibration._out_of_fold import RESPONSE_METHODS, fit_calibrator, response
+
+    rng = np.random.default_rng(0)
+    classes = np.array(["ant", "bee", "cat"][:n_classes])
+    codes = rng.integers(0, n_classes, 300)
+    X = rng.poisson(1.0 + codes[:, None] * (np.arange(4) < 2), (300, 4))
+    model = nbayes.MultinomialNB().fit(X, classes[codes])
+    values, w = response(model, X), rng.random(300)
+    expected, _ = _get_response_values(model, X, response_method=RESPONSE_METHODS)
+    np.testing.assert_array_equal(values, expected.reshape(300, -1))
+    y = codes if method == "temperature" else classes[codes]  # as scikit-learn passes it
+    ours = fit_calibrator(model, values, y, codes, classes, method, sample_weight=w)
+    theirs = _fit_calibrator(model, values, y, classes, method, xp=np, sample_weight=w)
+    assert len(ours.calibrators) == len(theirs.calibrators)
+    for mine, reference in zip(ours.calibrators, theirs.calibrators):  # bounded: 3
+        for name, value in vars(reference).items():  # the fitted attributes
+            if name != "f_":  # isotonic's interpolant of the thresholds compared here
+                np.testing.assert_array_equal(getattr(mine, name), value, err_msg=name)
+    np.testing.assert_array_equal(ours.predict_proba(X), theirs.predict_proba(X))

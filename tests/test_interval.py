@@ -271,3 +271,48 @@ def test_missing_values_are_marginalised_in_every_draw():
     lower, upper = model.predict_proba_interval(df, n_samples=200, random_state=0)
     assert np.isfinite(lower).all() and np.isfinite(upper).all()
     assert np.all(lower <= upper)
+
+
+def _draw_gaussian_one_row_class(rng, n_points, n_features=2):
+    # Ten rows of class 0 and a single row of class 1; sigma^2 ~ InvGamma(2, 1), mu ~ N(0, 1)
+    # per class and feature, a fixed class prior of 1/2 each.
+    var = 1.0 / rng.gamma(2.0, 1.0, size=(2, n_features))
+    mean = rng.normal(0.0, 1.0, size=(2, n_features))
+    y = np.r_[np.zeros(10, dtype=int), 1]
+    X = rng.normal(mean[y], np.sqrt(var[y]))
+    X_test = rng.normal(0.0, 1.5, size=(n_points, n_features))
+    log_like = -0.5 * (np.log(var) + (X_test[:, None, :] - mean) ** 2 / var).sum(axis=2)
+    return X, y, X_test, 1.0 / (1.0 + np.exp(log_like[:, 0] - log_like[:, 1]))
+
+
+def test_gaussian_mle_interval_covers_with_a_one_row_class():
+    # A single row says nearly nothing of its class's variance: the prior observation of the
+    # pooled within-class variance keeps the interval honest (it covered 0 % without it).
+    coverage = _coverage(
+        _draw_gaussian_one_row_class, lambda X, y: GaussianNB(priors=[0.5, 0.5]).fit(X, y)
+    )
+    assert 0.85 <= coverage <= 0.95, coverage
+
+
+@pytest.mark.parametrize("rows", [1, 3], ids=["one-row", "equal-values"])
+@pytest.mark.parametrize("make", [GaussianNB, MixedNB], ids=["gaussian", "mixed"])
+def test_class_without_spread_gets_a_wide_interval(make, rows):
+    # Class 1 is `rows` copies of one point: its fitted variance is the floor, and the
+    # fitted probability 1 at that point; the posterior over its variance is wide.
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0.0, 1.0, (20, 2)), np.tile([[1.0, 0.5]], (rows, 1))]
+    y = np.r_[np.zeros(20, dtype=int), np.ones(rows, dtype=int)]
+    X = pd.DataFrame(X, columns=["a", "b"]) if make is MixedNB else X
+    model = make().fit(X, y)
+    probe = X[-1:]
+    assert model.predict_proba(probe)[0, 1] > 0.999
+    lower, upper = model.predict_proba_interval(probe, random_state=0)
+    assert upper[0, 1] - lower[0, 1] > 0.4, (lower, upper)
+
+
+def test_gaussian_mle_interval_without_spread_in_any_class():
+    # One row per class: no within-class variance at all, so the overall variance is the
+    # prior's guess. At class 0's own row the fit says P(class 1) = 0; two rows cannot.
+    X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
+    lower, upper = GaussianNB().fit(X, y).predict_proba_interval([[0.0]], random_state=0)
+    assert upper[0, 1] - lower[0, 1] > 0.5, (lower, upper)

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._accel import kernels
-from ._threads import map_chunks
+from ._threads import map_chunks, single_threaded_blas
 from ._validation import column_label, row_offset, rows_from, show, user_stacklevel
 from .distributions import Family, Labels, accumulate_by_class
 from .distributions._arrays import compressed_view, row_chunks
@@ -424,24 +424,6 @@ def uses_class_prior(families: Sequence[Family], n_classes: int) -> bool:
     return any(f.uses_class_prior for f in families) or n_classes == 1
 
 
-_BLAS = None  # threadpoolctl's controller, made on first use (it inspects loaded libraries)
-
-
-def _single_threaded_blas():
-    """Context that runs BLAS on one thread, for the scoring products.
-
-    Their output has one column per class: too narrow for BLAS threads to pay off, and on a
-    busy machine threads waiting for each other stall single products many times over.
-    scikit-learn limits threads the same way where oversubscription hurts.
-    """
-    global _BLAS
-    from threadpoolctl import ThreadpoolController
-
-    if _BLAS is None:
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
-
-
 def _score_chunks(
     families: Sequence[Family],
     params: Sequence,
@@ -490,7 +472,7 @@ def _score_chunks(
                     jll += fam.log_normalizer(p, X)[:, None]
         return finish(rows, jll)
 
-    with _single_threaded_blas():
+    with single_threaded_blas():
         yield from map_chunks(score, row_chunks(n, row_bytes, budget))
 
 

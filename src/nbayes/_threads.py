@@ -28,6 +28,7 @@ _N_THREADS: contextvars.ContextVar[int | None] = contextvars.ContextVar(
 _PROCESS_THREADS: int | None = None  # set_threads: for every thread of the process
 _POOL: ThreadPoolExecutor | None = None
 _POOL_PID = 0  # the process that made _POOL: a forked child inherits the object, not the threads
+_BLAS = None  # threadpoolctl's controller, made on first use (it inspects loaded libraries)
 
 
 def _available_cpus() -> int:
@@ -135,6 +136,23 @@ def threads(n: int | None):
         yield
     finally:
         _N_THREADS.reset(token)
+
+
+def single_threaded_blas():
+    """Context that runs BLAS on one thread, for small products and solves.
+
+    The engine's scoring products have one column per class, and the calibrators' L-BFGS
+    (scipy's, which calls LAPACK since scipy 1.15) has one or two parameters: too small
+    for BLAS threads to pay off, and on a busy machine threads waiting for each other stall
+    every call many times over (scipy issue 22438). scikit-learn limits threads the same
+    way where oversubscription hurts.
+    """
+    global _BLAS
+    from threadpoolctl import ThreadpoolController
+
+    if _BLAS is None:
+        _BLAS = ThreadpoolController()
+    return _BLAS.limit(limits=1, user_api="blas")
 
 
 def _pool() -> ThreadPoolExecutor:

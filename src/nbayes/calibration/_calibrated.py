@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.calibration import CalibratedClassifierCV as SklearnCalibrated
-from sklearn.calibration import _fit_calibrator
 from sklearn.model_selection import LeaveOneOut, check_cv
 from sklearn.utils import _safe_indexing, indexable
-from sklearn.utils._array_api import get_namespace_and_device
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import base
+from .._threads import single_threaded_blas
 from ..estimators._base import fit_classes, label_codes, log_odds_threshold
 from ..exceptions import ParameterError
 from . import _out_of_fold as oof
@@ -121,8 +120,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         X, y = indexable(X, y)
         # The library's one reading of labels (what the estimators' fit finds as classes).
         self.classes_ = fit_classes(np.asarray(y))
+        codes = label_codes(y, self.classes_)[0]  # once: the calibrators' targets come from them
         if self.method == "temperature" and isinstance(y[0], str):
-            y = label_codes(y, self.classes_)[0]  # as scikit-learn does, before any fit
+            y = codes  # as scikit-learn does, before any model is fitted
         splits = self._splits(X, y)
         n = len(y)
         ensemble = True if self.ensemble == "auto" else bool(self.ensemble)
@@ -141,9 +141,9 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
             ).fit(X, y, sample_weight=sample_weight, **fit_params)
             self.calibrated_classifiers_ = refit.calibrated_classifiers_
         elif ensemble:
-            self.calibrated_classifiers_ = self._fit_per_fold(*folds, X, y, sample_weight)
+            self.calibrated_classifiers_ = self._fit_per_fold(*folds, X, y, codes, sample_weight)
         else:
-            self.calibrated_classifiers_ = [self._fit_pooled(*folds, X, y, sample_weight)]
+            self.calibrated_classifiers_ = [self._fit_pooled(*folds, y, codes, sample_weight)]
         first = self.calibrated_classifiers_[0].estimator
         for name in ("n_features_in_", "feature_names_in_"):
             if hasattr(first, name):
@@ -181,33 +181,32 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         cv = check_cv(self.cv, y, classifier=True)
         return [(np.asarray(train), np.asarray(test)) for train, test in cv.split(X, y)]
 
-    def _fit_per_fold(self, folds, X_tests, X, y, sample_weight) -> list:
+    def _fit_per_fold(self, folds, X_tests, X, y, codes, sample_weight) -> list:
         """One calibrated model per fold, as scikit-learn's ``ensemble=True``."""
-        xp, _, _ = get_namespace_and_device(X)
         calibrated = []
-        for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # bounded by folds
-            model = folds.train_model(i)
-            values = oof.response(model, X_test)
-            w = None
-            if sample_weight is not None:
-                w = _check_sample_weight(sample_weight, X, dtype=values.dtype)[test]
-            calibrated.append(
-                _fit_calibrator(
-                    model,
-                    values,
-                    _safe_indexing(y, test),
-                    self.classes_,
-                    self.method,
-                    xp=xp,
-                    sample_weight=w,
+        with single_threaded_blas():  # once: each limit costs about a millisecond
+            for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # folds
+                model = folds.train_model(i)
+                values = oof.response(model, X_test)
+                w = None
+                if sample_weight is not None:
+                    w = _check_sample_weight(sample_weight, X, dtype=values.dtype)[test]
+                calibrated.append(
+                    oof.fit_calibrator(
+                        model,
+                        values,
+                        _safe_indexing(y, test),
+                        codes[test],
+                        self.classes_,
+                        self.method,
+                        sample_weight=w,
+                    )
                 )
-            )
         return calibrated
 
-    def _fit_pooled(self, folds, X_tests, X, y, sample_weight):
+    def _fit_pooled(self, folds, X_tests, y, codes, sample_weight):
         """One calibrator on every row's out-of-fold value, over the model of all rows, as
         scikit-learn's ``ensemble=False``."""
-        xp, _, _ = get_namespace_and_device(X)
         values = oof.out_of_fold(folds, X_tests, len(y))
         w = None
         if sample_weight is not None:
@@ -215,7 +214,10 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
         # The total passed on: a finalize of it drops what only zero-weight rows hold, as a
         # fit on the weighted rows never learns it.
         model = folds.model.finalize_with({}, folds.total)
-        return _fit_calibrator(model, values, y, self.classes_, self.method, xp=xp, sample_weight=w)
+        with single_threaded_blas():
+            return oof.fit_calibrator(
+                model, values, y, codes, self.classes_, self.method, sample_weight=w
+            )
 
     def predict_proba(self, X) -> np.ndarray:
         """Calibrated probability of every class: the mean over the calibrated models.

@@ -5,7 +5,8 @@ finalized, so the data is counted once and nothing is refitted."""
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._response import _get_response_values
+from sklearn.calibration import _CalibratedClassifier, _fit_calibrator, _SigmoidCalibration
+from sklearn.isotonic import IsotonicRegression
 from sklearn.utils.validation import _check_response_method
 
 from .. import base
@@ -44,8 +45,12 @@ def as_rows(estimator, X):
 def response(model, X) -> np.ndarray:
     """The decision values scikit-learn's calibration reads from a fitted classifier
     (``decision_function``, else ``predict_proba``; the positive class only for two
-    classes), as an (n_samples, n_columns) array."""
-    values, _ = _get_response_values(model, X, response_method=RESPONSE_METHODS)
+    classes), as an (n_samples, n_columns) array: what ``_get_response_values`` returns
+    for it, without its checks of the classes, made again for every fold."""
+    method = _check_response_method(model, RESPONSE_METHODS)
+    values = method(X)
+    if method.__name__ == "predict_proba" and len(model.classes_) == 2:
+        values = values[:, 1]  # the positive class, as scikit-learn keeps it
     return values.reshape(-1, 1) if values.ndim == 1 else values
 
 
@@ -54,15 +59,36 @@ def out_of_fold(folds: FoldStatistics, X_tests: list, n_rows: int) -> np.ndarray
     scikit-learn's ``cross_val_predict`` gives them (the test folds partition the rows)."""
     found = np.empty(0)
     for i, ((_, test), X_test) in enumerate(zip(folds.splits, X_tests)):  # bounded by folds
-        model = folds.train_model(i)
-        name = _check_response_method(model, RESPONSE_METHODS).__name__
-        values = getattr(model, name)(X_test)
-        if name == "predict_proba" and folds.classes.size == 2:
-            values = values[:, 1]  # the positive class, as scikit-learn keeps it
+        values = response(folds.train_model(i), X_test)
         if i == 0:
-            found = np.empty((n_rows, *values.shape[1:]), dtype=values.dtype)
+            found = np.empty((n_rows, values.shape[1]), dtype=values.dtype)
         found[test] = values
-    return found.reshape(n_rows, -1)
+    return found
+
+
+def fit_calibrator(model, values, y, codes, classes, method: str, sample_weight=None):
+    """scikit-learn's ``_fit_calibrator`` (a fitted ``_CalibratedClassifier``), with the
+    one-vs-rest targets of the sigmoid and isotonic calibrators made from the class codes
+    (``codes``: the index of each row's label in ``classes``) instead of label_binarize's
+    checks of the labels, which sort them again for every fold. The targets, and so the
+    calibrators, are those scikit-learn makes: ``model`` knows every class, in the order of
+    ``classes``. Temperature scaling, which reads ``y`` as scikit-learn passes it (codes for
+    string labels), is scikit-learn's own."""
+    if method == "temperature":
+        return _fit_calibrator(
+            model, values, y, classes, method, xp=np, sample_weight=sample_weight
+        )
+    calibrators = []
+    for k, this_pred in enumerate(values.T):  # bounded by the classes (one for two)
+        # label_binarize's int columns: the second class against the first for two classes.
+        target = (codes == (1 if len(classes) == 2 else k)).astype(int)
+        calibrator = (
+            IsotonicRegression(out_of_bounds="clip")
+            if method == "isotonic"
+            else _SigmoidCalibration()
+        )
+        calibrators.append(calibrator.fit(this_pred, target, sample_weight))
+    return _CalibratedClassifier(model, calibrators, method=method, classes=classes)
 
 
 def partitions(splits, n_rows: int) -> bool:
@@ -71,4 +97,11 @@ def partitions(splits, n_rows: int) -> bool:
     return np.array_equal(tested, np.arange(n_rows))
 
 
-__all__ = ["as_rows", "fold_statistics", "out_of_fold", "partitions", "response"]
+__all__ = [
+    "as_rows",
+    "fit_calibrator",
+    "fold_statistics",
+    "out_of_fold",
+    "partitions",
+    "response",
+]

@@ -5,10 +5,14 @@ After the training pass (and any ``--alpha cv``), two more passes over DATA on t
 folds of ``--alpha cv`` (:mod:`._cv`: the row hash of the row number picks one of 5 folds,
 whatever the chunking): one counts each fold's rows, one scores each fold's rows by the model
 of the other folds' statistics (the total minus the fold, finalized, never refitted). One
-scikit-learn calibrator is fitted on all the out-of-fold scores, over the model of all rows,
-as :class:`nbayes.calibration.CalibratedClassifierCV` does with ``ensemble=False``. Memory
-holds a chunk, the fold statistics and one score (per class beyond two) and one class code per
-row; the rows themselves are never held.
+scikit-learn calibrator is fitted on all the out-of-fold scores, in row order, over the model
+of all rows, as :class:`nbayes.calibration.CalibratedClassifierCV` does with
+``ensemble=False``. Memory holds a chunk, the fold statistics and one score (per class beyond
+two) and one class code per row; the rows themselves are never held.
+
+The work on one chunk (:func:`chunk_folds`, :func:`count_folds`, :func:`chunk_scores`) is the
+same on the partitions of ``--dask`` (:func:`nbayes.cli._dask.out_of_fold_on_cluster`), so
+both give the same scores for the same rows.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pandas as pd
 
 from .. import base
 from .._rowhash import hash_folds
+from .._threads import single_threaded_blas
 from ..distributions import Labels
 from ..estimators._base import CV_FOLDS
 from ..estimators._folds import take_rows
@@ -39,37 +44,27 @@ def add_argument(parser) -> None:
         choices=METHODS,
         help="calibrate the probabilities: Platt's sigmoid, isotonic regression or one "
         "temperature, fitted on the out-of-fold scores of 5 hashed folds (two more passes "
-        "over DATA); predict, evaluate, explain and report then use them",
+        "over DATA, three with --dask); predict, evaluate, explain and report then use them",
     )
 
 
-def check(method: str | None, dask: str | None, unlabeled_value: str | None) -> None:
+def check(method: str | None, unlabeled_value: str | None) -> None:
     """Refuse, before any row is read, a calibration that the training cannot make."""
     if method is None:
         return
     if method not in METHODS:
         raise UsageError(f"--calibration must be one of {METHODS}; got {method!r}.")
-    if dask is not None or unlabeled_value is not None:
-        other = "--dask" if dask is not None else "--unlabeled-value"
+    if unlabeled_value is not None:
         raise UsageError(
-            f"--calibration reads DATA in chunks in this process; it does not combine with "
-            f"{other}. Train without it, or calibrate in Python with "
+            "--calibration needs a label on every row; it does not combine with "
+            "--unlabeled-value. Train without it, or calibrate in Python with "
             "nbayes.calibration.CalibratedClassifierCV."
         )
 
 
-def calibrate(table, plan, target: str, dtypes: dict, method: str | None):
-    """The plan's fitted model wrapped in a :class:`~nbayes.calibration.CalibratedClassifierCV`
-    by ``method``, fitted on the out-of-fold scores of 5 hashed folds, with a note on the
-    plan; without a method, the plan's model itself."""
-    if method is None:
-        return plan.estimator
-    # scikit-learn's calibration is imported only by a training that calibrates.
-    from sklearn.calibration import _fit_calibrator
-
-    from ..calibration import CalibratedClassifierCV
-    from ..calibration._out_of_fold import response
-
+def fold_model(plan):
+    """(the plan's estimator, the model that counts its inputs: a text model's classifier),
+    or a UsageError where that model cannot make fold models from statistics."""
     est = plan.estimator
     model = inner(est)  # a text model's classifier, which counts the word counts
     if not base.supports(model, base.CANDIDATE_SCORING):
@@ -78,53 +73,119 @@ def calibrate(table, plan, target: str, dtypes: dict, method: str | None):
             f"{plan.model} does not make; calibrate it in Python with "
             "nbayes.calibration.CalibratedClassifierCV (which refits it per fold)."
         )
+    return est, model
+
+
+def chunk_folds(est, model, plan, target: str, path: str, offset: int, chunk) -> list:
+    """(fold, rows, X of those rows, class codes) of each fold present in one chunk of DATA
+    whose first row is row ``offset``: the fold of a row is the hash of its row number."""
     classes = np.asarray(model.classes_)
-    columns = [*plan.features, target]
+    y = class_labels(chunk[target], offset, path, target)
+    # The classes have their type by now (1, not "1"): labels compare by value.
+    codes = written_label_codes(pd.Series(y), classes)
+    if np.any(codes < 0):
+        unknown = int(np.flatnonzero(codes < 0)[0])
+        raise DataError(
+            f"{path}: label {y[unknown]!r} at row {offset + unknown} was not in the training "
+            "pass; the data changed between the passes."
+        )
+    X = plan.inputs(chunk, offset, path)
+    if model is not est:
+        X = est.transform(X)
+    fold = hash_folds(offset + np.arange(len(chunk)), CV_FOLDS)
+    pieces = []
+    for k in range(CV_FOLDS):  # bounded by the number of folds
+        rows = np.flatnonzero(fold == k)
+        if rows.size:
+            pieces.append((k, rows, take_rows(X, rows), codes[rows]))
+    return pieces
 
-    def folds(desc: str):
-        """(fold, rows of X, class codes) of every chunk and fold."""
-        for offset, chunk in table.chunks(columns, dtypes, desc=desc):
-            y = class_labels(chunk[target], offset, table.path, target)
-            # The classes have their type by now (1, not "1"): labels compare by value.
-            codes = written_label_codes(pd.Series(y), classes)
-            if np.any(codes < 0):
-                unknown = int(np.flatnonzero(codes < 0)[0])
-                raise DataError(
-                    f"{table.path}: label {y[unknown]!r} at row {offset + unknown} was not "
-                    "in the training pass; the data changed between the passes."
-                )
-            X = plan.inputs(chunk, offset, table.path)
-            if model is not est:
-                X = est.transform(X)
-            fold = hash_folds(offset + np.arange(len(chunk)), CV_FOLDS)
-            for k in range(CV_FOLDS):  # bounded by the number of folds
-                rows = np.flatnonzero(fold == k)
-                if rows.size:
-                    yield k, take_rows(X, rows), codes[rows]
 
+def count_folds(model, pieces) -> list:
+    """The statistics of each fold's rows among ``pieces`` (of :func:`chunk_folds`), None
+    for a fold without rows."""
     counted: list = [None] * CV_FOLDS
-    for k, X_k, c_k in folds("calibration: counting the folds"):
-        stats = model.accumulate(X_k, Labels(c_k, np.ones(c_k.size), classes.size), mode="count")
+    n_classes = np.asarray(model.classes_).size
+    for k, _, X_k, c_k in pieces:
+        stats = model.accumulate(X_k, Labels(c_k, np.ones(c_k.size), n_classes), mode="count")
         counted[k] = stats if counted[k] is None else model.merge_statistics(counted[k], stats)
+    return counted
+
+
+def merge_counts(model, *counts: list) -> list:
+    """Fold-by-fold merge of the lists of :func:`count_folds`."""
+    merged = []
+    for fold in zip(*counts):  # bounded by the number of folds
+        present = [s for s in fold if s is not None]
+        merged.append(reduce(model.merge_statistics, present) if present else None)
+    return merged
+
+
+def fold_models(model, counted: list, path: str) -> list:
+    """The model of the rows outside each fold: the total minus the fold, finalized."""
     if any(s is None for s in counted):
         raise DataError(
-            f"--calibration splits the rows into {CV_FOLDS} folds; {table.path} has too few "
-            "rows for that. Train without --calibration."
+            f"--calibration splits the rows into {CV_FOLDS} folds; {path} has too few rows "
+            "for that. Train without --calibration."
         )
     total = reduce(model.merge_statistics, counted)
-    fold_models = [model.finalize_with({}, model.subtract_statistics(total, s)) for s in counted]
-    scores, codes = [], []
-    for k, X_k, c_k in folds("calibration: scoring the folds"):
-        scores.append(response(fold_models[k], X_k))
-        codes.append(c_k)
-    values, y = np.concatenate(scores), np.concatenate(codes)
+    return [model.finalize_with({}, model.subtract_statistics(total, s)) for s in counted]
+
+
+def chunk_scores(models: list, pieces, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-fold decision values and class codes of one chunk's ``n_rows`` rows, in row
+    order: each row scored by the model of the other folds."""
+    from ..calibration._out_of_fold import response  # scikit-learn's, as calibrate's
+
+    values, codes = None, np.empty(n_rows, dtype=np.intp)
+    for k, rows, X_k, c_k in pieces:
+        found = response(models[k], X_k)
+        if values is None:
+            values = np.empty((n_rows, found.shape[1]))
+        values[rows], codes[rows] = found, c_k
+    return (np.empty((0, 1)) if values is None else values), codes
+
+
+def out_of_fold(table, plan, target: str, dtypes: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's out-of-fold decision value and class code, in row order, from two passes
+    over the chunks of DATA."""
+    est, model = fold_model(plan)
+    columns = [*plan.features, target]
+
+    def pieces(desc: str):
+        for offset, chunk in table.chunks(columns, dtypes, desc=desc):
+            yield len(chunk), chunk_folds(est, model, plan, target, table.path, offset, chunk)
+
+    counted: list = [None] * CV_FOLDS
+    for _, found in pieces("calibration: counting the folds"):
+        counted = merge_counts(model, counted, count_folds(model, found))
+    models = fold_models(model, counted, table.path)
+    scored = [chunk_scores(models, found, n) for n, found in pieces("calibration: scoring")]
+    return np.concatenate([v for v, _ in scored]), np.concatenate([c for _, c in scored])
+
+
+def calibrate(table, plan, target: str, dtypes: dict, method: str | None, scores=None):
+    """The plan's fitted model wrapped in a :class:`~nbayes.calibration.CalibratedClassifierCV`
+    by ``method``, fitted on the out-of-fold scores of 5 hashed folds, with a note on the
+    plan; without a method, the plan's model itself. ``scores``: the (decision values, class
+    codes) of :func:`out_of_fold` where they were made already (on a Dask cluster)."""
+    if method is None:
+        return plan.estimator
+    # scikit-learn's calibration is imported only by a training that calibrates.
+    from ..calibration import CalibratedClassifierCV
+    from ..calibration._out_of_fold import fit_calibrator
+
+    est, model = fold_model(plan)
+    classes = np.asarray(model.classes_)
+    values, y = scores if scores is not None else out_of_fold(table, plan, target, dtypes)
     # Temperature scaling learns from class codes, the others from labels (as scikit-learn).
     labels = y if method == "temperature" else classes[y]
     calibrated = CalibratedClassifierCV(est, method=method, cv=CV_FOLDS, ensemble=False)
     calibrated.classes_ = classes
-    calibrated.calibrated_classifiers_ = [
-        _fit_calibrator(est, values, labels, classes, method, xp=np)
-    ]
+    with single_threaded_blas():
+        calibrated.calibrated_classifiers_ = [
+            fit_calibrator(est, values, labels, y, classes, method)
+        ]
     calibrated.fold_statistics_ = True
     for name in ("n_features_in_", "feature_names_in_"):
         if hasattr(est, name):

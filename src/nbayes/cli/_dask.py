@@ -8,6 +8,7 @@ from the same first rows), so the model equals the one trained without ``--dask`
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
@@ -18,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 from .. import _training as training
+from .._threads import threads
 from ..exceptions import ColumnWarning, DataError, NBayesError
+from . import _calibrate
 from ._common import CLIError, UsageError
 from ._labels import typed_classes
 from ._models import class_labels, inner
@@ -28,6 +31,8 @@ from ._tables import Table, missing_markers
 _SPEC = re.compile(r"^local(?::(\d+))?$")
 #: Column that carries the labels next to the features inside each partition.
 LABEL = "__nbayes_label__"
+#: Partial results combined per node of the tree reduces of ``--calibration``.
+SPLIT_EVERY = 8
 
 
 def dask_modules():
@@ -168,13 +173,17 @@ def _parse_errors(table: Table):
         ) from None
 
 
-def train_on_cluster(spec: str, table: Table, plan, target: str, first: pd.DataFrame) -> int:
+def train_on_cluster(
+    spec: str, table: Table, plan, target: str, first: pd.DataFrame, calibrate: bool = False
+) -> tuple[int, tuple | None]:
     """Fit ``plan.estimator`` on every row of DATA on the cluster, its labels typed once
-    (:func:`typed_classes`) and finalized once; return the row count."""
+    (:func:`typed_classes`) and finalized once; return the row count and, where
+    ``calibrate``, the out-of-fold scores of :func:`out_of_fold_on_cluster` (else None)."""
     dask_modules()
     from ..dask._fit import statistics
 
     columns = [*plan.features, target]
+    scores = None
     with connect(spec):
         raw = read_frame(table, columns, plan.schema)
         meta = _training_partition(first[columns].iloc[:0], plan, target, table.path)
@@ -186,11 +195,69 @@ def train_on_cluster(spec: str, table: Table, plan, target: str, first: pd.DataF
             else:
                 X, y = frame, LABEL
             meta, summary, labels, stats = statistics(est, X, y)
-    with warnings.catch_warnings():  # the survey's set-up warned of its column choices
-        warnings.simplefilter("ignore", ColumnWarning)
-        est.setup(meta, summary)
-    training.install(est, labels, stats, typed_classes)
-    return round(float(inner(est).class_count_.sum()))
+        with warnings.catch_warnings():  # the survey's set-up warned of its column choices
+            warnings.simplefilter("ignore", ColumnWarning)
+            est.setup(meta, summary)
+        training.install(est, labels, stats, typed_classes)
+        if calibrate:
+            with _parse_errors(table):
+                scores = out_of_fold_on_cluster(raw, plan, target, table.path)
+    return round(float(inner(est).class_count_.sum())), scores
+
+
+def _fold_counts(est, plan, target: str, path: str, block) -> list:
+    """:func:`~._calibrate.count_folds` of one partition, its rows numbered from its offset."""
+    model = inner(est)
+    with threads(1):  # one partition per worker thread already
+        found = _calibrate.chunk_folds(est, model, plan, target, path, block.offset, block.X)
+        return _calibrate.count_folds(model, found)
+
+
+def _fold_scores(est, models: list, plan, target: str, path: str, block):
+    """:func:`~._calibrate.chunk_scores` of one partition, its rows numbered from its offset."""
+    with threads(1):
+        found = _calibrate.chunk_folds(est, inner(est), plan, target, path, block.offset, block.X)
+        return _calibrate.chunk_scores(models, found, len(block.X))
+
+
+def _joined_scores(*parts):
+    """The scores and codes of consecutive partitions, in their order."""
+    parts = tuple(p for p in parts if p[1].size)
+    if not parts:
+        return np.empty((0, 1)), np.empty(0, dtype=np.intp)
+    return np.concatenate([v for v, _ in parts]), np.concatenate([c for _, c in parts])
+
+
+def out_of_fold_on_cluster(raw, plan, target: str, path: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`nbayes.cli._calibrate.out_of_fold` on the partitions of ``raw`` (DATA's
+    columns): one pass counts the rows of each partition, whose sums number the rows as
+    ``train`` numbers them, one counts the folds and one scores them. The folds, fold models
+    and scores are those of the chunked passes; the scores come back in row order."""
+    import dask
+
+    from ..dask._parts import map_reduce
+
+    est, model = _calibrate.fold_model(plan)
+    (lengths,) = dask.compute(raw.map_partitions(len))
+    offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths))[:-1]]).astype(int).tolist()
+    shipped = dask.delayed(est)  # once per worker, not with every task
+    counted = map_reduce(
+        _fold_counts,
+        (shipped, plan, target, path),
+        raw,
+        functools.partial(_calibrate.merge_counts, model),
+        SPLIT_EVERY,
+        offsets=offsets,
+    )
+    models = dask.delayed(_calibrate.fold_models(model, counted, path))
+    return map_reduce(
+        _fold_scores,
+        (shipped, models, plan, target, path),
+        raw,
+        _joined_scores,
+        SPLIT_EVERY,
+        offsets=offsets,
+    )
 
 
 def _em_partition(

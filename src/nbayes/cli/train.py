@@ -151,7 +151,7 @@ def train(
         threshold_option(threshold, threshold_scale)  # a bad value fails before training
     settings = settings or Settings()
     read = read or ReadOptions()
-    _calibrate.check(calibration, dask, unlabeled_value)
+    _calibrate.check(calibration, unlabeled_value)
     for name in _cv.cv_names(settings):  # at most two
         if unlabeled_value is not None or dask is not None:
             raise UsageError(
@@ -204,6 +204,7 @@ def train(
         )
     est = plan.estimator
     dtypes = {**read_dtypes(plan.schema), target: str}
+    scores = None  # the out-of-fold scores of a calibration, where the cluster made them
     if unlabeled_value is not None:
         rows = _train_by_em(
             table,
@@ -220,7 +221,9 @@ def train(
     elif dask is not None:
         from ._dask import train_on_cluster
 
-        rows = train_on_cluster(dask, table, plan, target, first[1])
+        rows, scores = train_on_cluster(
+            dask, table, plan, target, first[1], calibration is not None
+        )
     else:
         chosen = _cv.cv_names(settings)
         if chosen:
@@ -251,7 +254,8 @@ def train(
             f"predicting {second!r} when its log-odds exceed {log_odds:.4g} "
             f"(probability above {1 / (1 + np.exp(-log_odds)):.4g})"
         )
-    saved = _calibrate.calibrate(table, plan, target, dtypes, calibration)  # or est, without
+    # est itself without a calibration
+    saved = _calibrate.calibrate(table, plan, target, dtypes, calibration, scores)
     path = save(saved, output, metadata=metadata)
     joined = table.line_break_warning()
     if joined:

@@ -158,10 +158,13 @@ def _gaussian(family: Gaussian, stats: Stats, params: Params, n_draws: int, rng)
 
     ``estimate="posterior_predictive"``: the exact posterior of the prior the family states
     (its Student-t predictive is the fitted density). ``estimate="mle"``: sigma^2 ~
-    Scaled-Inv-chi^2(w, v) and mu | sigma^2 ~ N(m, sigma^2 / w), with w the class weight and
-    m, v the fitted mean and variance (the floor included): E[mu] = m and E[1 / sigma^2] =
-    1 / v, the reference posterior with w degrees of freedom. A shared variance is drawn
-    once per feature with the pooled weight. A class without weight counts as one row.
+    Scaled-Inv-chi^2(w + 1, (w v + s0^2) / (w + 1)) and mu | sigma^2 ~ N(m, sigma^2 / w), with
+    w the class weight and m, v the fitted mean and variance (the floor included): w
+    observations of the fitted variance plus one prior observation of s0^2 (see
+    :func:`_variance_prior`). Without that prior observation a class of one row, or of equal
+    values, has the floor as its variance and every draw is as sure as the fit. A shared
+    variance is drawn once per feature with the pooled weight. A class without weight counts
+    as one row.
     """
     w = np.maximum(stats["n_weight"], 1.0)
     mean, var = params["mean"], params["var"]
@@ -173,12 +176,15 @@ def _gaussian(family: Gaussian, stats: Stats, params: Params, n_draws: int, rng)
         sigma2 = b_n / rng.standard_gamma(np.broadcast_to(a_n, (n_draws, *a_n.shape)))
     else:
         kappa = w
+        s0 = _variance_prior(family, stats) + params["epsilon"]
         if family.var_pooling == "shared":
-            dof = w.sum(axis=0)
+            dof = w.sum(axis=0) + 1.0
             draws = rng.chisquare(np.broadcast_to(dof, (n_draws, 1, dof.size)))
-            sigma2 = np.broadcast_to(dof * var[0] / draws, (n_draws, n_classes, dof.size))
+            scale = (dof - 1.0) * var[0] + s0
+            sigma2 = np.broadcast_to(scale / draws, (n_draws, n_classes, dof.size))
         else:
-            sigma2 = w * var / rng.chisquare(np.broadcast_to(w, (n_draws, *w.shape)))
+            draws = rng.chisquare(np.broadcast_to(w + 1.0, (n_draws, *w.shape)))
+            sigma2 = (w * var + s0) / draws
     mu = mean + np.sqrt(sigma2 / kappa) * rng.standard_normal(sigma2.shape)
     return {
         "mean": stack_draws(mu),
@@ -186,6 +192,20 @@ def _gaussian(family: Gaussian, stats: Stats, params: Params, n_draws: int, rng)
         "center": params["center"],
         "epsilon": params["epsilon"],
     }
+
+
+def _variance_prior(family: Gaussian, stats: Stats) -> np.ndarray:
+    """Prior guess s0^2 of a class's variance under ``estimate="mle"``, (n_features,): the
+    feature's pooled within-class variance, the default ``var_prior`` of the posterior
+    predictive. Where no class has spread (every class one row, or constant per class) the
+    data give no within-class scale, and the overall variance, which bounds the average
+    within-class variance from above, stands in for it."""
+    w, m2 = stats["n_weight"].sum(axis=0), stats["m2"].sum(axis=0)
+    total_w, _, total_m2 = family.pooled(stats)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        within = np.where(w > 0, m2 / np.where(w > 0, w, 1.0), 0.0)
+        total = np.where(total_w > 0, total_m2 / np.where(total_w > 0, total_w, 1.0), 0.0)
+    return np.where(family.no_spread(stats["mean"], within, total), total, within)
 
 
 #: Family name -> posterior draws. Families absent here have no conjugate posterior.

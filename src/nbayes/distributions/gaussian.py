@@ -27,7 +27,7 @@ ONE_PASS_MAX_RATIO = 1e3
 #: Search range of ``var_smoothing="auto"``, as a fraction of the largest feature variance.
 AUTO_FLOOR_RANGE = (1e-9, 1e3)
 #: ``var_smoothing="auto"``: a feature whose within-class standard deviation is at most this
-#: fraction of its magnitude has no spread (rounding leaves ~1e-15); see ``Gaussian._no_spread``.
+#: fraction of its magnitude has no spread (rounding leaves ~1e-15); see ``Gaussian.no_spread``.
 NO_SPREAD_RTOL = 1e-12
 
 
@@ -337,7 +337,7 @@ class Gaussian(Family):
             # constant column would vote for the larger class. Such features are left out of
             # the evidence and get their pooled within-class variance, the same for every
             # class, so that a constant feature's terms cancel across classes.
-            flat = self._no_spread(mean, within_var, total_var)
+            flat = self.no_spread(mean, within_var, total_var)
             # A shared variance is one cell per feature, not one per class.
             cells = slice(0, 1) if self.var_pooling == "shared" else slice(None)
             informed = ~flat
@@ -374,7 +374,7 @@ class Gaussian(Family):
         }
 
     @staticmethod
-    def _no_spread(mean, within_var, total_var) -> np.ndarray:
+    def no_spread(mean, within_var, total_var) -> np.ndarray:
         """Features whose values do not vary within any class, up to rounding.
 
         Moments of a column that is constant within its classes keep squared deviations of a

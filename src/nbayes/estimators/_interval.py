@@ -85,9 +85,11 @@ class IntervalMixin:
         the mean of each is the fitted table, under ``"map"`` its mode (``"mle"``: a flat
         prior, whose mode it is). Gaussian features draw from the Normal-Inverse-Gamma
         posterior of ``estimate="posterior_predictive"``, or, under ``"mle"``, from the
-        reference posterior with the class weight as degrees of freedom, centred on the
-        fitted mean and precision. A class prior fixed by ``class_prior`` (GaussianNB:
-        ``priors``) or ``fit_prior=False`` is not drawn. Sample weights count as observations.
+        posterior of the class weight's observations of the fitted mean and variance plus
+        one prior observation of the feature's pooled within-class variance (so a class of
+        one row, or of equal values, stays uncertain). A class prior fixed by
+        ``class_prior`` (GaussianNB: ``priors``) or ``fit_prior=False`` is not drawn. Sample
+        weights count as observations.
 
         Supported: GaussianNB, BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB and
         MixedNB over those families (text columns included). Not supported, with a

@@ -188,6 +188,10 @@ def _warn_on_families_of_parts(estimator, X, splits) -> None:
     dtypes = X.dtypes if isinstance(X, pd.DataFrame) else [getattr(X, "dtype", None)]
     if infer is None or not any(getattr(t, "kind", "O") in "iu" for t in dtypes):
         return  # only an integer column's family depends on the rows
+    if isinstance(X, pd.DataFrame) and estimator.get_params().get("columns") == "auto":
+        # Each column is then read on its own: reading the text columns six times over
+        # (dates, strings) would cost more than the counting itself.
+        X = X.loc[:, [getattr(t, "kind", "O") in "iu" for t in X.dtypes]]
     whole = infer(X)
     for i, (train, _) in enumerate(splits):  # bounded by the number of splits
         part = infer(take_rows(X, train))
