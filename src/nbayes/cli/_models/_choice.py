@@ -332,7 +332,7 @@ def choose_plan(
         if getattr(settings, key) is not None:
             params[key] = getattr(settings, key)
     spec = [
-        (text_family(settings) if family == "text" else family, cols)
+        (text_family(settings, cols) if family == "text" else family, cols)
         for family, cols in groups.items()
     ]
     params["columns"] = spec if spec or model == "categorical" else "auto"
