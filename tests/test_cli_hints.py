@@ -81,6 +81,30 @@ def test_an_unseen_identifier_is_one_house_warning_with_the_fix(capsys, tmp_path
     )  # stdout: stderr is for warnings
 
 
+@pytest.mark.parametrize("model", ["auto", "tan"])
+def test_unseen_calendar_values_name_the_date_column_that_train_excludes(capsys, tmp_path, model):
+    # The model's feature is 'stamp.month'; train takes --exclude stamp, never stamp.month.
+    days = pd.date_range("2023-01-01", periods=300, freq="D")
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame(
+        {"stamp": days.strftime("%Y-%m-%d"), "x": rng.normal(size=300), "y": days.month % 2}
+    )
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    table.iloc[:240].to_csv(train, index=False)  # January to August
+    table.iloc[240:].to_csv(test, index=False)  # months training never saw
+    path = tmp_path / "m.nbayes"
+    assert run(capsys, "train", train, "-t", "y", "-m", model, "-o", path, "-q")[0] == 0
+    for argv in (["evaluate", path, test], ["predict", path, test, "-o", tmp_path / "p.csv"]):
+        status, _, err = run(capsys, *argv)
+        assert status == 0
+        unseen = [line for line in house_lines(err) if "never seen in training" in line]
+        assert unseen and all("column 'stamp." in line for line in unseen), err
+        assert all("train it again with --exclude stamp." in line for line in unseen), err
+        assert "--exclude stamp.month" not in err and "an identifier" not in unseen[0]
+    status, _, err = run(capsys, "train", train, "-t", "y", "--exclude", "stamp", "-o", path)
+    assert status == 0, err
+
+
 def test_no_raw_python_warning_reaches_the_terminal_of_a_child_process(tmp_path):
     rng = np.random.default_rng(1)
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
