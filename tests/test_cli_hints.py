@@ -276,6 +276,13 @@ def test_the_advice_for_a_misleading_column_follows_its_values():
     rows = pd.Series(np.arange(400, 460))  # a row number after a shuffle
     assert _advice("rownames", "gaussian", rows).startswith("whole numbers distinct in every row")
     assert "--exclude rownames" in _advice("rownames", "gaussian", rows)
+    # Distinct whole measurements are not called an identifier's (rpart/car90's Price);
+    # the library's rule for row numbers decides.
+    prices = pd.Series(np.random.default_rng(0).choice(np.arange(5000, 40000), 30, replace=False))
+    assert "identifier" not in _advice("Price", "gaussian", prices)
+    assert "identifier's" not in _advice("hp", "categorical", pd.Series(np.arange(52, 80)))
+    shuffled = pd.Series(np.random.default_rng(1).permutation(np.arange(1, 61)))
+    assert _advice("obs", "gaussian", shuffled).startswith("whole numbers distinct in every row")
     # 20 repeated among zeros is a value, not a code for a missing one (Boston's zn).
     assert "--na-values" not in _advice("zn", "gaussian", pd.Series([0.0] * 80 + [20.0] * 20))
     assert [looks_like_code(v) for v in (99, 9999, 999999.375, -1, -99, 20, 9, 1, -2)] == [

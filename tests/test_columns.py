@@ -115,6 +115,13 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert kind([f"{i},50" for i in range(60)]) != "identifier"
     assert kind([f"A-{i % 30}" for i in range(60)]) == "category"
     assert not looks_like_index_name("idea") and not looks_like_index_name("paid")
+    # Years of a yearly series and ranks fill their range as row numbers do; their names say
+    # they are measures (Ecdat/bankingCrises' year in a 70 % split, HSAUR/Forbes2000's rank).
+    years = RNG.choice(np.arange(1800, 2011), 148, replace=False)
+    for name in ("year", "Year", "birth_year", "time", "rank"):
+        assert kind(years, name) == "number", name
+    assert kind(RNG.permutation(np.arange(1, 2001)), "rank") == "number"
+    assert kind(years, "obs") == kind(years, "idcase") == "identifier"
 
 
 def test_codes_names_and_row_names_of_the_corpus_are_identifiers():

@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import sparse
 
 from .._validation import rows_from, spelling_key
-from ..columns import input_column
+from ..columns import input_column, read_column
 from ..exceptions import DataError
 from ._common import format_table, plural, say_warning
 from ._labels import describe, written_label_codes
@@ -332,6 +332,10 @@ def _advice(column: str, family: str | None, values) -> str:
             and numbers.size == len(values)
             and bool(np.all(numbers == np.round(numbers)))
             and np.unique(numbers).size == numbers.size
+            and np.abs(numbers).max() < 2**53
+            # by the rule that leaves identifiers out at training: distinct measurements
+            # (prices, horsepower, counts) are not row numbers
+            and read_column(pd.Series(numbers.astype(np.int64)), column).kind == "identifier"
         ):
             return (
                 "whole numbers distinct in every row, as an identifier's are; if it numbers or "
