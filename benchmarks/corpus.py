@@ -39,8 +39,8 @@ file read with pandas, on the columns the command line modelled.
     ``Unnamed: 0``) with at least 20 distinct values; text distinct in every training row;
     whole numbers distinct in every training row that are row numbers (they fill half
     their range) or fixed-width codes (``ROW_NUMBERS``: distinct counts and measures are
-    not identifiers, nor are years and ranks named so, ``MEASURE_NAMES``) -- is a feature of the trained model, not read as dates, and no
-    warning of ``train`` names it.
+    not identifiers, nor are years and ranks named so, ``MEASURE_NAMES``) -- is a feature
+    of the trained model, not read as dates, and no warning of ``train`` names it.
 ``dates_as_words``
     a column whose values are dates or times written as text (each has a day, a month and
     a year, or a time, and 95 % of them parse) is a

@@ -105,6 +105,30 @@ def test_unseen_calendar_values_name_the_date_column_that_train_excludes(capsys,
     assert status == 0, err
 
 
+def test_advice_that_names_a_column_quotes_it_for_the_shell(capsys, tmp_path):
+    # 'income ($)' and 'last seen' pasted unquoted into a shell break the command.
+    rng = np.random.default_rng(5)
+    n = 80
+    table = pd.DataFrame(
+        {
+            "income ($)": [f"${v:,.0f}" for v in rng.lognormal(10, 0.5, n)],
+            "last seen": pd.date_range("2024-01-01", periods=n, freq="5h").strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            ),
+            "x": rng.normal(size=n),
+            "y": rng.choice(["a", "b"], n),
+        }
+    )
+    data, model = tmp_path / "t.csv", tmp_path / "m.nbayes"
+    table.to_csv(data, index=False)
+    status, _, err = run(capsys, "train", data, "-t", "y", "-o", model)
+    assert status == 0
+    (line,) = [x for x in house_lines(err) if "currency sign" in x]
+    assert line.endswith("leave it out with --exclude 'income ($)'")
+    status, _, err = run(capsys, "export", model, "--format", "sql", "-o", tmp_path / "q.sql")
+    assert status == 2 and "nbayes train --categorical 'last seen'" in err
+
+
 def test_no_raw_python_warning_reaches_the_terminal_of_a_child_process(tmp_path):
     rng = np.random.default_rng(1)
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 import pandas as pd
@@ -214,7 +215,8 @@ def choose_plan(
             if p.role != "category":
                 warns.append(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
-                    f"it as categories; leave it out with --exclude {c}, or use --model auto"
+                    f"it as categories; leave it out with --exclude {shlex.quote(str(c))}, "
+                    "or use --model auto"
                 )
         # The estimator reads the table as MixedNB does (identifiers out, dates as calendar
         # features); identifiers named in --features are kept as categories, as its

@@ -3,6 +3,8 @@ values, each with its fix."""
 
 from __future__ import annotations
 
+import shlex
+
 import pandas as pd
 
 from ..._validation import (
@@ -137,7 +139,8 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
             f"column {column!r} holds numbers with a currency sign or a unit (e.g. "
             f"{series.dropna().iloc[0]!r}), which are read as text ({profile.distinct:.0%} "
             "distinct values in the first rows, so near-unique categories); remove the sign "
-            f"before training to model them as numbers, or leave it out with --exclude {column}"
+            "before training to model them as numbers, or leave it out with --exclude "
+            f"{shlex.quote(str(column))}"
         ]
     if profile.role == "category" and profile.distinct >= NEAR_UNIQUE and profile.n_values >= 50:
         if date_format(series) is not None:  # the typology's rule: see nbayes.columns
@@ -145,12 +148,13 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
                 f"column {column!r} holds dates or times written as text (e.g. "
                 f"{series.dropna().iloc[0]!r}), read as near-unique categories that carry "
                 "almost no information; convert it to numbers or categories (day of week, "
-                f"hour, number of days) before training, or leave it out with --exclude {column}"
+                "hour, number of days) before training, or leave it out with --exclude "
+                f"{shlex.quote(str(column))}"
             ]
         return [
             f"column {column!r} has near-unique values ({profile.describe()}): as categories "
-            f"it carries almost no information; leave it out with --exclude {column} if it "
-            "is an identifier"
+            "it carries almost no information; leave it out with --exclude "
+            f"{shlex.quote(str(column))} if it is an identifier"
         ]
     return []
 
