@@ -122,7 +122,7 @@ def choose_plan(
             left = [readings[c] for c in ids]
     for c in candidates:  # bounded by the table's width
         if readings[c].kind == "coded number":
-            warns.append(_coded_warning(c, readings[c]))
+            warns.append(_coded_warning(c, readings[c], read))
     sample = {c: sample[c] for c in candidates}
     # (A date column empty in the first chunk is read as written: MixedNB learns the written
     # form of dates from the first batch, which has none of them.)
@@ -347,9 +347,11 @@ def choose_plan(
 
 @dataclass(frozen=True)
 class _Given:
-    """The reading options given on the command line (for advice that names others)."""
+    """The reading options given on the command line (for advice that names others), and
+    whether DATA is CSV/TSV (the only formats they apply to)."""
 
     given: frozenset
+    csv: bool = True
 
     @classmethod
     def of(cls, read) -> _Given:
@@ -362,7 +364,7 @@ class _Given:
             given.add("--thousands")
         if getattr(read, "na_values", ()):
             given.add("--na-values")
-        return cls(frozenset(given))
+        return cls(frozenset(given), getattr(read, "format", None) in (None, "csv", "tsv"))
 
 
 def _auto_model(schema: dict[str, str]) -> str:
