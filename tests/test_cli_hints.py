@@ -405,17 +405,17 @@ def test_a_marker_or_a_code_in_parquet_is_not_given_a_csv_option(capsys, tmp_pat
     frame = grades(rng, 600, "x", 0.03)
     frame["income"] = np.where(rng.random(600) < 0.05, 999999, rng.integers(100, 900, 600))
     model = tmp_path / "m.nbayes"
-    for name, csv in (("g.parquet", False), ("g.csv", True)):
+    for name, is_csv in (("g.parquet", False), ("g.csv", True)):
         data = tmp_path / name
-        frame.to_parquet(data, index=False) if not csv else frame.to_csv(data, index=False)
+        frame.to_parquet(data, index=False) if not is_csv else frame.to_csv(data, index=False)
         status, _, err = run(capsys, "train", data, "-t", "y", "-o", model, "-q")
         assert status == 0
         lines = [x for x in house_lines(err) if "'grade'" in x or "'income'" in x]
         assert len(lines) == 2, err
         for line in lines:
-            assert ("--na-values" in line) is csv, line
-            assert ("as null (missing) in DATA" in line) is not csv, line
-        if not csv:
+            assert ("--na-values" in line) is is_csv, line
+            assert ("as null (missing) in DATA" in line) is not is_csv, line
+        if not is_csv:
             follow = run(capsys, "train", data, "-t", "y", "-o", model, "--na-values=x")
             assert follow[0] == 2 and "--na-values applies to CSV/TSV" in follow[2]
 
