@@ -309,6 +309,15 @@ def test_the_advice_for_a_misleading_column_follows_its_values():
     assert _advice("obs", "gaussian", shuffled).startswith("whole numbers distinct in every row")
     # 20 repeated among zeros is a value, not a code for a missing one (Boston's zn).
     assert "--na-values" not in _advice("zn", "gaussian", pd.Series([0.0] * 80 + [20.0] * 20))
+    # A 0/1 indicator that empty cells made floats is not heavy-tailed (survival/pbc's
+    # ascites); a code among a few whole numbers is still a code.
+    flags = _advice("ascites", "gaussian", pd.Series([0.0] * 90 + [1.0] * 10))
+    assert "heavy-tailed" not in flags and flags.endswith(
+        "--categorical ascites to read them as categories"
+    )
+    assert "--na-values 99" in _advice(
+        "score", "gaussian", pd.Series([1.0, 2.0, 3.0] * 30 + [99.0] * 10)
+    )
     assert [looks_like_code(v) for v in (99, 9999, 999999.375, -1, -99, 20, 9, 1, -2)] == [
         True, True, True, True, True, False, False, False, False,
     ]  # fmt: skip

@@ -47,6 +47,10 @@ BLAME_NATS = 0.02
 BLAME_MOST = 3
 #: Cells (rows x classes x columns) of the per-column terms computed to name them.
 BLAME_CELLS = 4_000_000
+#: Distinct whole numbers up to which a column read as a bell curve is advised to be read as
+#: categories: MixedNB's least limit for integers. Such a column is a float only because an
+#: empty cell made it one (survival/pbc's 0/1 ``ascites``), or is a score or a small count.
+FEW_WHOLE = 20
 
 
 @dataclass
@@ -355,6 +359,14 @@ def _advice(column: str, family: str | None, values) -> str:
                     f"code for a missing value does; if it is one, train with --na-values "
                     f"{shlex.quote(code_text)}"
                 )
+        distinct = np.unique(numbers)
+        if distinct.size <= FEW_WHOLE and bool(np.all(distinct == np.round(distinct))):
+            return (
+                f"whole numbers with {distinct.size} distinct values here, read as a bell "
+                "curve (gaussian), as floats are (an empty cell makes integers floats); train "
+                f"with --categorical {quoted} to read them as categories"
+            )
+        if far.any():
             return (
                 "a heavy-tailed number read as a bell curve (gaussian); train with "
                 "--continuous binned or --continuous density"
