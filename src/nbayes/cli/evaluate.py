@@ -21,7 +21,7 @@ from scipy import sparse
 from .._validation import rows_from, spelling_key
 from ..columns import input_column, read_column
 from ..exceptions import DataError
-from ._common import format_table, plural, say_warning
+from ._common import format_table, names, plural, say_warning
 from ._labels import describe, written_label_codes
 from ._models import class_labels, inner, load_plan
 from ._scoring import predicted_codes
@@ -421,6 +421,11 @@ def scored_chunks(plan, data: str, target: str, read: ReadOptions, progress: boo
     """
     est = plan.estimator
     table = open_table(data, read, progress)
+    if target not in table.columns:
+        raise DataError(
+            f"{table.path}: no label column {target!r}; the columns are "
+            f"{names(table.columns)}. Pass the label column with --target."
+        )
     columns = required_columns(table, plan, [target])
     dtypes = read_dtypes(plan.schema)
     if np.asarray(est.classes_).dtype.kind not in "iuf":
