@@ -315,6 +315,11 @@ def test_the_advice_for_a_misleading_column_follows_its_values():
     assert "heavy-tailed" not in flags and flags.endswith(
         "--categorical ascites to read them as categories"
     )
+    # Integers in training were read as a bell curve for their many values, whatever these
+    # rows hold (psych/epi.bfi's epiE).
+    scores = pd.Series(np.arange(90.0) % 5)
+    assert "--categorical" not in _advice("epiE", "gaussian", scores, "int")
+    assert "--categorical" in _advice("epiE", "gaussian", scores, "float")
     assert "--na-values 99" in _advice(
         "score", "gaussian", pd.Series([1.0, 2.0, 3.0] * 30 + [99.0] * 10)
     )

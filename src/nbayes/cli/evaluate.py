@@ -47,10 +47,12 @@ BLAME_NATS = 0.02
 BLAME_MOST = 3
 #: Cells (rows x classes x columns) of the per-column terms computed to name them.
 BLAME_CELLS = 4_000_000
-#: Distinct whole numbers up to which a column read as a bell curve is advised to be read as
-#: categories: MixedNB's least limit for integers. Such a column is a float only because an
-#: empty cell made it one (survival/pbc's 0/1 ``ascites``), or is a score or a small count.
-FEW_WHOLE = 20
+#: Distinct whole numbers (in the rows judged) up to which a float column read as a bell
+#: curve is advised to be read as categories: integers that an empty cell made floats
+#: (survival/pbc's 0/1 ``ascites``), which as integers would have been categories. Kept well
+#: under MixedNB's least limit for integers (20): the rows judged hold fewer values than
+#: training did.
+FEW_WHOLE = 10
 
 
 @dataclass
@@ -313,7 +315,9 @@ def misleading_columns(plan, kept: list) -> list[dict]:
                 "column": name,
                 "family": families.get(name),
                 "log_loss_increase": float(harm[j]),
-                "advice": _advice(source or name, families.get(name), values),
+                "advice": _advice(
+                    source or name, families.get(name), values, plan.schema.get(source or name)
+                ),
             }
         )
     return out
@@ -325,8 +329,9 @@ def _families(est) -> dict[str, str]:
     return {str(c): str(family) for family, columns in groups for c in columns}
 
 
-def _advice(column: str, family: str | None, values) -> str:
-    """Why a misleading column's reading may be to blame, and what to try at training."""
+def _advice(column: str, family: str | None, values, written: str | None = None) -> str:
+    """Why a misleading column's reading may be to blame, and what to try at training
+    (``written``: the column's type in the training file, ``"int"``, ``"float"``, ...)."""
     quoted = shlex.quote(column)
     numbers = None
     if values is not None:
@@ -360,7 +365,8 @@ def _advice(column: str, family: str | None, values) -> str:
                     f"{shlex.quote(code_text)}"
                 )
         distinct = np.unique(numbers)
-        if distinct.size <= FEW_WHOLE and bool(np.all(distinct == np.round(distinct))):
+        whole = bool(np.all(distinct == np.round(distinct)))
+        if written in (None, "float") and distinct.size <= FEW_WHOLE and whole:
             return (
                 f"whole numbers with {distinct.size} distinct values here, read as a bell "
                 "curve (gaussian), as floats are (an empty cell makes integers floats); train "
