@@ -248,5 +248,6 @@ def test_evaluate_without_the_label_column_says_how_to_name_it(capsys, tmp_path)
     capsys.readouterr()
     assert main(["evaluate", str(model), str(test)]) == 1
     err = capsys.readouterr().err
-    assert "no label column 'y'" in err and "Pass the label column with --target." in err
+    assert "no column 'y' (the label column)" in err
+    assert "Pass the label column with --target." in err
     assert main(["evaluate", str(model), str(test), "-t", "label"]) == 0

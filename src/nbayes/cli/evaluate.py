@@ -429,7 +429,7 @@ def scored_chunks(plan, data: str, target: str, read: ReadOptions, progress: boo
     table = open_table(data, read, progress)
     if target not in table.columns:
         raise DataError(
-            f"{table.path}: no label column {target!r}; the columns are "
+            f"{table.path}: no column {target!r} (the label column); the columns are "
             f"{names(table.columns)}. Pass the label column with --target."
         )
     columns = required_columns(table, plan, [target])
