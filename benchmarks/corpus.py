@@ -39,8 +39,8 @@ file read with pandas, on the columns the command line modelled.
     ``Unnamed: 0``) with at least 20 distinct values; text distinct in every training row;
     whole numbers distinct in every training row that are row numbers (they fill half
     their range) or fixed-width codes (``ROW_NUMBERS``: distinct counts and measures are
-    not identifiers) -- is a feature of the trained model, not read as dates, and no
-    warning of ``train`` names it.
+    not identifiers, nor are years and ranks named so, ``MEASURE_NAMES``) -- is a feature
+    of the trained model, not read as dates, and no warning of ``train`` names it.
 ``dates_as_words``
     a column whose values are dates or times written as text (each has a day, a month and
     a year, or a time, and 95 % of them parse) is a
@@ -127,6 +127,10 @@ NAMED_DISTINCT = 20
 #: car/States' pop, Ecdat/Airline's cost, HistData/Guerry's Crime_prop, gap/hr1420's
 #: genomic positions, MASS/beav1's clock times), which a model must keep.
 ROW_NUMBERS, CODE_DIGITS, CODE_SPREAD = 0.5, 5, 1.5
+#: Names of a time or a rank: whole numbers under them that fill their range are the years
+#: of a yearly series (Ecdat/bankingCrises' year, datasets/Nile's time) or an ordering
+#: (HSAUR/Forbes2000's rank), measures a model must keep.
+MEASURE_NAMES = re.compile(r"^(yr|time|date|period|ranking)$|(year|rank)$", re.I)
 CRITERIA = (
     "crash",
     "cli_api_differ",
@@ -373,7 +377,8 @@ def identifiers(train: pd.DataFrame, target: str) -> list[str]:
                 out.append(str(column))
         elif n >= 20 and values.notna().all() and values.nunique() == n:
             if values.dtype.kind in "iu":
-                if _row_numbers_or_codes(values.to_numpy(dtype=np.int64)):
+                measure = MEASURE_NAMES.search(re.sub(r"[\s._-]+", "", str(column)))
+                if not measure and _row_numbers_or_codes(values.to_numpy(dtype=np.int64)):
                     out.append(str(column))
             elif values.map(type).eq(str).all() and not _free_text(values):
                 out.append(str(column))

@@ -120,3 +120,26 @@ def test_alpha_cv_where_it_does_not_apply_is_a_usage_error(capsys, tmp_path, opt
     _table(60).to_csv(data, index=False)
     assert main(["train", str(data), "-t", "y", "-o", str(tmp_path / "m.nbayes"), *options]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options", [["--text-column", "note"], []])
+def test_alpha_cv_with_words_beside_other_columns_is_refused_before_training(
+    capsys, tmp_path, options
+):
+    # The words' family keeps its own alpha, which the cross-validation would not reach: it
+    # once failed after the training pass with the library's "must be a number ... got 'cv'".
+    rng = np.random.default_rng(3)
+    table = _table(120)
+    words = ["red car", "blue van", "old bike", "new boat", "fast train", "slow cart"]
+    table["note"] = [" ".join(rng.choice(words, 5)) for _ in range(len(table))]
+    data = tmp_path / "shop.csv"
+    table.to_csv(data, index=False)
+    model_file = tmp_path / "m.nbayes"
+    argv = ["train", str(data), "-t", "y", "-o", str(model_file), "--alpha", "cv", *options]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--alpha cv applies to a text model over one column" in err
+    assert "('note')" in err and "--alpha auto" in err and "got 'cv'" not in err
+    assert not model_file.exists()
+    argv[argv.index("cv")] = "auto"
+    assert main(argv) == 0 and model_file.exists()

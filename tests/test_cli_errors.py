@@ -236,3 +236,18 @@ def test_parquet_with_a_bad_column_type(capsys, tmp_path, counts_model):
     status, out, err = run(capsys, "predict", model, data)
     assert (status, out) == (1, "")
     assert re.search(r"column 'a' must hold numbers .*; got 'one' at row 0", err), err
+
+
+def test_evaluate_without_the_label_column_says_how_to_name_it(capsys, tmp_path):
+    train = tmp_path / "train.csv"
+    pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "y": ["a", "a", "b", "b"]}).to_csv(train, index=False)
+    test = tmp_path / "test.csv"
+    pd.DataFrame({"x": [1.5, 3.5], "label": ["a", "b"]}).to_csv(test, index=False)
+    model = tmp_path / "m.nbayes"
+    assert main(["train", str(train), "-t", "y", "-o", str(model), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["evaluate", str(model), str(test)]) == 1
+    err = capsys.readouterr().err
+    assert "no column 'y' (the label column)" in err
+    assert "Pass the label column with --target." in err
+    assert main(["evaluate", str(model), str(test), "-t", "label"]) == 0

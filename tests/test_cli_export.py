@@ -192,3 +192,23 @@ def test_threshold_given_to_export_decides_as_given_to_predict(fruit, tmp_path, 
         }
         got = ort.InferenceSession(str(out)).run(None, feeds)[0].tolist()
     assert "banana" not in want[:4] and got == want
+
+
+@pytest.mark.parametrize("form", ["sql", "onnx"])
+def test_a_calibrated_model_file_is_refused_with_the_training_option_to_drop(
+    tmp_path, capsys, form
+):
+    # The library's refusal named CalibratedClassifierCV, a structure between columns and
+    # "the naive Bayes model it is built on": nothing a command-line user can act on.
+    rng = np.random.default_rng(0)
+    y = rng.choice(["a", "b"], 200)
+    data = tmp_path / "t.csv"
+    pd.DataFrame({"x": rng.normal(y == "b", 1.0), "y": y}).to_csv(data, index=False)
+    model = tmp_path / "m.nbayes"
+    train(str(data), "y", str(model), calibration="sigmoid")
+    capsys.readouterr()
+    assert main(["export", str(model), "--format", form, "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "is calibrated (nbayes train --calibration)" in err
+    assert "Train without --calibration" in err and "CalibratedClassifierCV" not in err
+    assert not (tmp_path / "out").exists()

@@ -81,6 +81,54 @@ def test_an_unseen_identifier_is_one_house_warning_with_the_fix(capsys, tmp_path
     )  # stdout: stderr is for warnings
 
 
+@pytest.mark.parametrize("model", ["auto", "tan"])
+def test_unseen_calendar_values_name_the_date_column_that_train_excludes(capsys, tmp_path, model):
+    # The model's feature is 'stamp.month'; train takes --exclude stamp, never stamp.month.
+    days = pd.date_range("2023-01-01", periods=300, freq="D")
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame(
+        {"stamp": days.strftime("%Y-%m-%d"), "x": rng.normal(size=300), "y": days.month % 2}
+    )
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    table.iloc[:240].to_csv(train, index=False)  # January to August
+    table.iloc[240:].to_csv(test, index=False)  # months training never saw
+    path = tmp_path / "m.nbayes"
+    assert run(capsys, "train", train, "-t", "y", "-m", model, "-o", path, "-q")[0] == 0
+    for argv in (["evaluate", path, test], ["predict", path, test, "-o", tmp_path / "p.csv"]):
+        status, _, err = run(capsys, *argv)
+        assert status == 0
+        unseen = [line for line in house_lines(err) if "never seen in training" in line]
+        assert unseen and all("column 'stamp." in line for line in unseen), err
+        assert all("train it again with --exclude stamp." in line for line in unseen), err
+        assert "--exclude stamp.month" not in err and "an identifier" not in unseen[0]
+    status, _, err = run(capsys, "train", train, "-t", "y", "--exclude", "stamp", "-o", path)
+    assert status == 0, err
+
+
+def test_advice_that_names_a_column_quotes_it_for_the_shell(capsys, tmp_path):
+    # 'income ($)' and 'last seen' pasted unquoted into a shell break the command.
+    rng = np.random.default_rng(5)
+    n = 80
+    table = pd.DataFrame(
+        {
+            "income ($)": [f"${v:,.0f}" for v in rng.lognormal(10, 0.5, n)],
+            "last seen": pd.date_range("2024-01-01", periods=n, freq="5h").strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            ),
+            "x": rng.normal(size=n),
+            "y": rng.choice(["a", "b"], n),
+        }
+    )
+    data, model = tmp_path / "t.csv", tmp_path / "m.nbayes"
+    table.to_csv(data, index=False)
+    status, _, err = run(capsys, "train", data, "-t", "y", "-o", model)
+    assert status == 0
+    (line,) = [x for x in house_lines(err) if "currency sign" in x]
+    assert line.endswith("leave it out with --exclude 'income ($)'")
+    status, _, err = run(capsys, "export", model, "--format", "sql", "-o", tmp_path / "q.sql")
+    assert status == 2 and "nbayes train --categorical 'last seen'" in err
+
+
 def test_no_raw_python_warning_reaches_the_terminal_of_a_child_process(tmp_path):
     rng = np.random.default_rng(1)
     train, test = tmp_path / "train.csv", tmp_path / "test.csv"
@@ -252,8 +300,29 @@ def test_the_advice_for_a_misleading_column_follows_its_values():
     rows = pd.Series(np.arange(400, 460))  # a row number after a shuffle
     assert _advice("rownames", "gaussian", rows).startswith("whole numbers distinct in every row")
     assert "--exclude rownames" in _advice("rownames", "gaussian", rows)
+    # Distinct whole measurements are not called an identifier's (rpart/car90's Price);
+    # the library's rule for row numbers decides.
+    prices = pd.Series(np.random.default_rng(0).choice(np.arange(5000, 40000), 30, replace=False))
+    assert "identifier" not in _advice("Price", "gaussian", prices)
+    assert "identifier's" not in _advice("hp", "categorical", pd.Series(np.arange(52, 80)))
+    shuffled = pd.Series(np.random.default_rng(1).permutation(np.arange(1, 61)))
+    assert _advice("obs", "gaussian", shuffled).startswith("whole numbers distinct in every row")
     # 20 repeated among zeros is a value, not a code for a missing one (Boston's zn).
     assert "--na-values" not in _advice("zn", "gaussian", pd.Series([0.0] * 80 + [20.0] * 20))
+    # A 0/1 indicator that empty cells made floats is not heavy-tailed (survival/pbc's
+    # ascites); a code among a few whole numbers is still a code.
+    flags = _advice("ascites", "gaussian", pd.Series([0.0] * 90 + [1.0] * 10))
+    assert "heavy-tailed" not in flags and flags.endswith(
+        "--categorical ascites to read them as categories"
+    )
+    # Integers in training were read as a bell curve for their many values, whatever these
+    # rows hold (psych/epi.bfi's epiE).
+    scores = pd.Series(np.arange(90.0) % 5)
+    assert "--categorical" not in _advice("epiE", "gaussian", scores, "int")
+    assert "--categorical" in _advice("epiE", "gaussian", scores, "float")
+    assert "--na-values 99" in _advice(
+        "score", "gaussian", pd.Series([1.0, 2.0, 3.0] * 30 + [99.0] * 10)
+    )
     assert [looks_like_code(v) for v in (99, 9999, 999999.375, -1, -99, 20, 9, 1, -2)] == [
         True, True, True, True, True, False, False, False, False,
     ]  # fmt: skip
@@ -341,6 +410,28 @@ def test_a_frequent_letter_among_numbers_is_a_category_not_a_missing_marker(caps
         status, out, err = run(capsys, "train", data, "-t", "y", "-o", model)
         assert f"column 'grade' holds numbers but for {marker!r}" in err
         assert f"pass --na-values={marker}" in err or f"pass --na-values='{marker}'" in err
+
+
+def test_a_marker_or_a_code_in_parquet_is_not_given_a_csv_option(capsys, tmp_path):
+    # --na-values applies to CSV/TSV only: train refuses it for Parquet, so the advice there
+    # names the fix in the file.
+    rng = np.random.default_rng(8)
+    frame = grades(rng, 600, "x", 0.03)
+    frame["income"] = np.where(rng.random(600) < 0.05, 999999, rng.integers(100, 900, 600))
+    model = tmp_path / "m.nbayes"
+    for name, is_csv in (("g.parquet", False), ("g.csv", True)):
+        data = tmp_path / name
+        frame.to_parquet(data, index=False) if not is_csv else frame.to_csv(data, index=False)
+        status, _, err = run(capsys, "train", data, "-t", "y", "-o", model, "-q")
+        assert status == 0
+        lines = [x for x in house_lines(err) if "'grade'" in x or "'income'" in x]
+        assert len(lines) == 2, err
+        for line in lines:
+            assert ("--na-values" in line) is is_csv, line
+            assert ("as null (missing) in DATA" in line) is not is_csv, line
+        if not is_csv:
+            follow = run(capsys, "train", data, "-t", "y", "-o", model, "--na-values=x")
+            assert follow[0] == 2 and "--na-values applies to CSV/TSV" in follow[2]
 
 
 def survey(rng, n, religion_none):

@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -193,6 +194,18 @@ def test_top_features_bars_are_the_log_odds_weights_best_on_top():
     assert [b.get_width() for b in impact.bars_["b"]] == pytest.approx(
         model.top_features("b", k=2, by="impact")["impact"].to_numpy()[::-1]
     )
+
+
+def test_top_features_with_long_names_draw_without_a_layout_warning():
+    # palmerpenguins' "Gentoo penguin (Pygoscelis papua)": nbayes report printed matplotlib's
+    # "tight layout not applied", which a user cannot act on.
+    long = np.array([f"Gentoo penguin (Pygoscelis papua) of island {c} " * 3 for c in "ab"])
+    names = [f"a feature with a rather long name, number {j} " * 2 for j in range(6)]
+    X = pd.DataFrame(RNG.poisson(1, (60, 6)), columns=names)
+    model = nbayes.MultinomialNB().fit(X, long[(Y == "b").astype(int)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TopFeaturesDisplay.from_estimator(model, k=6)
 
 
 def test_top_features_needs_one_axes_per_class():

@@ -1,6 +1,7 @@
 """AODE, A2DE, TAN, KDB and JointBayes as estimators: tables in, same model from fit,
 partial_fit, merged shards, unlearn and model files."""
 
+import copy
 import itertools
 
 import numpy as np
@@ -510,3 +511,24 @@ def test_binned_family_binning_saves_merges_and_refuses_bad_values(tmp_path):
     bad = df.assign(x=df["x"].where(df.index != 7, np.inf))
     with pytest.raises(DataError, match=r"Column 'x' holds inf at row 7; numeric values must be"):
         nbayes.AODE(binning=Binned()).fit(bad, y)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=IDS)
+def test_state_round_trips_after_recode_statistics_took_in_new_categories(model):
+    # recode_statistics extends the vocabulary for a merge to follow; the model's own
+    # statistics, counted before, lack the new codes and its state must still load: as the
+    # model whose statistics hold those codes with zero counts.
+    df, y = table(n=120, seed=4)
+    edges = clone(model).fit(df, y).bin_edges_
+    base = clone(model).set_params(bin_edges=edges)
+    fitted = clone(base).fit(df, y)
+    other = clone(base).fit(df.iloc[:20].assign(colour="purple", grade="c"), y[:20])
+    assert other.classes_.tolist() == fitted.classes_.tolist()
+    recoded = fitted.recode_statistics(other)
+    back = clone(base).set_state(fitted.get_state())
+    zero_counts = fitted.scale_statistics(recoded, 0.0)
+    expected = copy.deepcopy(fitted).install(
+        fitted.classes_, fitted.merge_statistics(fitted.stats_, zero_counts)
+    )
+    np.testing.assert_allclose(back.predict_proba(df), expected.predict_proba(df), rtol=1e-10)
+    assert set(back.categories_["colour"]) == {"red", "green", "blue", "purple"}

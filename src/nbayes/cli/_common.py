@@ -24,6 +24,15 @@ class UsageError(CLIError, ValueError):
 
 #: The warnings said by the command now running (each is said once).
 _said: set[str] = set()
+#: The input columns of the model the command now running loaded (see :func:`name_inputs`).
+_inputs: list[str] = []
+
+
+def name_inputs(columns: Sequence[str]) -> None:
+    """Tell the warnings of the command now running the input columns of its model, so
+    that one about a calendar feature (``when.month``) names its date column (``when``),
+    the name that ``train --exclude`` takes."""
+    _inputs[:] = [str(c) for c in columns]
 
 
 def say_warning(text: str, key: str | None = None) -> None:
@@ -53,12 +62,23 @@ def _house_text(message: Warning | str, category: type[Warning]) -> str:
     named = _COLUMN.match(text)
     if issubclass(category, UnseenCategoryWarning) and named:
         column = named[1]
-        text = text.replace(
-            _UNSEEN_ADVICE,
-            "if the column names or numbers the rows (an identifier), train the model again "
-            f"with --exclude {shlex.quote(column)}; otherwise check that DATA writes it as the "
-            "training file did.",
-        )
+        source = column
+        if _inputs and column not in _inputs:
+            from ..columns import input_column
+
+            source = input_column(column, _inputs) or column
+        if source != column:  # a calendar feature: the dates are new, not an identifier
+            advice = (
+                f"the dates of DATA fall outside those of training; if the model should not "
+                f"depend on when, train it again with --exclude {shlex.quote(source)}."
+            )
+        else:
+            advice = (
+                "if the column names or numbers the rows (an identifier), train the model "
+                f"again with --exclude {shlex.quote(column)}; otherwise check that DATA writes "
+                "it as the training file did."
+            )
+        text = text.replace(_UNSEEN_ADVICE, advice)
     return text
 
 
@@ -93,6 +113,7 @@ def house_warnings() -> Iterator[None]:
             yield
         finally:
             _said.clear()
+            _inputs.clear()
 
 
 class _NoProgress:

@@ -20,9 +20,9 @@ from scipy import sparse
 
 from .. import base
 from .._validation import rows_from, spelling_key
-from ..columns import input_column
+from ..columns import input_column, read_column
 from ..exceptions import DataError
-from ._common import format_table, plural, say_warning
+from ._common import format_table, names, plural, say_warning
 from ._labels import describe, written_label_codes
 from ._models import class_labels, inner, load_plan
 from ._scoring import predicted_codes
@@ -48,6 +48,12 @@ BLAME_NATS = 0.02
 BLAME_MOST = 3
 #: Cells (rows x classes x columns) of the per-column terms computed to name them.
 BLAME_CELLS = 4_000_000
+#: Distinct whole numbers (in the rows judged) up to which a float column read as a bell
+#: curve is advised to be read as categories: integers that an empty cell made floats
+#: (survival/pbc's 0/1 ``ascites``), which as integers would have been categories. Kept well
+#: under MixedNB's least limit for integers (20): the rows judged hold fewer values than
+#: training did.
+FEW_WHOLE = 10
 
 
 @dataclass
@@ -310,7 +316,9 @@ def misleading_columns(plan, kept: list) -> list[dict]:
                 "column": name,
                 "family": families.get(name),
                 "log_loss_increase": float(harm[j]),
-                "advice": _advice(source or name, families.get(name), values),
+                "advice": _advice(
+                    source or name, families.get(name), values, plan.schema.get(source or name)
+                ),
             }
         )
     return out
@@ -322,8 +330,9 @@ def _families(est) -> dict[str, str]:
     return {str(c): str(family) for family, columns in groups for c in columns}
 
 
-def _advice(column: str, family: str | None, values) -> str:
-    """Why a misleading column's reading may be to blame, and what to try at training."""
+def _advice(column: str, family: str | None, values, written: str | None = None) -> str:
+    """Why a misleading column's reading may be to blame, and what to try at training
+    (``written``: the column's type in the training file, ``"int"``, ``"float"``, ...)."""
     quoted = shlex.quote(column)
     numbers = None
     if values is not None:
@@ -333,6 +342,10 @@ def _advice(column: str, family: str | None, values) -> str:
             and numbers.size == len(values)
             and bool(np.all(numbers == np.round(numbers)))
             and np.unique(numbers).size == numbers.size
+            and np.abs(numbers).max() < 2**53
+            # by the rule that leaves identifiers out at training: distinct measurements
+            # (prices, horsepower, counts) are not row numbers
+            and read_column(pd.Series(numbers.astype(np.int64)), column).kind == "identifier"
         ):
             return (
                 "whole numbers distinct in every row, as an identifier's are; if it numbers or "
@@ -352,6 +365,15 @@ def _advice(column: str, family: str | None, values) -> str:
                     f"code for a missing value does; if it is one, train with --na-values "
                     f"{shlex.quote(code_text)}"
                 )
+        distinct = np.unique(numbers)
+        whole = bool(np.all(distinct == np.round(distinct)))
+        if written in (None, "float") and distinct.size <= FEW_WHOLE and whole:
+            return (
+                f"whole numbers with {distinct.size} distinct values here, read as a bell "
+                "curve (gaussian), as floats are (an empty cell makes integers floats); train "
+                f"with --categorical {quoted} to read them as categories"
+            )
+        if far.any():
             return (
                 "a heavy-tailed number read as a bell curve (gaussian); train with "
                 "--continuous binned or --continuous density"
@@ -406,6 +428,11 @@ def scored_chunks(plan, data: str, target: str, read: ReadOptions, progress: boo
     """
     est = plan.estimator
     table = open_table(data, read, progress)
+    if target not in table.columns:
+        raise DataError(
+            f"{table.path}: no column {target!r} (the label column); the columns are "
+            f"{names(table.columns)}. Pass the label column with --target."
+        )
     columns = required_columns(table, plan, [target])
     dtypes = read_dtypes(plan.schema)
     if np.asarray(est.classes_).dtype.kind not in "iuf":

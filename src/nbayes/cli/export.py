@@ -51,6 +51,14 @@ def export(
     if same_file(model, output):
         raise UsageError(f"-o {output} is the model file itself; write the export elsewhere.")
     fitted = load(model)
+    from ..io._wrappers import is_wrapper
+
+    if is_wrapper(fitted):  # a calibration: the library's refusal names Python classes
+        raise UsageError(
+            f"{model} is calibrated (nbayes train --calibration); the export writes a "
+            "model's own probabilities, which the calibration changes. Train without "
+            "--calibration to export the model."
+        )
     stored = _stored_threshold(
         (read_manifest(model).get("metadata", {}).get("cli") or {}).get("decision_threshold")
     )

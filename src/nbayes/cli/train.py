@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -194,7 +194,7 @@ def train(
         categorical=tuple(categorical),
         settings=settings,
         later=later,
-        read=read,
+        read=replace(read, format=table.format),  # advice names CSV options for CSV only
     )
     if spaced:
         plan.notes.append(

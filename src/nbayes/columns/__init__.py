@@ -16,8 +16,10 @@ identifier        a row label, left out of the model: values distinct in every r
                   code (``PID``, ``docno``, ``distcod``, ``case_nr``: whole numbers); whole
                   numbers distinct in every row (at least 30 rows) that fill at least half
                   of the range between their least and greatest value (row numbers, even
-                  after a shuffled split); names or codes (strings of at most two words
-                  whose words do not recur) distinct in every row (at least 20 rows);
+                  after a shuffled split), unless named as a time or a rank (``year``,
+                  ``time``, ``rank``: a yearly series, an ordering); names or codes
+                  (strings of at most two words whose words do not recur) distinct in
+                  every row (at least 20 rows);
                   values named like a row index that repeat, with at least 20 distinct
                   values (a subject's or group's identifier, as a patient's in a panel)
 timestamp         dates or times: a datetime dtype, or strings of which at least 95 % parse

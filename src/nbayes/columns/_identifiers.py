@@ -30,6 +30,11 @@ ID_NAMES = frozenset({"", "id", "rownames", "rowname", "index", "rowid", "rownum
 #: identifier (``PID``), and endings of a number's or a code's name (``distcod``, ``case_nr``)
 #: on names longer than four letters.
 CODE_NAMES = frozenset({"pid", "uid", "sid", "cid", "fid", "gid", "oid", "uuid", "guid"})
+#: Names of a time or a rank (compared as :data:`ID_NAMES`, or ending in ``year`` or
+#: ``rank``): whole numbers distinct in every row under such a name fill their range as row
+#: numbers do, but are the years of a yearly series or an ordering, which are measures
+#: (Ecdat/bankingCrises' ``year``, datasets/Nile's ``time``, HSAUR/Forbes2000's ``rank``).
+MEASURE_NAMES = frozenset({"year", "yr", "time", "date", "period", "rank", "ranking"})
 CODE_ENDINGS = ("nr", "cod", "code")
 #: Endings that are also the end of ordinary words (``casino``, ``maximum``): a code's name only
 #: after a separator or a capital (``case_no``, ``DocNum``) or after a word of
@@ -97,6 +102,13 @@ def looks_like_code_name(name) -> bool:
     return False
 
 
+def looks_like_measure_name(name) -> bool:
+    """Whether a column name is that of a time or a rank (:data:`MEASURE_NAMES`): ``year``,
+    ``Year``, ``birth_year``, ``time``, ``rank``."""
+    key = _name_key(name)
+    return key in MEASURE_NAMES or key.endswith(("year", "rank"))
+
+
 def _row_names(name, values: pd.Series) -> bool:
     """Numbers with a fraction that are row labels: named like a row index or an identifier
     (not ``index``: a price index is a measure), none negative, each with one decimal at
@@ -137,7 +149,7 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
             return f"named like a row index, whole numbers distinct in all {n_rows:,} rows"
         if looks_like_code_name(name):
             return f"named like a code, whole numbers distinct in all {n_rows:,} rows"
-        if kind == "f" or n_rows < ID_ROWS:
+        if kind == "f" or n_rows < ID_ROWS or looks_like_measure_name(name):
             return None
         span = float(numbers.max()) - float(numbers.min()) + 1
         if n_rows / span >= ID_DENSITY:

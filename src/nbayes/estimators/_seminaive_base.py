@@ -697,7 +697,11 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
         >>> sorted(state["statistics"])
         ['class_count', 'n1', 'n2', 'n_categories']
         """
-        return super().get_state()
+        state = super().get_state()
+        # recode_statistics extends the vocabulary in place (for a merge to follow): statistics
+        # counted before it lack the new codes, which are zero counts in the state.
+        state["statistics"] = self._relayout_stats(self.stats_, self._n_categories(), None)
+        return state
 
     def set_state(self, state: dict):
         """Become the fitted model of :meth:`get_state` output; ValueError if the parts do

@@ -3,6 +3,8 @@ for Python (the family to fit) and for ``nbayes train`` (the option that picks i
 
 from __future__ import annotations
 
+import shlex
+
 #: Per refused family: what to fit instead.
 FAMILY_FIX = {
     "kde": (
@@ -21,14 +23,14 @@ FAMILY_FIX = {
 def family_fix(family: str, cols) -> str:
     """What to fit instead of ``family``, which has no exported form, on columns ``cols``."""
     fix = FAMILY_FIX.get(family, "model those columns with another family")
-    return fix.replace("{cols}", ",".join(str(c) for c in cols))
+    return fix.replace("{cols}", shlex.quote(",".join(str(c) for c in cols)))
 
 
 def derived_fix(derived: list[str]) -> str:
     """The remedy for columns derived from dates (``"when.year"`` from ``"when"``): the
     date columns, read as categories, or calendar columns added to the table."""
     dates = sorted({c.rsplit(".", 1)[0] for c in derived})
-    listed = ",".join(dates)
+    listed = shlex.quote(",".join(dates))
     return (
         f"read the date column(s) {dates} as categories (nbayes train --categorical "
         f"{listed}; in Python a ('categorical', [...]) group of "

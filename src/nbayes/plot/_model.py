@@ -3,6 +3,8 @@ features that drive each class."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -348,5 +350,9 @@ class TopFeaturesDisplay:
             a.set_title(f"class {c}")
             a.set_xlabel("log-odds weight" if self.by == "weight" else "impact")
         self.axes_, self.figure_ = axes, axes[0].figure
-        self.figure_.tight_layout()
+        with warnings.catch_warnings():
+            # Long class or feature names leave no room to tighten: the figure is drawn as
+            # it is, and matplotlib's notice would reach a command's user as a warning.
+            warnings.filterwarnings("ignore", "Tight layout not applied", UserWarning)
+            self.figure_.tight_layout()
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 import pandas as pd
@@ -121,7 +122,7 @@ def choose_plan(
             left = [readings[c] for c in ids]
     for c in candidates:  # bounded by the table's width
         if readings[c].kind == "coded number":
-            warns.append(_coded_warning(c, readings[c]))
+            warns.append(_coded_warning(c, readings[c], read))
     sample = {c: sample[c] for c in candidates}
     # (A date column empty in the first chunk is read as written: MixedNB learns the written
     # form of dates from the first batch, which has none of them.)
@@ -214,7 +215,8 @@ def choose_plan(
             if p.role != "category":
                 warns.append(
                     f"column {c!r} holds free text ({p.describe()}); --model {model} reads "
-                    f"it as categories; leave it out with --exclude {c}, or use --model auto"
+                    f"it as categories; leave it out with --exclude {shlex.quote(str(c))}, "
+                    "or use --model auto"
                 )
         # The estimator reads the table as MixedNB does (identifiers out, dates as calendar
         # features); identifiers named in --features are kept as categories, as its
@@ -332,7 +334,7 @@ def choose_plan(
         if getattr(settings, key) is not None:
             params[key] = getattr(settings, key)
     spec = [
-        (text_family(settings) if family == "text" else family, cols)
+        (text_family(settings, cols) if family == "text" else family, cols)
         for family, cols in groups.items()
     ]
     params["columns"] = spec if spec or model == "categorical" else "auto"
@@ -345,9 +347,11 @@ def choose_plan(
 
 @dataclass(frozen=True)
 class _Given:
-    """The reading options given on the command line (for advice that names others)."""
+    """The reading options given on the command line (for advice that names others), and
+    whether DATA is CSV/TSV (the only formats they apply to)."""
 
     given: frozenset
+    csv: bool = True
 
     @classmethod
     def of(cls, read) -> _Given:
@@ -360,7 +364,7 @@ class _Given:
             given.add("--thousands")
         if getattr(read, "na_values", ()):
             given.add("--na-values")
-        return cls(frozenset(given))
+        return cls(frozenset(given), getattr(read, "format", None) in (None, "csv", "tsv"))
 
 
 def _auto_model(schema: dict[str, str]) -> str:

@@ -91,8 +91,9 @@ class Settings:
     n_bins: int | None = None
 
 
-def text_family(settings: Settings):
-    """The text family of a words column inside MixedNB, from the text options."""
+def text_family(settings: Settings, columns: list[str] | None = None):
+    """The text family of words columns (``columns``, named in errors) inside MixedNB, from
+    the text options."""
     from ...distributions import Text
 
     if settings.max_features is not None:
@@ -110,6 +111,16 @@ def text_family(settings: Settings):
         raise UsageError(
             "--min-df as a fraction applies to a text model over one column (TextNB); inside "
             "the mixed model give a number of occurrences (e.g. --min-df 2)."
+        )
+    if settings.alpha == "cv":
+        # The family carries its own alpha, which the cross-validation (of MixedNB's alpha)
+        # would not reach: refused before the first pass rather than failing after it.
+        named = f" ({', '.join(map(repr, columns))})" if columns else ""
+        raise UsageError(
+            f"--alpha cv applies to a text model over one column (TextNB) and to models "
+            f"without words; the words of a column read beside the others{named} keep "
+            f"their own smoothing, which it would not reach: give a number, or --alpha auto "
+            f"(each column's alpha chosen by the evidence)."
         )
     params: dict = {"min_count": int(min_df), "lowercase": settings.lowercase}
     if settings.hashing:

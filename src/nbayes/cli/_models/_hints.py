@@ -3,6 +3,8 @@ values, each with its fix."""
 
 from __future__ import annotations
 
+import shlex
+
 import pandas as pd
 
 from ..._validation import (
@@ -107,7 +109,7 @@ def marker_note(column: str, series: pd.Series, read) -> str | None:
     return (
         f"column {column!r} has the value {marker!r} in {int((stripped == marker).sum()):,} of "
         f"the first {len(values):,} rows, modelled as a category of its own; if it marks a "
-        f"missing value, pass {na_values_option([marker])}"
+        f"missing value, {_as_missing([marker], read)}"
     )
 
 
@@ -120,13 +122,15 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
             f"column {column!r} holds numbers but for {', '.join(map(repr, markers))} (in "
             f"{n:,} of the first {min(series.notna().sum(), ROLE_SAMPLE):,} values), so it is "
             f"read as categories, one per number; to read those as missing and the column as "
-            f"numbers, pass {na_values_option(markers)}"
+            f"numbers, {_as_missing(markers, read)}"
         ]
     style = number_style(series)
     if style is not None:
         pairs = list(zip(style[::2], style[1::2]))
         missing = [f"{flag} {value}" for flag, value in pairs if flag not in read.given]
         fix = f"pass {' '.join(missing)}" if missing else "check the separators of this column"
+        if not read.csv:  # the separators are options of CSV; other formats type numbers
+            fix = "write the column as numbers in DATA"
         return [
             f"column {column!r} holds numbers written as {series.dropna().iloc[0]!r}, which "
             f"are read as text ({profile.distinct:.0%} distinct values in the first rows, "
@@ -137,7 +141,8 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
             f"column {column!r} holds numbers with a currency sign or a unit (e.g. "
             f"{series.dropna().iloc[0]!r}), which are read as text ({profile.distinct:.0%} "
             "distinct values in the first rows, so near-unique categories); remove the sign "
-            f"before training to model them as numbers, or leave it out with --exclude {column}"
+            "before training to model them as numbers, or leave it out with --exclude "
+            f"{shlex.quote(str(column))}"
         ]
     if profile.role == "category" and profile.distinct >= NEAR_UNIQUE and profile.n_values >= 50:
         if date_format(series) is not None:  # the typology's rule: see nbayes.columns
@@ -145,12 +150,13 @@ def _string_warnings(column: str, series: pd.Series, profile: StringProfile, rea
                 f"column {column!r} holds dates or times written as text (e.g. "
                 f"{series.dropna().iloc[0]!r}), read as near-unique categories that carry "
                 "almost no information; convert it to numbers or categories (day of week, "
-                f"hour, number of days) before training, or leave it out with --exclude {column}"
+                "hour, number of days) before training, or leave it out with --exclude "
+                f"{shlex.quote(str(column))}"
             ]
         return [
             f"column {column!r} has near-unique values ({profile.describe()}): as categories "
-            f"it carries almost no information; leave it out with --exclude {column} if it "
-            "is an identifier"
+            "it carries almost no information; leave it out with --exclude "
+            f"{shlex.quote(str(column))} if it is an identifier"
         ]
     return []
 
@@ -164,11 +170,19 @@ def _reading(column: str, values: pd.Series) -> ColumnReading:
     return read_column(values, column)
 
 
-def _coded_warning(column: str, reading: ColumnReading) -> str:
+def _as_missing(values, read) -> str:
+    """How to read ``values`` as missing: ``--na-values`` for CSV/TSV, which is refused for
+    other formats (their missing values are typed: null)."""
+    if read.csv:
+        return f"pass {na_values_option(values)}"
+    return f"write {' and '.join(map(repr, values))} as null (missing) in DATA"
+
+
+def _coded_warning(column: str, reading: ColumnReading, read) -> str:
     """The warning for a number column that codes missing values with a number."""
     codes = [code_text(c) for c in reading.codes]
     return (
         f"column {column!r} holds {' and '.join(codes)} repeated far outside its other values "
         f"({reading.why.split('; ')[0]}), most likely a code for a missing value, which is "
-        f"modelled as a number; to read it as missing, pass {na_values_option(codes)}"
+        f"modelled as a number; to read it as missing, {_as_missing(codes, read)}"
     )

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ... import base
-from .._common import CLIError, UsageError
+from .._common import CLIError, UsageError, name_inputs
 from .._tables import conform
 from ._estimators import PRESETS, SEMINAIVE
 
@@ -172,12 +172,14 @@ def load_plan(path: str, text_column: str | None = None) -> Plan:
 
     model = load(path)
     if not is_wrapper(model):
-        return Plan.from_model(model, read_manifest(path), text_column)
-    # A calibration: the plan reads the table for its (first) fitted model.
-    plan = Plan.from_model(
-        model.calibrated_classifiers_[0].estimator, read_manifest(path), text_column
-    )
-    plan.calibrated = model
+        plan = Plan.from_model(model, read_manifest(path), text_column)
+    else:
+        # A calibration: the plan reads the table for its (first) fitted model.
+        plan = Plan.from_model(
+            model.calibrated_classifiers_[0].estimator, read_manifest(path), text_column
+        )
+        plan.calibrated = model
+    name_inputs(plan.features)
     return plan
 
 

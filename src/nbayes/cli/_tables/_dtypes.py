@@ -68,7 +68,8 @@ _DATE_FIX = "numbers or categories such as the day of week, the hour or the numb
 def _unmodelled(column: str, what: str, fix: str) -> DataError:
     return DataError(
         f"column {column!r} holds {what}; nbayes models numbers, categories and words, not "
-        f"these. Convert it before training (to {fix}) or leave it out with --exclude {column}."
+        f"these. Convert it before training (to {fix}) or leave it out with --exclude "
+        f"{shlex.quote(str(column))}."
     )
 
 
@@ -119,17 +120,17 @@ def numeric_column(
         say_warning(
             f"{path}: column {name!r} held numbers in training but holds {series.iloc[i]!r} "
             f"at row {offset + i}{others}, read as a missing value; to model such values as "
-            f"categories, train with --categorical {name} on rows that hold them",
+            f"categories, train with --categorical {shlex.quote(str(name))} on rows that hold them",
             key=f"not a number: {path}: {name}",
         )
     elif bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
         fix = (
-            f"Drop the column (--exclude {name}) or choose a model that takes categories "
-            "(--model mixed or categorical)."
+            f"Drop the column (--exclude {shlex.quote(str(name))}) or choose a model that takes "
+            "categories (--model mixed or categorical)."
             if preset
             else "nbayes types a column from the first rows that hold values; fix that "
-            f"value, or leave the column out with --exclude {name}."
+            f"value, or leave the column out with --exclude {shlex.quote(str(name))}."
         )
         marker = str(series.iloc[i]).strip()
         if not any(ch.isalnum() for ch in marker) or marker.lower() in MISSING_WORDS:
