@@ -1,13 +1,10 @@
-"""What a new model costs: a class implementing the protocol, and its registrations.
+"""What a new model costs: a class implementing the protocol, and one registration.
 
 This file defines a model nbayes does not ship -- PresenceNB, whether each feature is present,
 with a Beta prior whose strength is its one parameter -- registers it for the duration of each
-test, and gets model files, ``nbayes.merge``, GridSearchCV and ``nbayes train`` for it with no
-change to the library. The registrations it needs are four table entries (see the fixture),
-not yet one: ``nbayes.estimators.REGISTRY`` (model files build estimators only from it),
-``nbayes.io._dispatch.KINDS`` (its file layout), and the command line's ``PRESETS`` (its
-``--model`` name) and ``MODELS`` (the names ``train`` accepts, a tuple fixed when the CLI is
-imported, as is the parser's list of choices: the command is reached through its worker).
+test with one call, ``nbayes.base.register(PresenceNB, cli_name="presence")`` (the fixture;
+``unregister`` undoes it), and gets model files, ``nbayes.merge``, GridSearchCV and
+``nbayes train --model presence`` for it with no change to the library.
 """
 
 from __future__ import annotations
@@ -22,11 +19,14 @@ import pytest
 import nbayes
 from nbayes import base
 from nbayes._params import Interval
-from nbayes.cli import _models
-from nbayes.cli import train as train_module
+from nbayes._registry import LAYOUTS
+from nbayes.cli import main
+from nbayes.cli._common import UsageError
+from nbayes.cli._models import model_names
 from nbayes.cli.train import train
 from nbayes.distributions import Bernoulli
 from nbayes.estimators import REGISTRY, BaseNB
+from nbayes.exceptions import ParameterError
 from nbayes.io import _dispatch
 from nbayes.model_selection import GridSearchCV
 
@@ -54,13 +54,11 @@ class PresenceNB(BaseNB):
 
 
 @pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    monkeypatch.setitem(REGISTRY, "PresenceNB", PresenceNB)
-    monkeypatch.setitem(
-        _dispatch.KINDS, "PresenceNB", (_dispatch.dump_preset, _dispatch.load_preset)
-    )
-    monkeypatch.setitem(_models.PRESETS, "presence", PresenceNB)
-    monkeypatch.setattr(train_module, "MODELS", (*train_module.MODELS, "presence"))
+def registered():
+    """The one registration, for the duration of each test."""
+    base.register(PresenceNB, cli_name="presence")
+    yield
+    base.unregister(PresenceNB)
 
 
 def data(n=120, seed=0):
@@ -112,3 +110,79 @@ def test_the_command_line_trains_it_by_name(tmp_path):
         loaded.predict_proba(table[["a", "b", "c"]]),
         PresenceNB().fit(table[["a", "b", "c"]], y).predict_proba(table[["a", "b", "c"]]),
     )
+
+
+def rows_file(tmp_path):
+    X, y = data()
+    pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y).to_csv(
+        tmp_path / "rows.csv", index=False
+    )
+
+
+def test_the_parser_offers_a_name_registered_after_import(tmp_path, capsys):
+    rows_file(tmp_path)
+    argv = ["train", str(tmp_path / "rows.csv"), "-t", "label", "-o", str(tmp_path / "m.nbayes")]
+    assert main([*argv, "--model", "presence", "-q"]) == 0
+    assert type(nbayes.load(tmp_path / "m.nbayes")) is PresenceNB
+    base.unregister(PresenceNB)
+    try:
+        assert main([*argv, "--model", "presence", "-q"]) == 2
+        assert "invalid choice: 'presence'" in capsys.readouterr().err
+        with pytest.raises(UsageError, match=r"--model must be one of \('auto', 'gaussian'"):
+            train(str(tmp_path / "rows.csv"), "label", str(tmp_path / "m.nbayes"), model="presence")
+    finally:
+        base.register(PresenceNB, cli_name="presence")  # for the fixture to undo
+
+
+def test_an_unknown_name_lists_the_registered_ones(tmp_path):
+    rows_file(tmp_path)
+    with pytest.raises(UsageError, match=r"one of \(.*'presence'.*\); got 'absence'"):
+        train(str(tmp_path / "rows.csv"), "label", str(tmp_path / "m.nbayes"), model="absence")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({}, ParameterError, r"'PresenceNB' is registered already .*unregister\(PresenceNB\)"),
+        ({"layout": "flat"}, ParameterError, r"layout must be one of \['categorical'"),
+        ({"cli_name": "Presence"}, ParameterError, r"cli_name must be lower-case .*'Presence'"),
+        ({"cli_name": "gaussian"}, ParameterError, r"--model gaussian is taken \(GaussianNB's\)"),
+        ({"cli_name": "auto"}, ParameterError, r"--model auto is taken \(the command line's"),
+    ],
+)
+def test_a_registration_that_cannot_hold_is_refused(kwargs, error, message):
+    class Other(PresenceNB):
+        pass
+
+    target = PresenceNB if not kwargs else Other
+    with pytest.raises(error, match=message):
+        base.register(target, **kwargs)
+    assert "Other" not in REGISTRY
+
+
+def test_the_command_line_is_offered_only_what_it_can_build():
+    class Words(BaseNB):
+        """Not NUMERIC_INPUT, no table layout: the command line could not build it."""
+
+        def __init__(self, *, alpha=1.0):
+            self.alpha = alpha
+
+        def _make_families(self, n_features):
+            return [Bernoulli(alpha=self.alpha)]
+
+    with pytest.raises(ParameterError, match="cannot build Words as --model words"):
+        base.register(Words, cli_name="words")
+    base.register(Words)  # model files only
+    try:
+        assert "Words" in REGISTRY and "words" not in model_names()
+    finally:
+        base.unregister(Words)
+    with pytest.raises(TypeError, match="takes a model class"):
+        base.register(PresenceNB())
+    with pytest.raises(ParameterError, match="not registered"):
+        base.unregister(Words)
+
+
+def test_the_file_layouts_are_the_registry_s():
+    assert set(_dispatch.LAYOUTS) == set(LAYOUTS)
+    assert list(REGISTRY) == list(_dispatch.KINDS)

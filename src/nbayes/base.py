@@ -42,6 +42,11 @@ a set of the names in :data:`CAPABILITIES`; code around the models asks :func:`s
 (never which class, or which class name, the model is). A test scans the package for
 ``isinstance`` against a concrete estimator class, or a comparison of class names, outside
 that class's own module.
+
+Registering
+-----------
+One call, :func:`register`, gives a model class model files and (with a ``cli_name``)
+``nbayes train --model``; :func:`unregister` undoes it.
 """
 
 from __future__ import annotations
@@ -70,6 +75,7 @@ from ._capabilities import (
     inner_model,
     supports,
 )
+from ._registry import register, unregister
 from .distributions import Labels
 
 Mode = Literal["learn", "count", "unlearn", "score"]
@@ -785,5 +791,7 @@ __all__ = [
     "capabilities",
     "check_mode",
     "inner_model",
+    "register",
     "supports",
+    "unregister",
 ]

@@ -37,12 +37,12 @@ from ._common import UsageError, check_output, plural, say_warning
 from ._labels import is_string_kind, typed_classes
 from ._models import (
     CONTINUOUS,
-    MODELS,
     SEMINAIVE,
     Settings,
     choose_plan,
     class_labels,
     inner,
+    model_names,
 )
 from ._tables import ReadOptions, open_table, read_dtypes
 
@@ -102,8 +102,8 @@ def train(
     output : str
         Where to write the model file.
     model : str
-        One of ``MODELS``; "auto" picks a text model for a free-text column and MixedNB (one
-        family per column) otherwise.
+        One of ``model_names()`` (the registered models' ``--model`` names); "auto" picks a
+        text model for a free-text column and MixedNB (one family per column) otherwise.
     text_column, features, exclude, categorical, settings, read, progress
         See ``nbayes train --help``.
     dask : str, optional
@@ -159,8 +159,9 @@ def train(
                 f"{'--unlabeled-value' if unlabeled_value is not None else '--dask'}. Give a "
                 "number, or choose it in Python (nbayes.dask.grid_search on a cluster)."
             )
-    if model not in MODELS:
-        raise UsageError(f"--model must be one of {MODELS}; got {model!r}.")
+    names = model_names()
+    if model not in names:
+        raise UsageError(f"--model must be one of {names}; got {model!r}.")
     check_output(output, DATA=data)
     table = open_table(data, read, progress)
     spaced = table.find_spaced_separators()
@@ -549,7 +550,7 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "--model",
         "-m",
         default="auto",
-        choices=MODELS,
+        choices=model_names(),
         help="model family (default: auto -- a text model for a free-text column, "
         "otherwise one family per column)",
     )

@@ -5,18 +5,19 @@ classes being saved. Each entry turns the estimator's plain state (``get_state``
 estimator protocol) into the format-1 layout of a model file -- a JSON ``meta`` dict and flat
 named numpy arrays -- and back, checking every value read before ``set_state`` sees it.
 
-A new estimator that should be saveable adds itself to ``nbayes.estimators.REGISTRY`` and one
-line to :data:`KINDS` (a test fails when one is missing); the estimator itself imports nothing
-from :mod:`nbayes.io`.
+:data:`KINDS` follows the registry (:func:`nbayes.base.register`): a registered estimator is
+written in the layout it was registered with, one of :data:`LAYOUTS`; the estimator itself
+imports nothing from :mod:`nbayes.io`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 
+from .. import _registry as registry
 from .. import base
 from ..columns import Calendar
 from ..distributions.statistics import CLASS_COUNT
@@ -448,24 +449,41 @@ def load_seminaive(meta: dict, arrays: dict) -> dict:
 Dump = Callable[[dict], tuple[dict, dict]]
 Load = Callable[[dict, dict], dict]
 
-#: Estimator class name -> (dump, load). ``dump(state)`` turns the plain state of a fitted
-#: model (its ``get_state()``) into the format-1 ``state`` (JSON) and arrays of a model file;
-#: ``load(state, arrays)`` checks them and gives back a plain state for ``set_state``.
-KINDS: dict[str, tuple[Dump, Load]] = {
-    "BernoulliNB": (dump_preset, load_preset),
-    "ComplementNB": (dump_preset, load_preset),
-    "DensityNB": (dump_preset, load_preset),
-    "GaussianNB": (dump_preset, load_preset),
-    "MultinomialNB": (dump_preset, load_preset),
-    "PoissonNB": (dump_preset, load_preset),
-    "CategoricalNB": (dump_categorical, load_categorical),
-    "MixedNB": (dump_mixed, load_mixed),
-    "TextNB": (dump_text, load_text),
-    "AODE": (dump_seminaive, load_seminaive),
-    "JointBayes": (dump_seminaive, load_seminaive),
-    "KDB": (dump_seminaive, load_seminaive),
-    "TAN": (dump_seminaive, load_seminaive),
+#: Model-file layout (:data:`nbayes._registry.LAYOUTS`) -> (dump, load). ``dump(state)`` turns
+#: the plain state of a fitted model (its ``get_state()``) into the format-1 ``state`` (JSON)
+#: and arrays of a model file; ``load(state, arrays)`` checks them and gives back a plain
+#: state for ``set_state``.
+LAYOUTS: dict[str, tuple[Dump, Load]] = {
+    "preset": (dump_preset, load_preset),
+    "categorical": (dump_categorical, load_categorical),
+    "mixed": (dump_mixed, load_mixed),
+    "text": (dump_text, load_text),
+    "seminaive": (dump_seminaive, load_seminaive),
 }
+
+
+class _Kinds(Mapping):
+    """Registered estimator class name -> (dump, load) of its layout, read from the registry
+    (:func:`nbayes.base.register`) on each use, so that a model registered later is in it."""
+
+    @staticmethod
+    def _layouts() -> dict[str, str]:
+        from .. import estimators  # noqa: F401 -- importing it registers the shipped models
+
+        return {name: r.layout for name, r in registry.registrations().items()}
+
+    def __getitem__(self, name: str) -> tuple[Dump, Load]:
+        return LAYOUTS[self._layouts()[name]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._layouts())
+
+    def __len__(self) -> int:
+        return len(self._layouts())
+
+
+#: Estimator class name -> (dump, load), one entry per registered model.
+KINDS: Mapping[str, tuple[Dump, Load]] = _Kinds()
 
 
 def may_be_held(name) -> bool:

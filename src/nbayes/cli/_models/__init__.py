@@ -14,12 +14,12 @@ from ._classes import class_labels as class_labels
 from ._classes import inner as inner
 from ._estimators import CONTINUOUS as CONTINUOUS
 from ._estimators import GRID_BINS as GRID_BINS
-from ._estimators import MODELS as MODELS
 from ._estimators import PRESETS as PRESETS
 from ._estimators import SEMINAIVE as SEMINAIVE
 from ._estimators import TEXT_MODELS as TEXT_MODELS
 from ._estimators import Settings as Settings
 from ._estimators import mixed_nb as mixed_nb
+from ._estimators import model_names as model_names
 from ._estimators import preset_estimator as preset_estimator
 from ._estimators import seminaive_estimator as seminaive_estimator
 from ._estimators import text_estimator as text_estimator

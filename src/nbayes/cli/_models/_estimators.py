@@ -2,61 +2,62 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from ... import estimators
+from ... import _registry as registry
+from ... import base, estimators
+from ..._registry import Registration
 from ...distributions import Binned
-from ...estimators import (
-    AODE,
-    KDB,
-    TAN,
-    BernoulliNB,
-    ComplementNB,
-    DensityNB,
-    GaussianNB,
-    JointBayes,
-    MultinomialNB,
-    PoissonNB,
-    TextNB,
-)
+from ...estimators import TextNB
 from .._common import UsageError
 
-MODELS = (
-    "auto",
-    "gaussian",
-    "bernoulli",
-    "multinomial",
-    "complement",
-    "categorical",
-    "poisson",
-    "density",
-    "mixed",
-    "aode",
-    "tan",
-    "kdb",
-    "joint",
-)
 #: --continuous choices: how the numeric columns of the mixed model (--model auto / mixed)
 #: are read (a family of MixedNB), and the reading of --model density.
 CONTINUOUS = ("gaussian", "kde", "binned", "density")
+
+
+class _Registered(Mapping):
+    """``--model`` name -> class of the registered models (:func:`nbayes.base.register`) that
+    ``takes`` accepts, read from the registry on each use: a model registered after the
+    command line was imported is there."""
+
+    def __init__(self, takes: Callable[[Registration], bool]):
+        self._takes = takes
+
+    def _table(self) -> dict[str, type]:
+        return {
+            r.cli_name: r.cls
+            for r in registry.registrations().values()
+            if r.cli_name is not None and self._takes(r)
+        }
+
+    def __getitem__(self, name: str) -> type:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
 #: --model choices for a numeric table, each one preset over every feature column.
-PRESETS = {
-    "gaussian": GaussianNB,
-    "bernoulli": BernoulliNB,
-    "multinomial": MultinomialNB,
-    "complement": ComplementNB,
-    "poisson": PoissonNB,
-    "density": DensityNB,
-}
+PRESETS: Mapping[str, type] = _Registered(lambda r: base.NUMERIC_INPUT in r.capabilities)
 #: --model choices beyond the naive assumption: categories as they are, numbers cut into bins.
-SEMINAIVE = {"aode": AODE, "tan": TAN, "kdb": KDB, "joint": JointBayes}
+SEMINAIVE: Mapping[str, type] = _Registered(lambda r: r.layout == "seminaive")
 #: --model choices for a text column (the count model behind the vectoriser).
-TEXT_MODELS = {
-    "multinomial": MultinomialNB,
-    "complement": ComplementNB,
-    "bernoulli": BernoulliNB,
-    "poisson": PoissonNB,
-}
+TEXT_MODELS: Mapping[str, type] = _Registered(
+    lambda r: {base.NUMERIC_INPUT, base.WORD_COUNTS} <= r.capabilities
+)
+
+
+def model_names() -> tuple[str, ...]:
+    """The choices of ``--model``: "auto", then the registered models' names, with
+    "categorical" (MixedNB reading every column as a category) before MixedNB's "mixed"."""
+    names = [r.cli_name for r in registry.registrations().values() if r.cli_name is not None]
+    at = names.index("mixed") if "mixed" in names else len(names)
+    return ("auto", *names[:at], "categorical", *names[at:])
 
 
 def mixed_nb():
