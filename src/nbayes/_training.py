@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
-import pandas as pd
 
+from ._labels import ClassCodes
 from ._validation import rows_from
 from .distributions import Labels
 from .exceptions import DataError
@@ -45,56 +45,6 @@ def set_up(model, meta, survey: Callable) -> object:
         summary = step.finish(summary, survey(step))
     model.setup(meta, summary)
     return summary
-
-
-class ClassCodes:
-    """Class labels as batches bring them: each new label gets the next code (append-only,
-    so statistics already accumulated keep their rows); :meth:`order` types and sorts them
-    once, at the end.
-
-    Examples
-    --------
-    >>> codes = ClassCodes()
-    >>> codes.add(np.array(["10", "2", "10"], dtype=object)).tolist()
-    [0, 1, 0]
-    >>> classes, positions = codes.order(lambda labels: labels.astype(int))
-    >>> classes.tolist(), positions.tolist()
-    ([2, 10], [1, 0])
-    """
-
-    def __init__(self) -> None:
-        self._codes: dict = {}
-        self._positions = np.zeros(0, dtype=np.intp)  # set by order()
-
-    def __len__(self) -> int:
-        return len(self._codes)
-
-    def add(self, y: np.ndarray) -> np.ndarray:
-        """The code of every label of ``y``, new labels numbered after the known ones."""
-        for label in pd.unique(y):  # bounded by the number of classes
-            self._codes.setdefault(label, len(self._codes))
-        return pd.Index(list(self._codes)).get_indexer(y)
-
-    def order(self, typed: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple:
-        """(the classes typed by ``typed`` and sorted, the sorted place of each code).
-
-        ``typed`` maps the labels, in code order, to their final type (the command line reads
-        labels as text and types them once every class is known); None keeps them as they
-        are."""
-        labels = np.asarray(list(self._codes), dtype=object)
-        if typed is not None:
-            labels = typed(labels)
-        elif labels.size:
-            labels = np.asarray(list(self._codes))
-        order = np.argsort(labels, kind="stable")
-        self._positions = np.argsort(order, kind="stable")
-        return labels[order], self._positions
-
-    def final_codes(self, y: np.ndarray) -> np.ndarray:
-        """After :meth:`order`: the index in the sorted classes of every label of ``y`` (as
-        the batches gave them), -1 for a label never seen."""
-        codes = pd.Index(list(self._codes)).get_indexer(y)
-        return np.where(codes >= 0, self._positions[codes], -1)
 
 
 def train(

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+from .._labels import is_string_kind, typed_classes
 from ..estimators import _text_chunks as text_chunks
 from ..estimators.text import read_texts
-from ._labels import is_string_kind, typed_classes
 from ._models import class_labels
 
 

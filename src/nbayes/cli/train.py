@@ -28,13 +28,13 @@ import pandas as pd
 
 from .. import _training as training
 from .. import base
+from .._labels import is_string_kind, typed_classes
 from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
 from . import _arg_types, _calibrate, _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
-from ._labels import is_string_kind, typed_classes
 from ._models import (
     CONTINUOUS,
     MODELS,

@@ -8,10 +8,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from sklearn.utils.validation import column_or_1d
 
 from .. import _engine as engine
+from .._labels import check_labels
 from .._params import check_params
 from .._validation import show
 from ..base import Mode
@@ -221,18 +220,7 @@ class _Fitting:
         here; the semi-naive models fix their bin edges)."""
 
     def _check_y(self, y, X):
-        if isinstance(y, (list, tuple)):
-            # numpy turns a NaN among strings into the text "nan", a class of its own: a list
-            # with a missing label stays objects, for fit_classes to name the row.
-            raw = np.array(y, dtype=object)
-            if raw.ndim == 1 and pd.isna(raw).any():
-                y = raw
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise DataError(
-                f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; they must match."
-            )
-        return y
+        return check_labels(y, X.shape[0])
 
     def _set_classes(self, classes: np.ndarray) -> int:
         """Set or enlarge classes_; return how many classes were added."""

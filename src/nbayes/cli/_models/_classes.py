@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ... import base
+from ..._labels import typed_classes
 from ...exceptions import DataError
-from .._labels import typed_classes
 
 
 def inner(model):
