@@ -44,9 +44,10 @@ def check_labels(y, n_rows: int) -> np.ndarray:
     return y
 
 
-def check_targets(y: np.ndarray) -> None:
+def check_targets(y: np.ndarray, batch: bool = False) -> None:
     """Refuse a missing label (naming its row) and targets that are not classes
-    (scikit-learn's check: continuous values, several outputs)."""
+    (scikit-learn's check: continuous values, several outputs). ``batch``: ``y`` is one
+    batch of a stream (the training driver), checked on its distinct labels."""
     if y.dtype.kind in "Of":
         missing = pd.isna(y)
         if missing.any():
@@ -57,6 +58,12 @@ def check_targets(y: np.ndarray) -> None:
                 "with nbayes.SemiSupervisedNB, which learns from unlabeled rows too (marked "
                 "-1, None or NaN)."
             )
+    if batch:
+        # Whether labels are classes depends on their distinct values only: checked on those
+        # (one hash of y, not scikit-learn's sort of every label), each twice, so that the
+        # share of distinct labels in a small batch raises no "regression problem" warning.
+        distinct = pd.unique(y)
+        y = np.concatenate([distinct, distinct])
     check_classification_targets(y)
 
 

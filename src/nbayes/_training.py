@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from ._labels import ClassCodes
-from ._validation import rows_from
+from ._labels import ClassCodes, check_labels, check_targets
+from ._validation import check_sample_weight, rows_from
 from .distributions import Labels
 from .exceptions import DataError
 
@@ -83,7 +83,11 @@ def train(
     Raises
     ------
     DataError
-        No batch, or any data error of the model (naming its row).
+        No batch; a batch whose labels and rows differ in number, with a missing label or
+        a negative or non-finite weight; weights all zero; or any data error of the model
+        (naming its row).
+    ValueError
+        Labels that are not classes (continuous values), as scikit-learn refuses them.
 
     Examples
     --------
@@ -94,17 +98,19 @@ def train(
     (['a', 'b'], [1.0, 2.0])
     """
     classes = ClassCodes() if classes is None else classes
-    stats, rows = None, 0
+    stats, rows, weighted = None, 0, False
     for batch in batches:
         X, y, weights = (*batch, None)[:3]
         with rows_from(rows):
             if stats is None:
                 model.setup_from(X)
-            y = np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else np.asarray(y)
+            y = check_labels(y, _n_rows(X))
+            check_targets(y, batch=True)
+            # One batch may hold only zero-weight rows; all of them together may not.
+            weights = check_sample_weight(weights, y.shape[0], allow_all_zero=True)
+            weighted = weighted or bool(weights.any())
             known = len(classes)
             codes = classes.add(y)
-            if weights is None:
-                weights = np.ones(codes.size)
             part = model.accumulate(X, Labels(codes, weights, len(classes)), mode="learn")
             if stats is not None:
                 if len(classes) > known:
@@ -113,7 +119,14 @@ def train(
         stats, rows = part, rows + codes.size
     if stats is None:
         raise DataError("No batch of rows to train on; pass at least one (X, y) pair.")
+    if rows and not weighted:
+        check_sample_weight(np.zeros(rows), rows)  # raises fit's error for all-zero weights
     return _install(model, classes, stats, typed, finalize)
+
+
+def _n_rows(X) -> int:
+    """Rows of a batch as given (an array, a sparse matrix, a frame or a list of rows)."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def install(model, labels, stats: dict, typed=None, finalize: bool = True):

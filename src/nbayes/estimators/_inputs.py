@@ -1,6 +1,6 @@
-"""What the estimators are given, checked and coded: sample weights and decision thresholds
-(fit, the training driver, Dask and model selection share them). Class labels have their own
-module, :mod:`nbayes._labels`."""
+"""What the estimators are given, checked and coded: decision thresholds, and (re-exported)
+sample weights and class labels (fit, the training driver, Dask and model selection share
+them; their homes are :mod:`nbayes._validation` and :mod:`nbayes._labels`)."""
 
 from __future__ import annotations
 
@@ -8,40 +8,10 @@ import numpy as np
 
 from .._labels import fit_classes as fit_classes
 from .._labels import label_codes as label_codes
-from .._validation import row_offset, show
-from ..exceptions import DataError, ParameterError
+from .._validation import check_sample_weight as check_sample_weight
+from ..exceptions import ParameterError
 
 THRESHOLD_SCALES = ("log_odds", "proba")
-
-
-def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False) -> np.ndarray:
-    """Return float64 weights of shape (n_samples,); reject negative or non-finite ones.
-
-    All-zero weights are rejected too (nothing to learn from) unless ``allow_all_zero``: one
-    Dask partition may legitimately hold only zero-weight rows.
-    """
-    if sample_weight is None:
-        return np.ones(n_samples)
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.ndim == 0:
-        w = np.full(n_samples, float(w))
-    if w.shape != (n_samples,):
-        raise DataError(
-            f"sample_weight must have one value per row ({n_samples}); got shape {w.shape}."
-        )
-    bad = ~np.isfinite(w) | (w < 0)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise DataError(
-            f"sample_weight must be finite and non-negative; got {show(w[row])} at row "
-            f"{row + row_offset()}. Use 0 to drop a row."
-        )
-    if n_samples and not w.any() and not allow_all_zero:
-        raise DataError(
-            "sample_weight is zero for every row: there is nothing to learn from. "
-            "Give at least one row a positive weight."
-        )
-    return w
 
 
 def log_odds_threshold(
