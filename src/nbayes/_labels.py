@@ -157,10 +157,14 @@ class ClassCodes:
         """The code of every label of ``y``, new labels numbered after the known ones."""
         if not self._typed:  # the first batch types the labels
             self._labels, self._typed = self._labels.astype(y.dtype), True
-        codes, row = label_codes(y, self._labels)
-        if row is None:
-            return codes
-        new = pd.unique(y[codes < 0])  # bounded by the number of classes
+        if self._labels.size:
+            codes, row = label_codes(y, self._labels)
+            if row is None:
+                return codes
+            y_new = y[codes < 0]
+        else:
+            y_new = y
+        new = pd.unique(y_new)  # bounded by the number of classes
         try:
             dtype = np.result_type(self._labels, new)
         except TypeError:  # labels of types numpy does not combine: kept as objects

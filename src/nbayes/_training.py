@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
+from sklearn.utils.validation import _num_samples
 
 from ._labels import ClassCodes, check_labels, check_targets
 from ._validation import check_sample_weight, rows_from
@@ -104,7 +105,7 @@ def train(
         with rows_from(rows):
             if stats is None:
                 model.setup_from(X)
-            y = check_labels(y, _n_rows(X))
+            y = check_labels(y, _num_samples(X))
             check_targets(y, batch=True)
             # One batch may hold only zero-weight rows; all of them together may not.
             weights = check_sample_weight(weights, y.shape[0], allow_all_zero=True)
@@ -122,11 +123,6 @@ def train(
     if rows and not weighted:
         check_sample_weight(np.zeros(rows), rows)  # raises fit's error for all-zero weights
     return _install(model, classes, stats, typed, finalize)
-
-
-def _n_rows(X) -> int:
-    """Rows of a batch as given (an array, a sparse matrix, a frame or a list of rows)."""
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 def install(model, labels, stats: dict, typed=None, finalize: bool = True):

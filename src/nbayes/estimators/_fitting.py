@@ -12,6 +12,7 @@ import numpy as np
 from .. import _engine as engine
 from .._labels import check_labels
 from .._params import check_params
+from .._training import train
 from .._validation import show
 from ..base import Mode
 from ..distributions import Labels
@@ -78,9 +79,7 @@ class _Fitting:
         self.__dict__.pop("_cv_chosen", None)
         if self._cv_names():
             return self._fit_by_cv(X, y, sample_weight)
-        X = self._validate_X(X, reset=True)
-        y = self._check_y(y, X)
-        return self._learn(X, y, sample_weight, classes=fit_classes(y))
+        return train(self, [(X, y, sample_weight)])  # one batch: set up, count, finalize
 
     # -- alpha="cv", var_smoothing="cv": chosen by cross-validation inside fit ------------------
     def _cv_names(self) -> list[str]:
