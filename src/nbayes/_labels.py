@@ -59,6 +59,8 @@ def check_targets(y: np.ndarray, batch: bool = False) -> None:
                 "-1, None or NaN)."
             )
     if batch:
+        if y.dtype.kind in "iubUS":
+            return  # integers, booleans and strings are always classes
         # Whether labels are classes depends on their distinct values only: checked on those
         # (one hash of y, not scikit-learn's sort of every label), each twice, so that the
         # share of distinct labels in a small batch raises no "regression problem" warning.

@@ -73,13 +73,14 @@ class _Fitting:
         >>> model.classes_.tolist(), model.class_count_.tolist()
         (['a', 'b'], [2.0, 1.0])
         """
-        check_params(self)
         for attr in ("classes_", "stats_", PENDING):
             self.__dict__.pop(attr, None)
         self.__dict__.pop("_cv_chosen", None)
         if self._cv_names():
+            check_params(self)
             return self._fit_by_cv(X, y, sample_weight)
-        return train(self, [(X, y, sample_weight)])  # one batch: set up, count, finalize
+        # One batch: set up (which checks the parameters), count, finalize.
+        return train(self, [(X, y, sample_weight)])
 
     # -- alpha="cv", var_smoothing="cv": chosen by cross-validation inside fit ------------------
     def _cv_names(self) -> list[str]:
