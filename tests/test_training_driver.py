@@ -6,7 +6,8 @@ import pytest
 
 from nbayes import CategoricalNB, GaussianNB, MultinomialNB
 from nbayes._labels import ClassCodes
-from nbayes._training import train
+from nbayes._training import install, train
+from nbayes.distributions import Labels
 from nbayes.exceptions import DataError
 
 X = np.array([[2, 0], [1, 1], [0, 3], [1, 2]])
@@ -73,3 +74,12 @@ def test_class_codes_seeded_with_known_classes_code_in_their_order():
     assert codes.add(np.array(["b", "c", "a"])).tolist() == [1, 2, 0]
     classes, positions = codes.order()
     assert classes.tolist() == ["a", "b", "c"] and positions.tolist() == [0, 1, 2]
+
+
+def test_install_keeps_the_type_of_the_labels_it_is_given():
+    model = MultinomialNB()
+    model.setup(2)
+    stats = model.accumulate(X[:2], Labels([0, 1], [1.0, 1.0], 2))
+    classes = install(model, [10, 2], stats).classes_
+    assert classes.dtype == np.int64 and classes.tolist() == [2, 10]
+    assert model.class_count_.tolist() == [1.0, 1.0]

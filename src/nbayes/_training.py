@@ -142,9 +142,7 @@ def install(model, labels, stats: dict, typed=None, finalize: bool = True):
     >>> install(model, ["10", "2"], stats, lambda labels: labels.astype(int)).classes_.tolist()
     [2, 10]
     """
-    classes = ClassCodes()
-    classes.add(np.asarray(labels, dtype=object))
-    return _install(model, classes, stats, typed, finalize)
+    return _install(model, ClassCodes(np.asarray(labels)), stats, typed, finalize)
 
 
 def _install(model, classes: ClassCodes, stats: dict, typed, finalize: bool):
