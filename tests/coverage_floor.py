@@ -35,7 +35,7 @@ UNTRUSTED_INPUT = (
     "estimators/_columns.py",
     "estimators/_encoding.py",
     "cli/_common.py",
-    "cli/_labels.py",
+    "_labels.py",
     "cli/_tables/_sources.py",
     "cli/_tables/_table.py",
     "cli/_tables/_dtypes.py",

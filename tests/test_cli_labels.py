@@ -16,8 +16,8 @@ from sklearn.metrics import (
 )
 
 from nbayes import BernoulliNB, GaussianNB, MultinomialNB, TextNB, load, save
+from nbayes._labels import typed_classes
 from nbayes.cli import main
-from nbayes.cli._labels import typed_classes
 from nbayes.cli.evaluate import Scores, evaluate
 from nbayes.cli.predict import predict
 from nbayes.cli.train import train

@@ -5,7 +5,7 @@ import pytest
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import nbayes
-from nbayes.estimators._base import fit_classes
+from nbayes._labels import fit_classes
 
 LABELS = [
     np.array([3, 1, 1, -2]),
@@ -44,7 +44,7 @@ def test_continuous_labels_are_still_refused():
 def test_string_label_codes_match_pandas_with_unsorted_classes_and_unknowns():
     import pandas as pd
 
-    from nbayes.estimators._base import label_codes
+    from nbayes._labels import label_codes
 
     rng = np.random.default_rng(0)
     classes = np.array(["spam", "ham", "eggs", "a", "zz"])  # order after enlarging classes
@@ -71,7 +71,7 @@ def test_integer_label_codes_equal_pandas_for_every_dtype(y):
     # it (or an unknown one inside it) must be found as pandas finds them.
     import pandas as pd
 
-    from nbayes.estimators._base import label_codes
+    from nbayes._labels import label_codes
 
     classes = np.unique(y)
     for labels in (y, np.concatenate([y, y[:1]]), classes[::-1]):

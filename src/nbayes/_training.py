@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
-import pandas as pd
+from sklearn.utils.validation import _num_samples
 
-from ._validation import rows_from
+from ._labels import ClassCodes, check_labels, check_targets
+from ._validation import check_sample_weight, rows_from
 from .distributions import Labels
 from .exceptions import DataError
 
@@ -49,56 +50,6 @@ def set_up(model, meta, survey: Callable) -> object:
         summary = step.finish(summary, survey(step))
     model.setup(meta, summary)
     return summary
-
-
-class ClassCodes:
-    """Class labels as batches bring them: each new label gets the next code (append-only,
-    so statistics already accumulated keep their rows); :meth:`order` types and sorts them
-    once, at the end.
-
-    Examples
-    --------
-    >>> codes = ClassCodes()
-    >>> codes.add(np.array(["10", "2", "10"], dtype=object)).tolist()
-    [0, 1, 0]
-    >>> classes, positions = codes.order(lambda labels: labels.astype(int))
-    >>> classes.tolist(), positions.tolist()
-    ([2, 10], [1, 0])
-    """
-
-    def __init__(self) -> None:
-        self._codes: dict = {}
-        self._positions = np.zeros(0, dtype=np.intp)  # set by order()
-
-    def __len__(self) -> int:
-        return len(self._codes)
-
-    def add(self, y: np.ndarray) -> np.ndarray:
-        """The code of every label of ``y``, new labels numbered after the known ones."""
-        for label in pd.unique(y):  # bounded by the number of classes
-            self._codes.setdefault(label, len(self._codes))
-        return pd.Index(list(self._codes)).get_indexer(y)
-
-    def order(self, typed: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple:
-        """(the classes typed by ``typed`` and sorted, the sorted place of each code).
-
-        ``typed`` maps the labels, in code order, to their final type (the command line reads
-        labels as text and types them once every class is known); None keeps them as they
-        are."""
-        labels = np.asarray(list(self._codes), dtype=object)
-        if typed is not None:
-            labels = typed(labels)
-        elif labels.size:
-            labels = np.asarray(list(self._codes))
-        order = np.argsort(labels, kind="stable")
-        self._positions = np.argsort(order, kind="stable")
-        return labels[order], self._positions
-
-    def final_codes(self, y: np.ndarray) -> np.ndarray:
-        """After :meth:`order`: the index in the sorted classes of every label of ``y`` (as
-        the batches gave them), -1 for a label never seen."""
-        codes = pd.Index(list(self._codes)).get_indexer(y)
-        return np.where(codes >= 0, self._positions[codes], -1)
 
 
 def train(
@@ -141,7 +92,11 @@ def train(
     Raises
     ------
     DataError
-        No batch, or any data error of the model (naming its row).
+        No batch; a batch whose labels and rows differ in number, with a missing label or
+        a negative or non-finite weight; weights all zero; or any data error of the model
+        (naming its row).
+    ValueError
+        Labels that are not classes (continuous values), as scikit-learn refuses them.
 
     Examples
     --------
@@ -152,17 +107,19 @@ def train(
     (['a', 'b'], [1.0, 2.0])
     """
     classes = ClassCodes() if classes is None else classes
-    stats, rows = None, 0
+    stats, rows, weighted = None, 0, False
     for batch in batches:
         X, y, weights = (*batch, None)[:3]
         with rows_from(rows):
             if stats is None and not ready:
                 model.setup_from(X)
-            y = np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else np.asarray(y)
+            y = check_labels(y, _num_samples(X))
+            check_targets(y, batch=True)
+            # One batch may hold only zero-weight rows; all of them together may not.
+            weights = check_sample_weight(weights, y.shape[0], allow_all_zero=True)
+            weighted = weighted or bool(weights.any())
             known = len(classes)
             codes = classes.add(y)
-            if weights is None:
-                weights = np.ones(codes.size)
             part = model.accumulate(X, Labels(codes, weights, len(classes)), mode="learn")
             if stats is not None:
                 if len(classes) > known:
@@ -171,6 +128,8 @@ def train(
         stats, rows = part, rows + codes.size
     if stats is None:
         raise DataError("No batch of rows to train on; pass at least one (X, y) pair.")
+    if rows and not weighted:
+        check_sample_weight(np.zeros(rows), rows)  # raises fit's error for all-zero weights
     return _install(model, classes, stats, typed, finalize)
 
 
@@ -219,9 +178,7 @@ def install(model, labels, stats: dict, typed=None, finalize: bool = True):
     >>> install(model, ["10", "2"], stats, lambda labels: labels.astype(int)).classes_.tolist()
     [2, 10]
     """
-    classes = ClassCodes()
-    classes.add(np.asarray(labels, dtype=object))
-    return _install(model, classes, stats, typed, finalize)
+    return _install(model, ClassCodes(np.asarray(labels)), stats, typed, finalize)
 
 
 def _install(model, classes: ClassCodes, stats: dict, typed, finalize: bool):

@@ -197,3 +197,33 @@ def check_finite_from(result, X, family: str, feature_names=None, allow_nan: boo
         if all(np.isfinite(np.sum(v)) for v in values):
             return
     check_finite(X, family, feature_names, allow_nan)
+
+
+def check_sample_weight(sample_weight, n_samples: int, allow_all_zero: bool = False) -> np.ndarray:
+    """Return float64 weights of shape (n_samples,); reject negative or non-finite ones.
+
+    All-zero weights are rejected too (nothing to learn from) unless ``allow_all_zero``: one
+    Dask partition may legitimately hold only zero-weight rows.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        w = np.full(n_samples, float(w))
+    if w.shape != (n_samples,):
+        raise DataError(
+            f"sample_weight must have one value per row ({n_samples}); got shape {w.shape}."
+        )
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"sample_weight must be finite and non-negative; got {show(w[row])} at row "
+            f"{row + row_offset()}. Use 0 to drop a row."
+        )
+    if n_samples and not w.any() and not allow_all_zero:
+        raise DataError(
+            "sample_weight is zero for every row: there is nothing to learn from. "
+            "Give at least one row a positive weight."
+        )
+    return w

@@ -10,8 +10,9 @@ from sklearn.utils import _safe_indexing, indexable
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .. import base
+from .._labels import fit_classes, label_codes
 from .._threads import single_threaded_blas
-from ..estimators._base import fit_classes, label_codes, log_odds_threshold
+from ..estimators._base import log_odds_threshold
 from ..exceptions import ParameterError
 from . import _out_of_fold as oof
 

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .. import base
+from .._labels import written_label_codes
 from .._rowhash import hash_folds
 from .._threads import single_threaded_blas
 from ..distributions import Labels
@@ -30,7 +31,6 @@ from ..estimators._base import CV_FOLDS
 from ..estimators._folds import take_rows
 from ..exceptions import DataError
 from ._common import UsageError
-from ._labels import written_label_codes
 from ._models import class_labels, inner
 
 #: The methods of ``--calibration`` (scikit-learn's, plus temperature scaling).

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._labels import written_label_codes
 from . import _html
-from ._labels import written_label_codes
 
 #: Equal-width bins of the top-label confidence for the expected calibration error.
 ECE_BINS = 15

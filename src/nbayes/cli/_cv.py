@@ -52,7 +52,7 @@ def start(plan, names: list[str]) -> None:
 def choose(table, plan, target: str, dtypes: dict, names: list[str], classes) -> dict:
     """Choose ``names`` by 5-fold cross-validated log-loss over DATA; the plan's model (its
     statistics installed, not finalized) becomes the fitted model with the chosen values.
-    ``classes``: the :class:`nbayes._training.ClassCodes` the training pass coded the labels
+    ``classes``: the :class:`nbayes._labels.ClassCodes` the training pass coded the labels
     in. Returns the chosen values."""
     est = plan.estimator
     model = inner(est)  # a text model's classifier, which counts the word counts

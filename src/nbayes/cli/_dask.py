@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 
 from .. import _training as training
+from .._labels import typed_classes
 from .._threads import threads
 from ..exceptions import ColumnWarning, DataError, NBayesError
 from . import _calibrate
 from ._common import CLIError, UsageError
-from ._labels import typed_classes
 from ._models import class_labels, inner
 from ._scoring import predict_chunk
 from ._tables import Table, missing_markers

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
+from .._labels import is_string_kind, typed_classes
 from ..estimators import _text_chunks as text_chunks
 from ..estimators.text import read_texts
-from ._labels import is_string_kind, typed_classes
 from ._models import class_labels
 
 
@@ -20,7 +20,7 @@ def train(table, plan, target: str, dtypes: dict, finalize: bool = True, classes
     """Fit the plan's TextNB over the chunks of DATA in one pass, its labels typed once
     (:func:`typed_classes`) and finalized once (not at all with ``finalize`` False, as
     :func:`nbayes._training.train`); return the row count. ``classes``: a
-    :class:`nbayes._training.ClassCodes` to code the labels in."""
+    :class:`nbayes._labels.ClassCodes` to code the labels in."""
     text = plan.text_column
     seen = {"rows": 0, "strings": False}  # what the chunks showed, as they are read
     # The texts as the parser makes them (str objects), not through pandas' string dtype.

@@ -19,11 +19,11 @@ import pandas as pd
 from scipy import sparse
 
 from .. import base
+from .._labels import describe, written_label_codes
 from .._validation import rows_from, spelling_key
 from ..columns import input_column, read_column
 from ..exceptions import DataError
 from ._common import format_table, names, plural, say_warning
-from ._labels import describe, written_label_codes
 from ._models import class_labels, inner, load_plan
 from ._scoring import predicted_codes
 from ._tables import ReadOptions, open_table, read_dtypes

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from .._labels import describe
 from ..estimators._base import THRESHOLD_SCALES, log_odds_threshold
 from ..estimators._interval import interval_refusal
 from ..exceptions import DataError, ParameterError
 from ._common import UsageError, check_output, names
-from ._labels import describe
 from ._models import inner, load_plan
 from ._scoring import interval_columns, predict_chunk
 from ._tables import ReadOptions, TableWriter, detect_format, is_pipe, open_table, read_dtypes

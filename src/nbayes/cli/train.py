@@ -28,13 +28,13 @@ import pandas as pd
 
 from .. import _training as training
 from .. import base
+from .._labels import ClassCodes, is_string_kind, typed_classes
 from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
 from ..io import save
 from . import _arg_types, _calibrate, _cv, _text_pass
 from ._common import UsageError, check_output, plural, say_warning
-from ._labels import is_string_kind, typed_classes
 from ._models import (
     CONTINUOUS,
     SEMINAIVE,
@@ -229,7 +229,7 @@ def train(
         chosen = _cv.cv_names(settings)
         if chosen:
             _cv.start(plan, chosen)
-        classes = training.ClassCodes()
+        classes = ClassCodes()
         rows = _train_in_chunks(table, plan, target, dtypes, not chosen, classes)
         if chosen:
             _cv.choose(table, plan, target, dtypes, chosen, classes)
@@ -370,7 +370,7 @@ def _train_in_chunks(
     """Train the plan's model over the chunks of DATA with :func:`nbayes._training.train`:
     every chunk accumulated, the labels typed once, one finalize (none with ``finalize``
     False: ``--alpha cv`` finalizes its choice), the labels coded in ``classes`` (a
-    :class:`nbayes._training.ClassCodes`). Returns the row count.
+    :class:`nbayes._labels.ClassCodes`). Returns the row count.
 
     Labels are read as strings; they get the type the file gave them once every class is
     known (:func:`typed_classes`).

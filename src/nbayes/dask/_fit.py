@@ -13,11 +13,12 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._labels import fit_classes, label_codes
 from .._threads import threads
 from .._validation import rows_from
 from ..base import EstimatorProtocol, Model, SurveyStep
 from ..distributions import Labels
-from ..estimators._base import check_sample_weight, fit_classes, label_codes
+from ..estimators._base import check_sample_weight
 from ..exceptions import (
     ColumnWarning,
     DataError,

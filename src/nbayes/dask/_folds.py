@@ -11,11 +11,12 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._labels import label_codes
 from .._rowhash import hash_folds
 from .._threads import threads
 from .._validation import rows_from
 from ..base import EstimatorProtocol
-from ..estimators._base import check_sample_weight, label_codes
+from ..estimators._base import check_sample_weight
 from ..exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
 from ._fit import _merge_partials, _partition_stats, _set_up
 from ._parts import (

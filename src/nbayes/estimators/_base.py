@@ -25,8 +25,6 @@ from ._fitting import CV_START as CV_START
 from ._fitting import _Fitting
 from ._inputs import THRESHOLD_SCALES as THRESHOLD_SCALES
 from ._inputs import check_sample_weight as check_sample_weight
-from ._inputs import fit_classes as fit_classes
-from ._inputs import label_codes as label_codes
 from ._inputs import log_odds_threshold as log_odds_threshold
 from ._interpretation import _Interpretation
 from ._interval import IntervalMixin

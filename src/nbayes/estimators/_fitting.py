@@ -8,16 +8,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-from sklearn.utils.validation import column_or_1d
 
 from .. import _engine as engine
+from .._labels import check_labels, fit_classes, label_codes
 from .._params import check_params
+from .._training import train
 from .._validation import show
 from ..base import Mode
 from ..distributions import Labels
 from ..exceptions import DataError, ParameterError, UnknownLabelError
-from ._inputs import check_sample_weight, fit_classes, label_codes
+from ._inputs import check_sample_weight
 from ._statistics import PENDING
 
 #: Candidates of ``alpha="cv"`` and ``var_smoothing="cv"`` (three per decade; the MAP estimate
@@ -73,15 +73,14 @@ class _Fitting:
         >>> model.classes_.tolist(), model.class_count_.tolist()
         (['a', 'b'], [2.0, 1.0])
         """
-        check_params(self)
         for attr in ("classes_", "stats_", PENDING):
             self.__dict__.pop(attr, None)
         self.__dict__.pop("_cv_chosen", None)
         if self._cv_names():
+            check_params(self)
             return self._fit_by_cv(X, y, sample_weight)
-        X = self._validate_X(X, reset=True)
-        y = self._check_y(y, X)
-        return self._learn(X, y, sample_weight, classes=fit_classes(y))
+        # One batch: set up (which checks the parameters), count, finalize.
+        return train(self, [(X, y, sample_weight)])
 
     # -- alpha="cv", var_smoothing="cv": chosen by cross-validation inside fit ------------------
     def _cv_names(self) -> list[str]:
@@ -221,18 +220,7 @@ class _Fitting:
         here; the semi-naive models fix their bin edges)."""
 
     def _check_y(self, y, X):
-        if isinstance(y, (list, tuple)):
-            # numpy turns a NaN among strings into the text "nan", a class of its own: a list
-            # with a missing label stays objects, for fit_classes to name the row.
-            raw = np.array(y, dtype=object)
-            if raw.ndim == 1 and pd.isna(raw).any():
-                y = raw
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise DataError(
-                f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; they must match."
-            )
-        return y
+        return check_labels(y, X.shape[0])
 
     def _set_classes(self, classes: np.ndarray) -> int:
         """Set or enlarge classes_; return how many classes were added."""

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine as engine
 from .. import base
+from .._labels import fit_classes, label_codes
 from .._params import Interval, StrOptions, check_params
 from ..base import Mode
 from ..columns import choices_from_state, choices_state, choices_table
@@ -23,7 +24,7 @@ from ..distributions._labels import Labels, SoftLabels, accumulate_by_class
 from ..distributions.statistics import by_slots, check_statistics
 from ..exceptions import DataError, NotFittedError, ParameterError
 from ..seminaive import _counts
-from ._base import BaseNB, check_sample_weight, fit_classes, label_codes
+from ._base import BaseNB, check_sample_weight
 from ._columns import ColumnLayout
 from ._constraints import CLASS_PRIOR, SMOOTHING, fixed_alpha_message
 from ._encoding import Vocabulary, as_frame

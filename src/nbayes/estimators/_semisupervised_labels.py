@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import column_or_1d
 
+from .._labels import label_codes
 from .._training import ClassCodes
 from .._validation import likely_missing_marker, row_offset, show, user_stacklevel
 from ..exceptions import DataError
-from ._base import check_sample_weight, label_codes
+from ._base import check_sample_weight
 
 #: The label that marks an unlabeled row, as in scikit-learn's semi-supervised estimators
 #: (None and NaN mark one too, for object and float labels).

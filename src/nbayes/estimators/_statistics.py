@@ -13,13 +13,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _engine as engine
 from .. import base
+from .._labels import label_codes
 from .._params import check_params
 from .._validation import show
 from ..base import Mode, check_mode
 from ..distributions import Labels
 from ..exceptions import DataError, UnknownLabelError
 from . import _linear
-from ._inputs import check_sample_weight, label_codes
+from ._inputs import check_sample_weight
 
 #: Where partial_fit keeps statistics and the batch counts not yet added to them (see
 #: :class:`Statistics`); the trailing underscore makes it a fitted attribute that

@@ -25,8 +25,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .. import _analyzer
+from .._labels import ClassCodes
 from .._params import check_params
-from .._training import ClassCodes
 from .._validation import row_offset, rows_from
 from ..distributions import Labels
 from ..exceptions import DataError

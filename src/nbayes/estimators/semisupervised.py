@@ -28,12 +28,12 @@ from sklearn.utils.validation import check_is_fitted
 from .. import _engine as engine
 from .. import _training as training
 from .. import base
+from .._labels import fit_classes
 from .._params import Interval, StrOptions, check_params
 from .._rowhash import hash_folds
 from .._training import set_up
 from ..base import EstimatorProtocol
 from ..exceptions import DataError, EMWarning, ParameterError
-from ._base import fit_classes
 from ._em import EM_ADVICE as EM_ADVICE
 from ._em import StepSettings
 from ._em import component_shares as component_shares

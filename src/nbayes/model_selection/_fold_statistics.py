@@ -12,8 +12,9 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.validation import _num_samples, column_or_1d
 
+from .._labels import fit_classes, label_codes
 from .._validation import user_stacklevel
-from ..estimators._base import check_sample_weight, fit_classes, label_codes
+from ..estimators._base import check_sample_weight
 from ..estimators._folds import check_splits, count_folds, take_rows
 from ..exceptions import DataError
 

@@ -17,10 +17,11 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._labels import label_codes
 from .._params import HasMethods, check_params
 from .._threads import map_chunks
 from .._validation import user_stacklevel
-from ..estimators._base import check_sample_weight, label_codes
+from ..estimators._base import check_sample_weight
 from ..estimators._folds import take_rows
 from ..exceptions import ParameterError
 from ._fold_statistics import FoldStatistics

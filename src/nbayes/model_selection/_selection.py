@@ -15,8 +15,9 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .. import base
+from .._labels import label_codes
 from .._params import HasMethods, Interval, StrOptions, check_params
-from ..estimators._base import check_sample_weight, label_codes
+from ..estimators._base import check_sample_weight
 from ..exceptions import ParameterError
 from ._fold_statistics import FoldStatistics
 

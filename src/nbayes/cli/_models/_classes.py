@@ -1,5 +1,5 @@
 """Class labels of the command line: as strings per chunk (the training driver types and sorts
-them once, with :func:`nbayes.cli._labels.typed_classes`)."""
+them once, with :func:`nbayes._labels.typed_classes`)."""
 
 from __future__ import annotations
 
