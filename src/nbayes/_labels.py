@@ -155,6 +155,11 @@ class ClassCodes:
     def __len__(self) -> int:
         return self._labels.size
 
+    def check(self, y: np.ndarray) -> None:
+        """Refuse labels that cannot be learned from (:func:`check_targets`): the training
+        driver asks before :meth:`add`, as codes that allow unlabeled rows decide."""
+        check_targets(y, batch=True)
+
     def add(self, y: np.ndarray) -> np.ndarray:
         """The code of every label of ``y``, new labels numbered after the known ones."""
         if not self._typed:  # the first batch types the labels

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from sklearn.utils.validation import _num_samples
 
-from ._labels import ClassCodes, check_labels, check_targets
+from ._labels import ClassCodes, check_labels
 from ._validation import check_sample_weight, rows_from
 from .distributions import Labels
 from .exceptions import DataError
@@ -114,7 +114,7 @@ def train(
             if stats is None and not ready:
                 model.setup_from(X)
             y = check_labels(y, _num_samples(X))
-            check_targets(y, batch=True)
+            classes.check(y)
             # One batch may hold only zero-weight rows; all of them together may not.
             weights = check_sample_weight(weights, y.shape[0], allow_all_zero=True)
             weighted = weighted or bool(weights.any())

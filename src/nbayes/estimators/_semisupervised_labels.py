@@ -158,6 +158,10 @@ class KnownClasses(ClassCodes):
     def __len__(self) -> int:
         return len(self.classes)
 
+    def check(self, y: np.ndarray) -> None:
+        """Unlabeled rows are EM's to learn from, and :meth:`add` refuses a label outside the
+        classes (naming its row): nothing to refuse before."""
+
     def add(self, y: np.ndarray) -> np.ndarray:
         """The code of every label of ``y`` (-1: unlabeled); a label outside the classes is
         an error naming its row."""
