@@ -572,7 +572,8 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "--alpha",
         type=_arg_types.number_auto_or_cv,
         help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
-        "'cv' chooses it by 5-fold cross-validated log-loss (two more passes over DATA)",
+        "'cv' chooses it by 5-fold cross-validated log-loss on hashed folds (two more passes "
+        "over DATA, three with --dask, which chooses the same value)",
     )
     _calibrate.add_argument(p)
     p.add_argument(
@@ -689,7 +690,8 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         metavar="CLUSTER",
         help="train in parallel on Dask: local, local:N (N worker processes) or "
         "tcp://HOST:PORT (a running scheduler); DATA is read with "
-        "dask.dataframe, one task per partition",
+        "dask.dataframe, one task per partition (--alpha cv, --var-smoothing cv and "
+        "--calibration run their fold passes there too)",
     )
     return p
 
