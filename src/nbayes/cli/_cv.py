@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _engine as engine
 from .. import base
-from ..estimators._base import CV_CANDIDATES, CV_FOLDS, CV_START
+from ..estimators._fitting import CV_FOLDS, cv_choice, cv_grid, cv_start
 from . import _folds
 from ._common import UsageError
 from ._models import inner
@@ -46,10 +46,7 @@ def start(plan, names: list[str]) -> None:
             raise UsageError(
                 f"{OPTIONS[name]} cv does not apply to --model {plan.model}; give a number."
             )
-    values = {p: CV_START[p] for p in names}
-    if "alpha" in names and spec.get_params().get("estimate") == "map":
-        values["alpha"] = 1.0 + CV_CANDIDATES["alpha"][0]
-    spec.set_params(**values)
+    spec.set_params(**cv_start(names, spec.get_params().get("estimate")))
 
 
 def choose(table, plan, target: str, dtypes: dict, names: list[str]) -> dict:
@@ -113,13 +110,11 @@ def choose_from(plan, names: list[str], path: str, count, score) -> dict:
     trains = _folds.outside_folds(model, count(), f"{OPTIONS[names[0]]} cv", path, advice)
     chosen: dict = {}
     for name in names:  # at most two: each at the best value of those before
-        grid = CV_CANDIDATES[name]
-        if name == "alpha" and model.get_params().get("estimate") == "map":
-            grid = 1.0 + grid  # the MAP estimate needs alpha >= 1
+        grid = cv_grid(name, model.get_params().get("estimate"))
         candidates = [{**chosen, name: float(v)} for v in grid]
         fold_models = [[model.finalize_with(c, stats) for c in candidates] for stats in trains]
         losses, rows = score(name, fold_models)
-        chosen[name] = float(grid[int(np.argmin(losses))])
+        chosen[name] = cv_choice(grid, losses)
         plan.notes.append(
             f"{OPTIONS[name]} {chosen[name]:.4g}, chosen by {CV_FOLDS}-fold cross-validated "
             f"log-loss ({losses.min() / rows:.4g}) among {grid.size} values from {grid[0]:.3g} "
