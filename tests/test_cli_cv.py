@@ -143,3 +143,52 @@ def test_alpha_cv_with_words_beside_other_columns_is_refused_before_training(
     assert not model_file.exists()
     argv[argv.index("cv")] = "auto"
     assert main(argv) == 0 and model_file.exists()
+
+
+def _texts(n=500, seed=5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["ham", "spam"], n, p=[0.7, 0.3])
+    words = {"ham": ["see", "you", "lunch", "ok", "call"], "spam": ["win", "free", "call", "now"]}
+    return pd.DataFrame({"text": [" ".join(rng.choice(words[c], 5)) for c in y], "y": y})
+
+
+@pytest.mark.xdist_group("dask-cluster")  # the session's one cluster (tests/conftest.py)
+@pytest.mark.parametrize("case", ["mixed", "texts", "spambase"])
+def test_cv_on_a_dask_cluster_equals_the_chunked_run(
+    capsys, tmp_path, dask_client, monkeypatch, request, case
+):
+    from nbayes.cli import _dask
+
+    # Partitions of unequal sizes: the rows must be numbered across them as train numbers
+    # them, or the folds would differ.
+    read = _dask.read_frame
+    monkeypatch.setattr(_dask, "read_frame", lambda *a: read(*a).repartition(npartitions=3))
+    if case == "spambase":
+        path = request.getfixturevalue("shared_data") / "spambase" / "spambase.data"
+        frame = pd.read_csv(path, header=None)
+        X = frame.drop(columns=57).set_axis([str(c) for c in range(57)], axis=1)
+        options = ["--no-header", "-t", "57", "-m", "gaussian", "--var-smoothing", "cv"]
+    else:
+        table = _table(seed=7) if case == "mixed" else _texts()
+        path = tmp_path / "data.csv"
+        table.to_csv(path, index=False)
+        X = table["text"] if case == "texts" else table.drop(columns="y")
+        options = ["-t", "y", "--alpha", "cv"]
+        if case == "mixed":  # both parameters, chosen one after the other
+            options += ["--var-smoothing", "cv"]
+    notes, models = {}, {}
+    for name, extra in (("d", ["--dask", dask_client.scheduler.address]), ("c", [])):
+        assert main(["train", str(path), *options, "-o", str(tmp_path / name), *extra]) == 0
+        out = capsys.readouterr().out
+        notes[name] = [line for line in out.splitlines() if "chosen by 5-fold" in line]
+        models[name] = nbayes.load(tmp_path / name)
+    assert notes["d"] == notes["c"] and len(notes["c"]) == (2 if case == "mixed" else 1)
+    on_cluster, chunked = models["d"], models["c"]
+    if case == "texts":
+        on_cluster, chunked = on_cluster.classifier_, chunked.classifier_
+    for name in ("alpha", "var_smoothing"):
+        if name in chunked.get_params():
+            assert on_cluster.get_params()[name] == chunked.get_params()[name]
+    np.testing.assert_allclose(
+        models["d"].predict_proba(X), models["c"].predict_proba(X), rtol=0, atol=1e-12
+    )

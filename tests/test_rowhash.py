@@ -11,7 +11,7 @@ import pytest
 import nbayes
 from nbayes import _rowhash
 from nbayes import dask as nbdask
-from nbayes.cli import _cv, main
+from nbayes.cli import _folds, main
 from nbayes.estimators import semisupervised
 
 
@@ -44,7 +44,7 @@ def test_folds_depend_on_the_key_only():
 def test_every_fold_user_calls_the_one_hash():
     assert nbdask.hash_folds is _rowhash.hash_folds
     assert semisupervised.fold_of is _rowhash.hash_folds
-    assert _cv.hash_folds is _rowhash.hash_folds
+    assert _folds.hash_folds is _rowhash.hash_folds  # --alpha cv and --calibration
 
 
 def test_cli_dask_and_em_put_the_same_rows_in_the_same_folds(tmp_path, monkeypatch, capsys):
@@ -58,7 +58,7 @@ def test_cli_dask_and_em_put_the_same_rows_in_the_same_folds(tmp_path, monkeypat
         seen.append((np.asarray(keys).copy(), n_folds, seed))
         return _rowhash.hash_folds(keys, n_folds, seed)
 
-    monkeypatch.setattr(_cv, "hash_folds", spy)
+    monkeypatch.setattr(_folds, "hash_folds", spy)
     out = tmp_path / "m.nbayes"
     argv = ["train", str(data), "-t", "y", "-o", str(out), "--alpha", "cv", "--chunk-rows", "100"]
     assert main(argv) == 0

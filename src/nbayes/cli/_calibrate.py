@@ -2,7 +2,7 @@
 statistics, in bounded memory.
 
 After the training pass (and any ``--alpha cv``), two more passes over DATA on the hashed
-folds of ``--alpha cv`` (:mod:`._cv`: the row hash of the row number picks one of 5 folds,
+folds of ``--alpha cv`` (:mod:`._folds`: the row hash of the row number picks one of 5 folds,
 whatever the chunking): one counts each fold's rows, one scores each fold's rows by the model
 of the other folds' statistics (the total minus the fold, finalized, never refitted). One
 scikit-learn calibrator is fitted on all the out-of-fold scores, in row order, over the model
@@ -10,28 +10,22 @@ of all rows, as :class:`nbayes.calibration.CalibratedClassifierCV` does with
 ``ensemble=False``. Memory holds a chunk, the fold statistics and one score (per class beyond
 two) and one class code per row; the rows themselves are never held.
 
-The work on one chunk (:func:`chunk_folds`, :func:`count_folds`, :func:`chunk_scores`) is the
-same on the partitions of ``--dask`` (:func:`nbayes.cli._dask.out_of_fold_on_cluster`), so
-both give the same scores for the same rows.
+The work on one chunk (:func:`._folds.chunk_folds`, :func:`._folds.count_folds`,
+:func:`chunk_scores`) is the same on the partitions of ``--dask``
+(:func:`nbayes.cli._dask.out_of_fold_on_cluster`), so both give the same scores for the same
+rows.
 """
 
 from __future__ import annotations
 
-from functools import reduce
-
 import numpy as np
-import pandas as pd
 
 from .. import base
-from .._labels import written_label_codes
-from .._rowhash import hash_folds
 from .._threads import single_threaded_blas
-from ..distributions import Labels
 from ..estimators._base import CV_FOLDS
-from ..estimators._folds import take_rows
-from ..exceptions import DataError
+from . import _folds
 from ._common import UsageError
-from ._models import class_labels, inner
+from ._models import inner
 
 #: The methods of ``--calibration`` (scikit-learn's, plus temperature scaling).
 METHODS = ("sigmoid", "isotonic", "temperature")
@@ -76,60 +70,12 @@ def fold_model(plan):
     return est, model
 
 
-def chunk_folds(est, model, plan, target: str, path: str, offset: int, chunk) -> list:
-    """(fold, rows, X of those rows, class codes) of each fold present in one chunk of DATA
-    whose first row is row ``offset``: the fold of a row is the hash of its row number."""
-    classes = np.asarray(model.classes_)
-    y = class_labels(chunk[target], offset, path, target)
-    # The classes have their type by now (1, not "1"): labels compare by value.
-    codes = written_label_codes(pd.Series(y), classes)
-    if np.any(codes < 0):
-        unknown = int(np.flatnonzero(codes < 0)[0])
-        raise DataError(
-            f"{path}: label {y[unknown]!r} at row {offset + unknown} was not in the training "
-            "pass; the data changed between the passes."
-        )
-    X = plan.inputs(chunk, offset, path)
-    if model is not est:
-        X = est.transform(X)
-    fold = hash_folds(offset + np.arange(len(chunk)), CV_FOLDS)
-    pieces = []
-    for k in range(CV_FOLDS):  # bounded by the number of folds
-        rows = np.flatnonzero(fold == k)
-        if rows.size:
-            pieces.append((k, rows, take_rows(X, rows), codes[rows]))
-    return pieces
-
-
-def count_folds(model, pieces) -> list:
-    """The statistics of each fold's rows among ``pieces`` (of :func:`chunk_folds`), None
-    for a fold without rows."""
-    counted: list = [None] * CV_FOLDS
-    n_classes = np.asarray(model.classes_).size
-    for k, _, X_k, c_k in pieces:
-        stats = model.accumulate(X_k, Labels(c_k, np.ones(c_k.size), n_classes), mode="count")
-        counted[k] = stats if counted[k] is None else model.merge_statistics(counted[k], stats)
-    return counted
-
-
-def merge_counts(model, *counts: list) -> list:
-    """Fold-by-fold merge of the lists of :func:`count_folds`."""
-    merged = []
-    for fold in zip(*counts):  # bounded by the number of folds
-        present = [s for s in fold if s is not None]
-        merged.append(reduce(model.merge_statistics, present) if present else None)
-    return merged
-
-
 def fold_models(model, counted: list, path: str) -> list:
     """The model of the rows outside each fold: the total minus the fold, finalized."""
-    if any(s is None for s in counted):
-        raise DataError(
-            f"--calibration splits the rows into {CV_FOLDS} folds; {path} has too few rows "
-            "for that. Train without --calibration."
-        )
-    total = reduce(model.merge_statistics, counted)
-    return [model.finalize_with({}, model.subtract_statistics(total, s)) for s in counted]
+    trains = _folds.outside_folds(
+        model, counted, "--calibration", path, "Train without --calibration."
+    )
+    return [model.finalize_with({}, s) for s in trains]
 
 
 def chunk_scores(models: list, pieces, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -154,11 +100,12 @@ def out_of_fold(table, plan, target: str, dtypes: dict) -> tuple[np.ndarray, np.
 
     def pieces(desc: str):
         for offset, chunk in table.chunks(columns, dtypes, desc=desc):
-            yield len(chunk), chunk_folds(est, model, plan, target, table.path, offset, chunk)
+            found = _folds.chunk_folds(est, model, plan, target, table.path, offset, chunk)
+            yield len(chunk), found
 
     counted: list = [None] * CV_FOLDS
     for _, found in pieces("calibration: counting the folds"):
-        counted = merge_counts(model, counted, count_folds(model, found))
+        counted = _folds.merge_counts(model, counted, _folds.count_folds(model, found))
     models = fold_models(model, counted, table.path)
     scored = [chunk_scores(models, found, n) for n, found in pieces("calibration: scoring")]
     return np.concatenate([v for v, _ in scored]), np.concatenate([c for _, c in scored])

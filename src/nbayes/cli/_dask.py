@@ -22,7 +22,7 @@ from .. import _training as training
 from .._labels import typed_classes
 from .._threads import threads
 from ..exceptions import ColumnWarning, DataError, NBayesError
-from . import _calibrate
+from . import _calibrate, _cv, _folds
 from ._common import CLIError, UsageError
 from ._models import class_labels, inner
 from ._scoring import predict_chunk
@@ -31,7 +31,8 @@ from ._tables import Table, missing_markers
 _SPEC = re.compile(r"^local(?::(\d+))?$")
 #: Column that carries the labels next to the features inside each partition.
 LABEL = "__nbayes_label__"
-#: Partial results combined per node of the tree reduces of ``--calibration``.
+#: Partial results combined per node of the tree reduces of the fold passes (``--alpha cv``,
+#: ``--calibration``).
 SPLIT_EVERY = 8
 
 
@@ -174,11 +175,20 @@ def _parse_errors(table: Table):
 
 
 def train_on_cluster(
-    spec: str, table: Table, plan, target: str, first: pd.DataFrame, calibrate: bool = False
+    spec: str,
+    table: Table,
+    plan,
+    target: str,
+    first: pd.DataFrame,
+    calibrate: bool = False,
+    cv_names: list[str] | None = None,
 ) -> tuple[int, tuple | None]:
     """Fit ``plan.estimator`` on every row of DATA on the cluster, its labels typed once
     (:func:`typed_classes`) and finalized once; return the row count and, where
-    ``calibrate``, the out-of-fold scores of :func:`out_of_fold_on_cluster` (else None)."""
+    ``calibrate``, the out-of-fold scores of :func:`out_of_fold_on_cluster` (else None).
+    ``cv_names``: the parameters to choose by cross-validation first
+    (:func:`choose_on_cluster`; the plan's estimator is then the fitted model with the
+    chosen values)."""
     dask_modules()
     from ..dask._fit import statistics
 
@@ -198,26 +208,45 @@ def train_on_cluster(
         with warnings.catch_warnings():  # the survey's set-up warned of its column choices
             warnings.simplefilter("ignore", ColumnWarning)
             est.setup(meta, summary)
-        training.install(est, labels, stats, typed_classes)
-        if calibrate:
-            with _parse_errors(table):
-                scores = out_of_fold_on_cluster(raw, plan, target, table.path)
-    return round(float(inner(est).class_count_.sum())), scores
+        training.install(est, labels, stats, typed_classes, finalize=not cv_names)
+        with _parse_errors(table):
+            # The fold passes number the rows as train numbers them: by partition offsets.
+            offsets = _offsets(raw) if cv_names or calibrate else []
+            if cv_names:
+                choose_on_cluster(raw, plan, target, table.path, cv_names, offsets)
+            if calibrate:
+                scores = out_of_fold_on_cluster(raw, plan, target, table.path, offsets)
+    return round(float(inner(plan.estimator).class_count_.sum())), scores
+
+
+def _offsets(raw) -> list[int]:
+    """The first row of each partition of ``raw``, counted over DATA (one pass)."""
+    import dask
+
+    (lengths,) = dask.compute(raw.map_partitions(len))
+    return np.concatenate([[0], np.cumsum(np.asarray(lengths))[:-1]]).astype(int).tolist()
 
 
 def _fold_counts(est, plan, target: str, path: str, block) -> list:
-    """:func:`~._calibrate.count_folds` of one partition, its rows numbered from its offset."""
+    """:func:`~._folds.count_folds` of one partition, its rows numbered from its offset."""
     model = inner(est)
     with threads(1):  # one partition per worker thread already
-        found = _calibrate.chunk_folds(est, model, plan, target, path, block.offset, block.X)
-        return _calibrate.count_folds(model, found)
+        found = _folds.chunk_folds(est, model, plan, target, path, block.offset, block.X)
+        return _folds.count_folds(model, found)
 
 
 def _fold_scores(est, models: list, plan, target: str, path: str, block):
     """:func:`~._calibrate.chunk_scores` of one partition, its rows numbered from its offset."""
     with threads(1):
-        found = _calibrate.chunk_folds(est, inner(est), plan, target, path, block.offset, block.X)
+        found = _folds.chunk_folds(est, inner(est), plan, target, path, block.offset, block.X)
         return _calibrate.chunk_scores(models, found, len(block.X))
+
+
+def _fold_losses(est, fold_models: list, plan, target: str, path: str, block):
+    """:func:`~._cv.chunk_losses` of one partition, its rows numbered from its offset."""
+    with threads(1):
+        found = _folds.chunk_folds(est, inner(est), plan, target, path, block.offset, block.X)
+        return _cv.chunk_losses(fold_models, found)
 
 
 def _joined_scores(*parts):
@@ -228,27 +257,56 @@ def _joined_scores(*parts):
     return np.concatenate([v for v, _ in parts]), np.concatenate([c for _, c in parts])
 
 
-def out_of_fold_on_cluster(raw, plan, target: str, path: str) -> tuple[np.ndarray, np.ndarray]:
+def _counted_on_cluster(shipped, raw, plan, target: str, path: str, offsets: list) -> list:
+    """The statistics of each fold (:func:`~._folds.count_folds`) over all partitions of
+    ``raw``, for the estimator ``shipped`` (delayed)."""
+    from ..dask._parts import map_reduce
+
+    return map_reduce(
+        _fold_counts,
+        (shipped, plan, target, path),
+        raw,
+        functools.partial(_folds.merge_counts, inner(plan.estimator)),
+        SPLIT_EVERY,
+        offsets=offsets,
+    )
+
+
+def choose_on_cluster(raw, plan, target: str, path: str, names: list[str], offsets: list) -> dict:
+    """:func:`nbayes.cli._cv.choose` on the partitions of ``raw`` (DATA's columns, their first
+    rows at ``offsets``): one pass counts the folds, one per parameter scores them; the
+    folds, candidates and choice (:func:`~._cv.choose_from`) are those of the chunked
+    passes. Returns the chosen values."""
+    import dask
+
+    from ..dask._parts import map_reduce
+
+    shipped = dask.delayed(plan.estimator)  # once per worker, not with every task
+
+    def score(name: str, fold_models: list) -> tuple:
+        args = (shipped, dask.delayed(fold_models), plan, target, path)
+        return map_reduce(_fold_losses, args, raw, _cv.add_losses, SPLIT_EVERY, offsets=offsets)
+
+    def count() -> list:
+        return _counted_on_cluster(shipped, raw, plan, target, path, offsets)
+
+    return _cv.choose_from(plan, names, path, count, score)
+
+
+def out_of_fold_on_cluster(
+    raw, plan, target: str, path: str, offsets: list
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`nbayes.cli._calibrate.out_of_fold` on the partitions of ``raw`` (DATA's
-    columns): one pass counts the rows of each partition, whose sums number the rows as
-    ``train`` numbers them, one counts the folds and one scores them. The folds, fold models
+    columns, their first rows at ``offsets``, whose sums number the rows as ``train``
+    numbers them): one pass counts the folds and one scores them. The folds, fold models
     and scores are those of the chunked passes; the scores come back in row order."""
     import dask
 
     from ..dask._parts import map_reduce
 
     est, model = _calibrate.fold_model(plan)
-    (lengths,) = dask.compute(raw.map_partitions(len))
-    offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths))[:-1]]).astype(int).tolist()
     shipped = dask.delayed(est)  # once per worker, not with every task
-    counted = map_reduce(
-        _fold_counts,
-        (shipped, plan, target, path),
-        raw,
-        functools.partial(_calibrate.merge_counts, model),
-        SPLIT_EVERY,
-        offsets=offsets,
-    )
+    counted = _counted_on_cluster(shipped, raw, plan, target, path, offsets)
     models = dask.delayed(_calibrate.fold_models(model, counted, path))
     return map_reduce(
         _fold_scores,

@@ -16,11 +16,10 @@ from ..estimators.text import read_texts
 from ._models import class_labels
 
 
-def train(table, plan, target: str, dtypes: dict, finalize: bool = True, classes=None) -> int:
+def train(table, plan, target: str, dtypes: dict, finalize: bool = True) -> int:
     """Fit the plan's TextNB over the chunks of DATA in one pass, its labels typed once
     (:func:`typed_classes`) and finalized once (not at all with ``finalize`` False, as
-    :func:`nbayes._training.train`); return the row count. ``classes``: a
-    :class:`nbayes._labels.ClassCodes` to code the labels in."""
+    :func:`nbayes._training.train`); return the row count."""
     text = plan.text_column
     seen = {"rows": 0, "strings": False}  # what the chunks showed, as they are read
     # The texts as the parser makes them (str objects), not through pandas' string dtype.
@@ -40,7 +39,6 @@ def train(table, plan, target: str, dtypes: dict, finalize: bool = True, classes
         read_texts,
         typed=lambda labels: typed_classes(labels.tolist(), bool(seen["strings"])),
         finalize=finalize,
-        classes=classes,
     )
     return int(seen["rows"])
 

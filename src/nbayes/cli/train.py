@@ -28,7 +28,7 @@ import pandas as pd
 
 from .. import _training as training
 from .. import base
-from .._labels import ClassCodes, is_string_kind, typed_classes
+from .._labels import is_string_kind, typed_classes
 from .._validation import likely_missing_marker, rows_from, spelling_key
 from ..estimators.semisupervised import EM_ADVICE
 from ..exceptions import DataError, EMWarning
@@ -152,13 +152,13 @@ def train(
     settings = settings or Settings()
     read = read or ReadOptions()
     _calibrate.check(calibration, unlabeled_value)
-    for name in _cv.cv_names(settings):  # at most two
-        if unlabeled_value is not None or dask is not None:
-            raise UsageError(
-                f"{_cv.OPTIONS[name]} cv reads DATA in chunks; it does not combine with "
-                f"{'--unlabeled-value' if unlabeled_value is not None else '--dask'}. Give a "
-                "number, or choose it in Python (nbayes.dask.grid_search on a cluster)."
-            )
+    chosen = _cv.cv_names(settings)
+    if chosen and unlabeled_value is not None:
+        raise UsageError(
+            f"{_cv.OPTIONS[chosen[0]]} cv scores the folds' labeled rows under a model trained "
+            "on labels alone; it does not combine with --unlabeled-value, where EM trains on "
+            f"the unlabeled rows too. Give {_cv.OPTIONS[chosen[0]]} a number or 'auto'."
+        )
     names = model_names()
     if model not in names:
         raise UsageError(f"--model must be one of {names}; got {model!r}.")
@@ -219,21 +219,20 @@ def train(
             first=first[1],
         )
         est = plan.estimator
-    elif dask is not None:
-        from ._dask import train_on_cluster
-
-        rows, scores = train_on_cluster(
-            dask, table, plan, target, first[1], calibration is not None
-        )
     else:
-        chosen = _cv.cv_names(settings)
         if chosen:
             _cv.start(plan, chosen)
-        classes = ClassCodes()
-        rows = _train_in_chunks(table, plan, target, dtypes, not chosen, classes)
-        if chosen:
-            _cv.choose(table, plan, target, dtypes, chosen, classes)
-            est = plan.estimator
+        if dask is not None:
+            from ._dask import train_on_cluster
+
+            rows, scores = train_on_cluster(
+                dask, table, plan, target, first[1], calibration is not None, chosen
+            )
+        else:
+            rows = _train_in_chunks(table, plan, target, dtypes, not chosen)
+            if chosen:
+                _cv.choose(table, plan, target, dtypes, chosen)
+        est = plan.estimator
     # --no-header / --names / --decimal / --thousands / --na-values / --encoding are
     # remembered, so predict and evaluate read such files alike.
     opts = table.options
@@ -364,19 +363,16 @@ def class_summary(classes: list, counts: list, full: bool = False) -> str:
     )
 
 
-def _train_in_chunks(
-    table, plan, target: str, dtypes: dict, finalize: bool = True, classes=None
-) -> int:
+def _train_in_chunks(table, plan, target: str, dtypes: dict, finalize: bool = True) -> int:
     """Train the plan's model over the chunks of DATA with :func:`nbayes._training.train`:
     every chunk accumulated, the labels typed once, one finalize (none with ``finalize``
-    False: ``--alpha cv`` finalizes its choice), the labels coded in ``classes`` (a
-    :class:`nbayes._labels.ClassCodes`). Returns the row count.
+    False: ``--alpha cv`` finalizes its choice). Returns the row count.
 
     Labels are read as strings; they get the type the file gave them once every class is
     known (:func:`typed_classes`).
     """
     if plan.is_text:
-        return _text_pass.train(table, plan, target, dtypes, finalize, classes)
+        return _text_pass.train(table, plan, target, dtypes, finalize)
     columns = [*plan.features, target]
     surveyed = plan.model in SEMINAIVE and _bin_edges_pass(table, plan, target, dtypes)
     seen = {"rows": 0, "strings": False}  # what the chunks showed, as they are read
@@ -397,7 +393,6 @@ def _train_in_chunks(
         chunks(),
         typed=lambda labels: typed_classes(labels.tolist(), bool(seen["strings"])),
         finalize=finalize,
-        classes=classes,
     )
     return int(seen["rows"])
 
@@ -577,7 +572,8 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         "--alpha",
         type=_arg_types.number_auto_or_cv,
         help="smoothing (Dirichlet/Beta prior), default 1; 'auto' maximises the evidence; "
-        "'cv' chooses it by 5-fold cross-validated log-loss (two more passes over DATA)",
+        "'cv' chooses it by 5-fold cross-validated log-loss on hashed folds (two more passes "
+        "over DATA, three with --dask, which chooses the same value)",
     )
     _calibrate.add_argument(p)
     p.add_argument(
@@ -694,7 +690,8 @@ def add_parser(subparsers, parents) -> argparse.ArgumentParser:
         metavar="CLUSTER",
         help="train in parallel on Dask: local, local:N (N worker processes) or "
         "tcp://HOST:PORT (a running scheduler); DATA is read with "
-        "dask.dataframe, one task per partition",
+        "dask.dataframe, one task per partition (--alpha cv, --var-smoothing cv and "
+        "--calibration run their fold passes there too)",
     )
     return p
 

@@ -27,6 +27,30 @@ CV_FOLDS = 5
 #: Where the search starts from for the parameters chosen after the first.
 CV_START = {"alpha": 1.0, "var_smoothing": 1e-9}
 
+
+def cv_start(names: list[str], estimate: str | None) -> dict:
+    """The numbers a model holds for the parameters ``names`` told "cv" while its
+    statistics are counted and its candidates finalized (the search starts there): alpha's
+    least candidate for the MAP estimate, which needs alpha >= 1."""
+    start = {p: CV_START[p] for p in names}
+    if "alpha" in names and estimate == "map":
+        start["alpha"] = float(cv_grid("alpha", estimate)[0])
+    return start
+
+
+def cv_grid(name: str, estimate: str | None) -> np.ndarray:
+    """The candidates of ``name="cv"`` under ``estimate``: 1 + the alphas for the MAP
+    estimate, which needs alpha >= 1."""
+    grid = CV_CANDIDATES[name]
+    return 1.0 + grid if name == "alpha" and estimate == "map" else grid
+
+
+def cv_choice(grid: np.ndarray, losses: np.ndarray) -> float:
+    """The candidate of least cross-validated log-loss (the first of equals): the rule of
+    ``alpha="cv"`` in ``fit`` and of ``nbayes train --alpha cv``, chunked or on Dask."""
+    return float(grid[int(np.argmin(losses))])
+
+
 #: What a batch changes before it is finalized, put back if that fails (``BaseNB._learn``).
 _LEARNED = ("classes_", "stats_", PENDING)
 
@@ -119,10 +143,8 @@ class _Fitting:
         from ._folds import check_splits, count_folds, take_rows
 
         names = self._cv_names()
-        start = {p: CV_START[p] for p in names}
-        if "alpha" in names and getattr(self, "estimate", None) == "map":
-            start["alpha"] = 1.0 + CV_CANDIDATES["alpha"][0]
-        base = clone(self).set_params(**start)
+        estimate = getattr(self, "estimate", None)
+        base = clone(self).set_params(**cv_start(names, estimate))
         X = base._validate_X(X, reset=True)  # lists become arrays; nothing is learned here
         y = base._check_y(y, X)
         classes = fit_classes(y)
@@ -148,9 +170,7 @@ class _Fitting:
         chosen: dict = {}
         scores: dict = {}
         for name in names:  # bounded: at most two parameters
-            grid = CV_CANDIDATES[name]
-            if name == "alpha" and getattr(self, "estimate", None) == "map":
-                grid = 1.0 + grid  # the MAP estimate needs alpha >= 1
+            grid = cv_grid(name, estimate)
             losses = np.zeros(grid.size)
             for stats, (X_t, c_t, w_t) in zip(trains, held_out):  # bounded: the folds
                 # Every candidate of the fold scored in one pass over its held-out rows.
@@ -160,7 +180,7 @@ class _Fitting:
                     log_p = log_p[np.arange(c_t.size), c_t]
                     losses[c] -= np.dot(w_t[w_t > 0], log_p[w_t > 0])
             losses /= weights.sum()
-            chosen[name] = float(grid[int(np.argmin(losses))])
+            chosen[name] = cv_choice(grid, losses)
             scores[name] = {"candidates": grid, "log_loss": losses}
         final = base.finalize_with(chosen)
         params = self.get_params(deep=False)

@@ -42,8 +42,8 @@ _FITTED = ("vectorizer_", "classifier_", "classes_")
 def fit_chunks(model: TextNB, vec, chunks: Iterable, **driver) -> TextNB:
     """:meth:`TextNB.fit_chunks` with ``vec``, a new vectoriser of the model's, over
     ``chunks`` of (texts as ``read_texts`` gives them, labels); errors name rows of all the
-    chunks together, and leave the model as it was. ``driver``: ``typed``, ``finalize`` and
-    ``classes`` as :func:`nbayes._training.train` takes them."""
+    chunks together, and leave the model as it was. ``driver``: ``typed`` and ``finalize``
+    as :func:`nbayes._training.train` takes them."""
     before = {k: model.__dict__[k] for k in _FITTED if k in model.__dict__}
     try:
         return _fit(model, vec, chunks, **driver)
@@ -56,7 +56,7 @@ def fit_chunks(model: TextNB, vec, chunks: Iterable, **driver) -> TextNB:
 
 def train(model: TextNB, chunks: Iterable, read_texts, **driver) -> TextNB:
     """:meth:`TextNB.fit_chunks` over ``chunks`` of (texts, labels), with the options of the
-    training driver (:func:`nbayes._training.train`: ``typed``, ``finalize``, ``classes``):
+    training driver (:func:`nbayes._training.train`: ``typed``, ``finalize``):
     the command line types its labels once and finalizes once. ``read_texts`` is
     :func:`nbayes.estimators.text.read_texts` (passed in: that module imports this one)."""
     check_params(model)
@@ -70,7 +70,6 @@ def _fit(
     chunks: Iterable,
     typed=None,
     finalize: bool = True,
-    classes: ClassCodes | None = None,
 ) -> TextNB:
     clf = model._new_classifier()
     learned = not model._is_hashing(vec) and vec.vocabulary is None
@@ -80,7 +79,7 @@ def _fit(
     elif not model._is_hashing(vec):
         vec.fit([""])  # a fixed vocabulary: validates it and sets vocabulary_
     model.vectorizer_, model.classifier_ = vec, clf  # merge_statistics widens to clf's width
-    classes = ClassCodes() if classes is None else classes  # in order of appearance
+    classes = ClassCodes()  # in order of appearance
     stats, width, rows, objects = None, 0, 0, False
     pairs = iter(chunks)
     while True:
