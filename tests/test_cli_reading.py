@@ -409,3 +409,26 @@ def test_a_json_lines_file_without_records_has_no_columns(tmp_path):
     data.write_text("\n\n")
     with pytest.raises(DataError, match=r"blank\.jsonl: no data rows"):
         assert not Table(str(data), ReadOptions()).columns
+
+
+@pytest.mark.parametrize(
+    ("first_line", "target", "why"),
+    [
+        ("p,x,s,p,e", "0", "its names repeat 'p'"),  # pandas reads the second p as p.1
+        ("39,State-gov,77516,e", "income", "names such as '39' and '77516' are numbers"),
+        ("a,b,c,e", "4", None),  # a number as the target: the columns of --no-header
+    ],
+)
+def test_a_first_line_of_data_read_as_the_header_is_said(capsys, tmp_path, first_line, target, why):
+    data = tmp_path / "headerless.csv"
+    data.write_text(first_line + "\n" + first_line + "\n")
+    status = main(["train", str(data), "-t", target, "-o", str(tmp_path / "m.nbayes")])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert f"has no target column {target!r}" in err
+    said = "If the first line of DATA is data" + (f" ({why})" if why else "")
+    assert said + ", not a header, pass --no-header" in err
+    # A header of names, and a target name that is not a number: nothing about headers.
+    data.write_text("a,b,y\n1,2,x\n")
+    main(["train", str(data), "-t", "label", "-o", str(tmp_path / "m.nbayes")])
+    assert "--no-header" not in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -79,6 +80,7 @@ def choose_plan(
         raise DataError(
             f"DATA has no target column {target!r}; its columns are "
             f"{names(columns)}. Pass the label column with --target."
+            + _headerless_hint(columns, target, read)
         )
     named = (("--exclude", exclude), ("--features", features or []), ("--categorical", categorical))
     for name, cols in named:
@@ -342,6 +344,31 @@ def choose_plan(
     choices = [_chosen(readings[c], chosen.get(c, readings[c].family)) for c in candidates] + left
     return _told(
         Plan(model, target, candidates, None, schema, cls(**params), notes, warns), choices
+    )
+
+
+def _headerless_hint(columns: list[str], target: str, read) -> str:
+    """Advice for a CSV whose first line is data, read as its header: names that repeat
+    (pandas reads a second ``p`` as ``p.1``), names that are numbers, or a number given as
+    the target (the columns of ``--no-header`` are numbered)."""
+    if read is None or not _Given.of(read).csv or not getattr(read, "header", True):
+        return ""
+    if getattr(read, "names", None):
+        return ""
+    repeated = [c for c in columns if re.fullmatch(r"(.+)\.[1-9][0-9]*", c)]
+    repeated = [c.rsplit(".", 1)[0] for c in repeated if c.rsplit(".", 1)[0] in columns]
+    numbers = [c for c in columns if pd.notna(pd.to_numeric(c, errors="coerce"))]
+    if repeated:
+        why = f" (its names repeat {repeated[0]!r})"
+    elif len(numbers) >= 2:
+        why = f" (names such as {numbers[0]!r} and {numbers[1]!r} are numbers)"
+    elif target.isdigit():
+        why = ""
+    else:
+        return ""
+    return (
+        f" If the first line of DATA is data{why}, not a header, pass --no-header: the "
+        "columns are then numbered 0, 1, 2, ..., or name them with --no-header --names."
     )
 
 
