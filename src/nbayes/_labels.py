@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._validation import row_offset, show
-from .exceptions import DataError
+from .exceptions import DataError, ParameterError, UnknownLabelError
 
 
 def check_labels(y, n_rows: int) -> np.ndarray:
@@ -44,10 +44,12 @@ def check_labels(y, n_rows: int) -> np.ndarray:
     return y
 
 
-def check_targets(y: np.ndarray, batch: bool = False) -> None:
+def check_targets(y: np.ndarray, batch: bool = False, declared: bool = False) -> None:
     """Refuse a missing label (naming its row) and targets that are not classes
     (scikit-learn's check: continuous values, several outputs). ``batch``: ``y`` is one
-    batch of a stream (the training driver), checked on its distinct labels."""
+    batch of a stream (the training driver), checked on its distinct labels. ``declared``:
+    the caller declared the classes (``partial_fit``), which say what a class is; only a
+    missing label is refused."""
     if y.dtype.kind in "Of":
         missing = pd.isna(y)
         if missing.any():
@@ -58,6 +60,8 @@ def check_targets(y: np.ndarray, batch: bool = False) -> None:
                 "with nbayes.SemiSupervisedNB, which learns from unlabeled rows too (marked "
                 "-1, None or NaN)."
             )
+    if declared:
+        return
     if batch:
         if y.dtype.kind in "iubUS":
             return  # integers, booleans and strings are always classes
@@ -106,6 +110,60 @@ def label_codes(y, classes) -> tuple[np.ndarray, int | None]:
         codes = pd.Index(classes).get_indexer(y)
     unknown = np.flatnonzero(codes < 0)
     return codes, (int(unknown[0]) if unknown.size else None)
+
+
+def declare_classes(known: np.ndarray | None, classes) -> np.ndarray:
+    """The classes a model has after a ``partial_fit`` batch: ``classes`` sorted on the
+    first call (``known`` None), else ``known`` followed by the labels of ``classes`` not
+    among them, sorted (the classes already learned keep their codes).
+
+    Examples
+    --------
+    >>> declare_classes(None, ["b", "a"]).tolist()
+    ['a', 'b']
+    >>> declare_classes(np.array(["a", "b"]), ["c", "a", "b"]).tolist()
+    ['a', 'b', 'c']
+    """
+    if known is None:
+        if classes is None:
+            raise ParameterError(
+                "classes must be passed on the first call to partial_fit: the full list of "
+                "labels, e.g. partial_fit(X, y, classes=np.unique(y_all))."
+            )
+        classes = np.unique(np.asarray(classes))
+        if classes.size == 0:
+            raise ParameterError("classes must not be empty.")
+        return classes
+    if classes is None:
+        return known
+    classes = np.asarray(classes)
+    codes, _ = label_codes(known, classes)
+    if (codes < 0).any():
+        missing = known[codes < 0]
+        raise ParameterError(
+            f"classes={classes.tolist()!r} drops the known class(es) {missing.tolist()!r}; "
+            "a later partial_fit may only add classes. Pass every earlier class too."
+        )
+    old = set(known.tolist())
+    new = np.asarray([c for c in classes if c not in old], dtype=object)
+    if new.size == 0:
+        return known
+    return np.concatenate([known.astype(object), np.sort(new)]).astype(
+        np.result_type(known, classes) if known.dtype != object else object
+    )
+
+
+def declared_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Index of each label of ``y`` in the declared ``classes``; an UnknownLabelError names
+    the first label that is not there."""
+    codes, row = label_codes(y, classes)
+    if row is not None:
+        raise UnknownLabelError(
+            f"Label {show(y[row])} at row {row} is not among classes "
+            f"{classes.tolist()!r}. Pass the full label list in `classes` "
+            "(a later partial_fit may enlarge it)."
+        )
+    return codes
 
 
 def _integer_codes(y: np.ndarray, classes: np.ndarray) -> np.ndarray:

@@ -13,6 +13,11 @@ Survey passes (bin edges, a text vocabulary) run before, through the estimator p
 (:class:`nbayes.base.SurveyStep`): :func:`set_up` runs them over data held in memory or
 in chunks; the command line fixes their result (bin edges) in the model before training.
 
+``partial_fit`` is one step of the driver on the statistics the model holds (:func:`update`):
+the batch is checked as :func:`train` checks each, coded against the declared classes,
+accumulated onto the statistics and finalized once; a batch that fails leaves the model as it
+was.
+
 A model that learns in several passes (EM) runs each pass through :func:`train`, from
 :func:`train_passes`: accumulate every batch (the E-step and its expected counts), merge,
 install (the M-step).
@@ -25,7 +30,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 from sklearn.utils.validation import _num_samples
 
-from ._labels import ClassCodes, check_labels
+from ._labels import ClassCodes, check_labels, check_targets, declared_codes
 from ._validation import check_sample_weight, rows_from
 from .distributions import Labels
 from .exceptions import DataError
@@ -131,6 +136,69 @@ def train(
     if rows and not weighted:
         check_sample_weight(np.zeros(rows), rows)  # raises fit's error for all-zero weights
     return _install(model, classes, stats, typed, finalize)
+
+
+def update(model, X, y, weights, classes: np.ndarray):
+    """One step of the driver on the statistics ``model`` holds (``partial_fit``): check the
+    batch as :func:`train` checks each, code its labels against ``classes``, then learn it
+    onto the statistics and finalize once. Returns the model.
+
+    The model learns the batch through its hook ``_learn_onto(X, classes, labels, n_added)``
+    (the families' models add a batch at the cost of the batch, not of the table: see
+    :func:`nbayes._engine.accumulate_onto`). A batch that fails (a bad value, statistics
+    that cannot be finalized) leaves the model as it was: its attributes and the
+    vocabularies its encoding grows are put back.
+
+    Parameters
+    ----------
+    model : nbayes estimator built from families, or a semi-naive model
+        Set up (its first batch validated with ``reset=True``), fitted or not.
+    X : batch of rows, validated by the model
+    y : array-like of shape (n_samples,)
+    weights : array-like of shape (n_samples,) or None
+        Sample weights; all zero is refused (the batch is a ``partial_fit`` call).
+    classes : ndarray
+        The model's classes after this batch (:func:`nbayes._labels.declare_classes`): its
+        ``classes_``, then any added ones.
+
+    Returns
+    -------
+    model
+        Fitted on its earlier batches and this one.
+
+    Raises
+    ------
+    DataError
+        Labels and rows that differ in number, a missing label, a negative or non-finite
+        weight, weights all zero, or any data error of the model (naming its row).
+    UnknownLabelError
+        A label that is not among ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> model = MultinomialNB()
+    >>> model.setup_from([[2, 0], [1, 1]])
+    >>> model = update(model, np.array([[2, 0], [1, 1]]), ["a", "a"], None, np.array(["a", "b"]))
+    >>> update(model, np.array([[0, 3]]), ["b"], None, model.classes_).class_count_.tolist()
+    [2.0, 1.0]
+    """
+    y = check_labels(y, _num_samples(X))
+    check_targets(y, batch=True, declared=True)
+    weights = check_sample_weight(weights, y.shape[0])
+    labels = Labels(declared_codes(y, classes), weights, classes.size)
+    known = getattr(model, "classes_", None)
+    n_added = 0 if known is None else classes.size - known.size
+    state, vocabulary = dict(model.__dict__), model._vocabulary_snapshot()
+    try:
+        model._learn_onto(X, classes, labels, n_added)
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(state)
+        model._restore_vocabulary(vocabulary)
+        raise
+    return model
 
 
 def train_passes(model, batches: Callable[[], Iterable], classes: ClassCodes, typed=None):

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _engine as engine
-from .._labels import check_labels, fit_classes, label_codes
+from .._labels import check_labels, declare_classes, fit_classes, label_codes
 from .._params import check_params
-from .._training import train
-from .._validation import show
+from .._training import train, update
 from ..base import Mode
 from ..distributions import Labels
-from ..exceptions import DataError, ParameterError, UnknownLabelError
+from ..exceptions import DataError, ParameterError
 from ._inputs import check_sample_weight
 from ._statistics import PENDING
 
@@ -51,13 +50,10 @@ def cv_choice(grid: np.ndarray, losses: np.ndarray) -> float:
     return float(grid[int(np.argmin(losses))])
 
 
-#: What a batch changes before it is finalized, put back if that fails (``BaseNB._learn``).
-_LEARNED = ("classes_", "stats_", PENDING)
-
-
 class _Fitting:
-    """``fit`` and ``partial_fit``: a batch is validated, its labels coded, accumulated onto
-    the statistics and finalized at once."""
+    """``fit`` and ``partial_fit``: the model's shell over the training driver
+    (:mod:`nbayes._training`), which checks a batch, codes its labels, accumulates it onto the
+    statistics and finalizes once."""
 
     if TYPE_CHECKING:  # what the host (BaseNB) supplies
         classes_: np.ndarray
@@ -71,6 +67,7 @@ class _Fitting:
         _feature_names_per_block: Callable[..., Any]
         _set_parameters: Callable[..., Any]
         finalize: Callable[..., Any]
+        install: Callable[..., Any]
 
     # -- fitting -------------------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -220,20 +217,11 @@ class _Fitting:
         """
         check_params(self)
         first = not hasattr(self, "classes_")
-        if first and classes is None:
-            raise ParameterError(
-                "classes must be passed on the first call to partial_fit: the full list of "
-                "labels, e.g. partial_fit(X, y, classes=np.unique(y_all))."
-            )
+        classes = declare_classes(None if first else self.classes_, classes)
         X = self._validate_X(X, reset=first)
         if first:
             self._start_partial_fit(X)
-        y = self._check_y(y, X)
-        if classes is not None:
-            classes = np.asarray(classes)
-            if first:
-                classes = np.unique(classes)
-        return self._learn(X, y, sample_weight, classes=classes)
+        return update(self, X, y, sample_weight, classes)
 
     def _start_partial_fit(self, X) -> None:
         """Set-up that the first ``partial_fit`` batch needs beyond ``_validate_X`` (none
@@ -242,39 +230,6 @@ class _Fitting:
     def _check_y(self, y, X):
         return check_labels(y, X.shape[0])
 
-    def _set_classes(self, classes: np.ndarray) -> int:
-        """Set or enlarge classes_; return how many classes were added."""
-        if not hasattr(self, "classes_"):
-            if classes.size == 0:
-                raise ParameterError("classes must not be empty.")
-            self.classes_ = classes
-            return 0
-        old = self.classes_
-        known, _ = label_codes(old, classes)
-        if (known < 0).any():
-            missing = old[known < 0]
-            raise ParameterError(
-                f"classes={classes.tolist()!r} drops the known class(es) {missing.tolist()!r}; "
-                "a later partial_fit may only add classes. Pass every earlier class too."
-            )
-        new = np.asarray([c for c in classes if c not in set(old.tolist())], dtype=object)
-        if new.size == 0:
-            return 0
-        self.classes_ = np.concatenate([old.astype(object), np.sort(new)]).astype(
-            np.result_type(old, classes) if old.dtype != object else object
-        )
-        return new.size
-
-    def _encode_labels(self, y, weights) -> Labels:
-        codes, row = label_codes(y, self.classes_)
-        if row is not None:
-            raise UnknownLabelError(
-                f"Label {show(y[row])} at row {row} is not among classes "
-                f"{self.classes_.tolist()!r}. Pass the full label list in `classes` "
-                "(a later partial_fit may enlarge it)."
-            )
-        return Labels(codes, weights, len(self.classes_))
-
     def _vocabulary_snapshot(self):
         """Copy of whatever category vocabularies encoding may grow (none for numeric input)."""
         return None
@@ -282,40 +237,18 @@ class _Fitting:
     def _restore_vocabulary(self, snapshot) -> None:
         """Put back the vocabularies of :meth:`_vocabulary_snapshot`."""
 
-    def _learn(self, X, y, sample_weight, classes):
-        # Encoding a batch may grow category vocabularies (append-only); a batch that fails
-        # later (an unknown label, a bad value) must leave the model as it was.
-        # So must one whose statistics cannot be finalized (a class with one row and no
-        # variance floor): partial_fit finalizes, as fit does, and raises fit's error.
-        snapshot = self._vocabulary_snapshot()
-        state = {k: self.__dict__[k] for k in _LEARNED if k in self.__dict__}
-        try:
-            return self._learn_batch(X, y, sample_weight, classes)
-        except BaseException:
-            self._restore_vocabulary(snapshot)
-            for name in _LEARNED:  # bounded: three names
-                self.__dict__.pop(name, None)
-            self.__dict__.update(state)
-            raise
-
-    def _learn_batch(self, X, y, sample_weight, classes):
-        weights = check_sample_weight(sample_weight, X.shape[0])
+    def _learn_onto(self, X, classes: np.ndarray, labels: Labels, n_added: int) -> None:
+        """Learn one checked batch (codes into ``classes``, of which the last ``n_added``
+        are new) onto the statistics and finalize once: the training driver's
+        :func:`~nbayes._training.update`, which puts the model back if this fails."""
         # (not hasattr: reading stats_ would add the batches kept apart, see Statistics)
-        first = "stats_" not in self.__dict__ and PENDING not in self.__dict__
-        if first:
-            self._set_classes(classes)
+        if "stats_" not in self.__dict__ and PENDING not in self.__dict__:
             self.families_ = self._make_families(X.shape[1])
-        added_classes = False
-        if not first and classes is not None:
-            added = self._set_classes(classes)
-            if added:
-                self.stats_ = engine.add_classes(self.families_, self.stats_, added)
-                added_classes = True
-        labels = self._encode_labels(y, weights)
-        if first:
-            self.stats_ = self._accumulate(X, labels, "learn")
-            self.finalize()
-            return self
+            self.install(classes, self._accumulate(X, labels, "learn"))
+            return
+        self.classes_ = classes
+        if n_added:
+            self.stats_ = engine.add_classes(self.families_, self.stats_, n_added)
         # One overflow check, of the sum: a batch that overflows makes it overflow too.
         # Only then is the batch checked alone, for an error that names its row.
         before, kept = self.__dict__.get(PENDING) or (self.stats_, ())
@@ -331,7 +264,7 @@ class _Fitting:
         n_new = len(pending) - len(kept) if len(pending) > len(kept) else 0
         params = None
         before_params = self.__dict__.get("params_")
-        if n_new and not added_classes and before_params is not None:
+        if n_new and not n_added and before_params is not None:
             params = engine.finalize_onto(self.families_, before_params, stats, pending, n_new)
         if params is None:
             if pending:
@@ -344,7 +277,6 @@ class _Fitting:
         else:
             self.stats_ = stats
         self._set_parameters(stats, params, log_prior)
-        return self
 
     def _accumulate(self, X, labels: Labels, mode: Mode, check: bool = True) -> dict:
         """Statistics of one validated batch (``check``: see :func:`engine.accumulate`)."""

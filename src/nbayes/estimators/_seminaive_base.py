@@ -17,6 +17,7 @@ from .. import _engine as engine
 from .. import base
 from .._labels import fit_classes, label_codes
 from .._params import Interval, StrOptions, check_params
+from .._training import update
 from ..base import Mode
 from ..columns import choices_from_state, choices_state, choices_table
 from ..distributions import Binned
@@ -365,26 +366,24 @@ class _SemiNaiveNB(_SemiNaiveProtocol, BaseNB):
                 for label, p in where.items()
             }
         )
-        return self._learn(df, y, weights, classes=classes)
+        return update(self, df, y, weights, classes)
 
     def _start_partial_fit(self, X) -> None:
         # Numeric columns are cut at ``bin_edges`` given up front (no batch sees all values;
         # see the module docstring): fixed here, before the first batch is counted.
         self._set_edges(None)
 
-    def _learn_batch(self, df, y, sample_weight, classes):
-        weights = check_sample_weight(sample_weight, df.shape[0])
-        first = not hasattr(self, "stats_")
-        if first:
-            self._set_classes(classes)
-        elif classes is not None:
-            added = self._set_classes(classes)
-            if added:
-                self.stats_ = by_slots(self._statistics(), "add_classes", self.stats_, added)
-        stats = self._accumulate(df, self._encode_labels(y, weights), "learn")
-        self.stats_ = stats if first else self._merge_stats(self.stats_, stats)
-        self.finalize()  # every batch, as fit (BaseNB._learn puts the model back if it fails)
-        return self
+    def _learn_onto(self, df, classes: np.ndarray, labels: Labels, n_added: int) -> None:
+        """Accumulate one checked batch, merge it onto the statistics (laid out over the
+        ``n_added`` new classes first) and finalize (see :func:`nbayes._training.update`)."""
+        stats = self._accumulate(df, labels, "learn")
+        if hasattr(self, "stats_"):
+            before = self.stats_
+            if n_added:
+                known = classes.size - n_added
+                before = self.align_statistics(before, np.arange(known), classes.size)
+            stats = self._merge_stats(before, stats)
+        self.install(classes, stats)
 
     def _accumulate(self, df, labels: Labels, mode: Mode, check: bool = True) -> dict:
         if isinstance(labels, SoftLabels):  # pairwise counts need a class code per row

@@ -178,8 +178,8 @@ class JointBayes(_SemiNaiveNB):
             "naive": aode.finalize_level(stats, 0, a, 1.0),
         }
 
-    def _learn_batch(self, df, y, sample_weight, classes):
-        super()._learn_batch(df, y, sample_weight, classes)
+    def _learn_onto(self, df, classes, labels, n_added):
+        super()._learn_onto(df, classes, labels, n_added)
         if self.backoff is not None:
             if not hasattr(self, "backoff_"):
                 self.backoff_ = clone(self.backoff)
@@ -193,8 +193,9 @@ class JointBayes(_SemiNaiveNB):
                     # columns at this model's edges (those it was not given itself).
                     own = self.backoff_.get_params()["bin_edges"] or {}
                     self.backoff_.set_params(bin_edges={**self._edges, **own})
-            self.backoff_.partial_fit(df, y, classes=self.classes_, sample_weight=sample_weight)
-        return self
+            self.backoff_.partial_fit(
+                df, classes[labels.codes], classes=classes, sample_weight=labels.weights
+            )
 
     def _jll(self, X, normalised):
         check_is_fitted(self, "stats_")
