@@ -508,6 +508,48 @@ def test_cli_and_api_agree_on_a_messy_table_and_say_the_same(tmp_path, capsys):
     assert "never seen in training" not in capsys.readouterr().err
 
 
+def gapped_frame(n=300, seed=0, gap_at=(17,)) -> pd.DataFrame:
+    """Whole numbers (a code 1..5, a count) with one empty cell each, which pandas reads as
+    floats, beside a measure with a fraction and a gap."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "rating": rng.integers(1, 4, n) + 2 * y,
+            "visits": rng.poisson(2 + 4 * y),
+            "weight": rng.normal(60 + 5 * y, 8).round(1),
+            "label": np.where(y == 1, "yes", "no"),
+        }
+    ).astype({"rating": float, "visits": float})
+    for row in gap_at:
+        frame.loc[row, ["rating", "visits", "weight"]] = np.nan
+    return frame
+
+
+def test_whole_numbers_with_a_gap_are_read_as_without_it():
+    frame = gapped_frame()
+    whole = frame.dropna().astype({"rating": int, "visits": int})
+    for column in ("rating", "visits"):
+        gapped, full = read_column(frame[column], column), read_column(whole[column], column)
+        assert (gapped.kind, gapped.family) == (full.kind, full.family) == ("number", "categorical")
+        assert "empty cells" in gapped.why
+    assert read_column(frame["weight"], "weight").family == "gaussian"  # fractions: a measure
+    with_fraction = frame["rating"].where(frame.index != 3, 2.5)
+    assert read_column(with_fraction, "rating").family == "gaussian"
+    assert read_column(frame["rating"].dropna(), "rating").family == "gaussian"  # no gap: floats
+
+
+def test_cli_and_api_agree_on_whole_numbers_with_a_gap(tmp_path, capsys):
+    path = tmp_path / "gapped.csv"
+    gapped_frame().to_csv(path, index=False)  # written as 3.0, 5.0, ..., and one empty cell
+    cli, api = _cli_equals_api(path, "label", tmp_path)
+    expected = {"rating": "categorical", "visits": "categorical", "weight": "gaussian"}
+    assert {c: api.column_families_[c] for c in expected} == expected
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"rating +number +categorical +whole numbers with 5 distinct", out), out
+
+
 @pytest.mark.parametrize("model", ["categorical", "aode"])
 def test_dates_under_other_models(tmp_path, model):
     path = tmp_path / "d.csv"

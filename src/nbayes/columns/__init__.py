@@ -35,7 +35,8 @@ coded number      a number column in which a value written with nines (99, 999, 
                   more) and lies far outside the other values (farther from their greatest
                   than twice their range): a number with coded missing values, reported
                   with the fix (read it as missing) and modelled as the number it is
-number            integers and floats
+number            integers and floats; floats that are all whole numbers, with empty cells,
+                  count as integers (pandas reads an integer column with a gap as floats)
 category          strings (and pandas categoricals) that are not text
 short text        short multi-word strings, mostly distinct, whose words recur across rows
                   (addresses, names, titles)
