@@ -124,6 +124,36 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert kind(years, "obs") == kind(years, "idcase") == "identifier"
 
 
+def test_ranks_are_kept_with_a_warning_and_row_numbers_left_out(tmp_path, capsys):
+    # HistData/Guerry's Wealth: a rank of 1..86 (70 % of it in a split), informative; only
+    # the name tells it from the row numbers that fill their range the same way.
+    rng = np.random.default_rng(3)
+    n = 86
+    y = rng.integers(0, 2, n)
+    wealth = np.argsort(np.argsort(rng.normal(2.0 * y, 1.0))) + 1  # a rank of 1..86
+    rows = rng.permutation(n)[:60]
+    wealth_rows = pd.Series(wealth[rows])
+    reading = read_column(wealth_rows, "Wealth")
+    assert (reading.kind, reading.family) == ("rank", "gaussian")
+    assert "a rank or an ordering" in reading.why
+    for name in ("rownames", "id", "Unnamed: 0", "X", "", "obs", "idcase", "row_nr", "i"):
+        assert kind(wealth_rows, name) == "identifier", name
+    frame = pd.DataFrame(
+        {"X": rows + 1, "Wealth": wealth_rows, "label": np.where(y[rows] == 1, "a", "b")}
+    )
+    with pytest.warns(ColumnWarning, match=r"models column\(s\) \['Wealth'\] as numbers") as got:
+        model = MixedNB().fit(frame[["X", "Wealth"]], frame["label"])
+    assert model.column_families_["Wealth"] == "gaussian" and "X" not in model.column_families_
+    assert sum("Wealth" in str(w.message) for w in got) == 1
+    path = tmp_path / "guerry.csv"
+    frame.to_csv(path, index=False)
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("'Wealth'") == 1 and "--exclude Wealth" in err, err
+    assert "leaving out column(s) ['X'], identifiers" in err
+    assert load(str(tmp_path / "m.nbayes")).column_families_["Wealth"] == "gaussian"
+
+
 def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
     # Ecdat/Bids' docno, Ecdat/Caschool's distcod, ggplot2/midwest's PID: codes by name.
     codes = pd.Series(RNG.choice(np.arange(61382, 75440), 80, replace=False))
@@ -133,8 +163,9 @@ def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
     assert kind(codes, "case_no") == kind(codes, "DocNum") == "identifier"
     for measure in ("casino", "maximum", "premium", "sodium", "Volcano"):
         assert kind(codes, measure) == "number", measure
-    # pscl/ca2006's district: 37 whole numbers of 1..53, distinct.
-    assert kind(RNG.choice(np.arange(1, 54), 37, replace=False), "district") == "identifier"
+    # pscl/ca2006's district: 37 whole numbers of 1..53, distinct, under a name that is not
+    # a row number's: kept as a rank, with a warning (see the test of ranks).
+    assert kind(RNG.choice(np.arange(1, 54), 37, replace=False), "district") == "rank"
     # geepack/koch's row names 17.1, 17.2 ...; psych/msq's subjects 6.1, 6.2 ... repeated.
     names = pd.Series([i + k / 10 for i in range(1, 40) for k in (1, 2)])
     assert kind(names, "rownames") == "identifier" and kind(names, "index") == "number"

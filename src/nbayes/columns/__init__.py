@@ -16,12 +16,17 @@ identifier        a row label, left out of the model: values distinct in every r
                   code (``PID``, ``docno``, ``distcod``, ``case_nr``: whole numbers); whole
                   numbers distinct in every row (at least 30 rows) that fill at least half
                   of the range between their least and greatest value (row numbers, even
-                  after a shuffled split), unless named as a time or a rank (``year``,
-                  ``time``, ``rank``: a yearly series, an ordering); names or codes
+                  after a shuffled split) under a row number's name (``X``, ``obs``,
+                  ``idcase``, ``n``, a row index's or a code's); names or codes
                   (strings of at most two words whose words do not recur) distinct in
                   every row (at least 20 rows);
                   values named like a row index that repeat, with at least 20 distinct
                   values (a subject's or group's identifier, as a patient's in a panel)
+rank              whole numbers distinct in every row (at least 30 rows) that fill at
+                  least half of their range, as row numbers do, under another name (not
+                  a time's or a rank's either, which are numbers): a rank or an ordering
+                  (HistData/Guerry's ``Wealth``), kept and modelled as a number, with a
+                  warning that names it (only the name tells it from row numbers)
 timestamp         dates or times: a datetime dtype, or strings of which at least 95 % parse
                   under one of the written forms ISO 8601 (``2022-02-11``,
                   ``2022-02-11T08:30:00Z``, offsets), ``M/D/YY``, ``M/D/YYYY``, ``D/M/YYYY``,
@@ -45,7 +50,7 @@ free text         strings of 8 or more words per value (the median)
 
 Floats are never identifiers (a measurement may well be distinct in every row). The kind
 decides the family: identifiers are left out, timestamps become calendar features (each a
-category), booleans are Bernoulli, numbers are Gaussian (integers with few distinct values
+category), booleans are Bernoulli, numbers and ranks are Gaussian (integers with few distinct values
 categorical), categories, texts, constants and empty columns categorical.
 
 Examples

@@ -17,7 +17,7 @@ from ._dates import (
     date_format,
     number_date_format,
 )
-from ._identifiers import _group_identifier, _identifier
+from ._identifiers import _group_identifier, _identifier, rank_evidence
 from ._strings import ROLE_SAMPLE, string_profile
 
 #: The declared kinds of a column, in the order of the module's table.
@@ -25,6 +25,7 @@ KINDS = (
     "empty",
     "constant",
     "identifier",
+    "rank",
     "timestamp",
     "boolean",
     "coded number",
@@ -251,6 +252,9 @@ def read_column(
         return ColumnReading(name, "identifier", None, why, kept_family=kept)
     if kind in "iuf":
         family, evidence = _number_family(series, kind, _int_limit(max_int_categories, n_rows))
+        rank = rank_evidence(name, series, n_rows) if n_unique == n_rows else None
+        if rank is not None:
+            return ColumnReading(name, "rank", family, f"{rank}; {evidence}")
         codes = coded_missing(series) if codes is None else codes
         return number_reading(name, family, evidence, codes)
     profile = string_profile(sample)
