@@ -5,9 +5,9 @@ and report."""
 from __future__ import annotations
 
 import io
-import warnings
 import json
 import re
+import warnings
 import zipfile
 
 import numpy as np

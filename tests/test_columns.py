@@ -214,6 +214,28 @@ def test_timestamps_in_the_written_forms_of_the_issue():
     assert date_format(pd.Series(["2022-13-45"] * 3)) is None
 
 
+@pytest.mark.parametrize(
+    ("written", "form"),
+    [
+        (["64-03-01", "70-05-02", "10-01-01", "99-12-31"], "%y-%m-%d"),
+        (["3/1/64", "5/2/70", "1/1/10", "12/31/99"], "%m/%d/%y"),
+        (["01.03.64", "02.05.70", "01.01.10", "31.12.99"], "%d.%m.%y"),
+        ([640301, 700502, 100101, 991231, *range(800102, 800109)], "%y%m%d"),  # 10 dates
+    ],
+)
+def test_two_digit_years_in_the_future_go_back_a_century(written, form):
+    # Python's cutoff puts 64 in 2064; a birth date written 3/1/64 was in 1964. Years up to
+    # the current one stay in this century.
+    series = pd.Series(written * 5, name="born")
+    reading = read_column(series, "born")
+    assert (reading.kind, reading.date_format) == ("timestamp", form)
+    features = calendar_features(series, ("year", "dayofweek"), form)
+    assert features["born.year"].iloc[:4].tolist() == [1964, 1970, 2010, 1999]
+    assert features["born.dayofweek"].iloc[0] == 6  # 1 March 1964 was a Sunday
+    four_digits = pd.Series(["3/1/2064", "5/2/1970"] * 10)
+    assert calendar_features(four_digits, ("year",), "%m/%d/%Y").iloc[0, 0] == 2064
+
+
 def test_calendar_features_in_local_time_and_with_hours_only_where_written():
     days = pd.Series(pd.date_range("2022-02-07", periods=7).strftime("%Y-%m-%dT00:00:00Z"))
     reading = read_column(days, "day")
@@ -573,7 +595,7 @@ def test_whole_numbers_with_a_gap_are_read_as_without_it():
 def test_cli_and_api_agree_on_whole_numbers_with_a_gap(tmp_path, capsys):
     path = tmp_path / "gapped.csv"
     gapped_frame().to_csv(path, index=False)  # written as 3.0, 5.0, ..., and one empty cell
-    cli, api = _cli_equals_api(path, "label", tmp_path)
+    _, api = _cli_equals_api(path, "label", tmp_path)
     expected = {"rating": "categorical", "visits": "categorical", "weight": "gaussian"}
     assert {c: api.column_families_[c] for c in expected} == expected
     assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0

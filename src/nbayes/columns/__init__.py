@@ -29,11 +29,13 @@ rank              whole numbers distinct in every row (at least 30 rows) that fi
                   warning that names it (only the name tells it from row numbers)
 timestamp         dates or times: a datetime dtype, or strings of which at least 95 % parse
                   under one of the written forms ISO 8601 (``2022-02-11``,
-                  ``2022-02-11T08:30:00Z``, offsets), ``M/D/YY``, ``M/D/YYYY``, ``D/M/YYYY``,
-                  ``D.M.YYYY``, ``YYYY/MM/DD``, with or without a time; or integers that
-                  are all calendar dates written ``YYMMDD`` or ``YYYYMMDD`` (all of six or
-                  all of eight digits, at least 10 distinct values); modelled as calendar
-                  features (year, month, day of week, and hour where a time is written)
+                  ``2022-02-11T08:30:00Z``, offsets), ``YY-MM-DD``, ``M/D/YY``,
+                  ``M/D/YYYY``, ``D/M/YYYY``, ``D.M.YYYY``, ``YYYY/MM/DD``, with or without
+                  a time; or integers that are all calendar dates written ``YYMMDD`` or
+                  ``YYYYMMDD`` (all of six or all of eight digits, at least 10 distinct
+                  values); modelled as calendar features (year, month, day of week, and
+                  hour where a time is written). A two-digit year that would fall after
+                  the current year is read a century earlier (``3/1/64``: 1964, not 2064)
 boolean           true/false values (a bool dtype, or Python booleans with gaps)
 coded number      a number column in which a value written with nines (99, 999, ...,
                   999999.375) or a negative code (-1, -9, -99, ...) repeats (3 times or
