@@ -37,10 +37,12 @@ CODE_NAMES = frozenset({"pid", "uid", "sid", "cid", "fid", "gid", "oid", "uuid",
 MEASURE_NAMES = frozenset({"year", "yr", "time", "date", "period", "rank", "ranking"})
 #: Names under which whole numbers distinct in every row that fill half their range are row
 #: numbers (compared as :data:`ID_NAMES`): R's row names read back (``X``), an observation's
-#: or a case's number (``obs``, ``idcase``, ``case_no``), a counter. Under any other name
+#: or a case's number (``obs``, ``idcase``, ``case_no``), a counter, a key. Under any other name
 #: (HistData/Guerry's ``Wealth``, a rank of 1..86) such numbers are kept, with a warning: a
 #: rank or an ordering is a measure, and only the name tells it from a row number.
-ROW_NUMBER_NAMES = frozenset({"x", "i", "n", "no", "nr", "num", "number", "idx", "line"})
+ROW_NUMBER_NAMES = frozenset(
+    {"x", "i", "n", "no", "nr", "num", "number", "idx", "line", "key", "pk"}
+)
 ROW_NUMBER_STEMS = ("id", "obs", "case", "row", "seq", "record")
 CODE_ENDINGS = ("nr", "cod", "code")
 #: Endings that are also the end of ordinary words (``casino``, ``maximum``): a code's name only
