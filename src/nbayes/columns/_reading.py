@@ -140,7 +140,7 @@ def _number_family(series: pd.Series, kind: str, limit: int) -> tuple[str, str]:
         n_unique = int(series.nunique(dropna=True))
         what = f"integers with {n_unique:,} distinct values"
         if gaps:
-            what = f"whole numbers with {n_unique:,} distinct values and empty cells"
+            what = f"integers with {n_unique:,} distinct values and gaps"
         if n_unique <= limit:
             return "categorical", f"{what} (at most {limit:,})"
         return "gaussian", f"{what} (over {limit:,})"
