@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import warnings
 import zipfile
 
 import numpy as np
@@ -19,6 +20,7 @@ from nbayes.calibration import CalibratedClassifierCV
 from nbayes.cli import main
 from nbayes.cli._calibration_report import expected_calibration_error
 from nbayes.estimators.semisupervised import fold_of
+from nbayes.exceptions import UnseenCategoryWarning
 
 METHODS = ["sigmoid", "isotonic", "temperature"]
 
@@ -276,3 +278,31 @@ def test_calibration_on_a_dask_cluster_equals_the_chunked_run(
     X = table["text"] if data == "texts" else table[["size", "weight"]]
     on_cluster, chunked = nbayes.load(tmp_path / "d"), nbayes.load(tmp_path / "c")
     np.testing.assert_allclose(on_cluster.predict_proba(X), chunked.predict_proba(X), atol=1e-9)
+
+
+def _rare_categories(n=300, seed=0):
+    """A table whose 'surname' holds mostly once-seen values (a few repeat, so it is a
+    category, not an identifier): most of a held-out fold's surnames are new to its folds."""
+    rng = np.random.default_rng(seed)
+    table = _table(n, seed)
+    names = [f"name{i:03d}" for i in range(n - 20)] + [f"name{i:03d}" for i in range(20)]
+    table.insert(0, "surname", rng.permutation(names))
+    return table
+
+
+def test_the_calibration_folds_say_nothing_of_unseen_categories(capsys, tmp_path):
+    data = tmp_path / "data.csv"
+    _rare_categories().to_csv(data, index=False)
+    argv = ["train", str(data), "-t", "y", "--features", "surname,size,weight"]
+    assert main([*argv, "-o", str(tmp_path / "m.nbayes"), "--calibration", "sigmoid"]) == 0
+    err = capsys.readouterr().err
+    assert "never seen in training" not in err and "unseen" not in err, err
+
+
+def test_calibrating_in_python_says_nothing_of_the_folds_unseen_categories():
+    table = _rare_categories()
+    X, y = table[["surname", "size", "weight"]], table["y"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenCategoryWarning)
+        for ensemble in (True, False):
+            CalibratedClassifierCV(nbayes.MixedNB(), cv=5, ensemble=ensemble).fit(X, y)

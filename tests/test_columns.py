@@ -124,6 +124,36 @@ def test_identifier_rules_stay_silent_on_measurements():
     assert kind(years, "obs") == kind(years, "idcase") == "identifier"
 
 
+def test_ranks_are_kept_with_a_warning_and_row_numbers_left_out(tmp_path, capsys):
+    # HistData/Guerry's Wealth: a rank of 1..86 (70 % of it in a split), informative; only
+    # the name tells it from the row numbers that fill their range the same way.
+    rng = np.random.default_rng(3)
+    n = 86
+    y = rng.integers(0, 2, n)
+    wealth = np.argsort(np.argsort(rng.normal(2.0 * y, 1.0))) + 1  # a rank of 1..86
+    rows = rng.permutation(n)[:60]
+    wealth_rows = pd.Series(wealth[rows])
+    reading = read_column(wealth_rows, "Wealth")
+    assert (reading.kind, reading.family) == ("rank", "gaussian")
+    assert "a rank or an ordering" in reading.why
+    for name in ("rownames", "id", "Unnamed: 0", "X", "", "obs", "idcase", "row_nr", "i"):
+        assert kind(wealth_rows, name) == "identifier", name
+    frame = pd.DataFrame(
+        {"X": rows + 1, "Wealth": wealth_rows, "label": np.where(y[rows] == 1, "a", "b")}
+    )
+    with pytest.warns(ColumnWarning, match=r"models column\(s\) \['Wealth'\] as numbers") as got:
+        model = MixedNB().fit(frame[["X", "Wealth"]], frame["label"])
+    assert model.column_families_["Wealth"] == "gaussian" and "X" not in model.column_families_
+    assert sum("Wealth" in str(w.message) for w in got) == 1
+    path = tmp_path / "guerry.csv"
+    frame.to_csv(path, index=False)
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("'Wealth'") == 1 and "--exclude Wealth" in err, err
+    assert "leaving out column(s) ['X'], identifiers" in err
+    assert load(str(tmp_path / "m.nbayes")).column_families_["Wealth"] == "gaussian"
+
+
 def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
     # Ecdat/Bids' docno, Ecdat/Caschool's distcod, ggplot2/midwest's PID: codes by name.
     codes = pd.Series(RNG.choice(np.arange(61382, 75440), 80, replace=False))
@@ -133,8 +163,9 @@ def test_codes_names_and_row_names_of_the_corpus_are_identifiers():
     assert kind(codes, "case_no") == kind(codes, "DocNum") == "identifier"
     for measure in ("casino", "maximum", "premium", "sodium", "Volcano"):
         assert kind(codes, measure) == "number", measure
-    # pscl/ca2006's district: 37 whole numbers of 1..53, distinct.
-    assert kind(RNG.choice(np.arange(1, 54), 37, replace=False), "district") == "identifier"
+    # pscl/ca2006's district: 37 whole numbers of 1..53, distinct, under a name that is not
+    # a row number's: kept as a rank, with a warning (see the test of ranks).
+    assert kind(RNG.choice(np.arange(1, 54), 37, replace=False), "district") == "rank"
     # geepack/koch's row names 17.1, 17.2 ...; psych/msq's subjects 6.1, 6.2 ... repeated.
     names = pd.Series([i + k / 10 for i in range(1, 40) for k in (1, 2)])
     assert kind(names, "rownames") == "identifier" and kind(names, "index") == "number"
@@ -181,6 +212,28 @@ def test_timestamps_in_the_written_forms_of_the_issue():
     assert date_format(pd.Series(["a", "b"])) is None
     assert date_format(pd.Series([1, 2])) is None
     assert date_format(pd.Series(["2022-13-45"] * 3)) is None
+
+
+@pytest.mark.parametrize(
+    ("written", "form"),
+    [
+        (["64-03-01", "70-05-02", "10-01-01", "99-12-31"], "%y-%m-%d"),
+        (["3/1/64", "5/2/70", "1/1/10", "12/31/99"], "%m/%d/%y"),
+        (["01.03.64", "02.05.70", "01.01.10", "31.12.99"], "%d.%m.%y"),
+        ([640301, 700502, 100101, 991231, *range(800102, 800109)], "%y%m%d"),  # 10 dates
+    ],
+)
+def test_two_digit_years_in_the_future_go_back_a_century(written, form):
+    # Python's cutoff puts 64 in 2064; a birth date written 3/1/64 was in 1964. Years up to
+    # the current one stay in this century.
+    series = pd.Series(written * 5, name="born")
+    reading = read_column(series, "born")
+    assert (reading.kind, reading.date_format) == ("timestamp", form)
+    features = calendar_features(series, ("year", "dayofweek"), form)
+    assert features["born.year"].iloc[:4].tolist() == [1964, 1970, 2010, 1999]
+    assert features["born.dayofweek"].iloc[0] == 6  # 1 March 1964 was a Sunday
+    four_digits = pd.Series(["3/1/2064", "5/2/1970"] * 10)
+    assert calendar_features(four_digits, ("year",), "%m/%d/%Y").iloc[0, 0] == 2064
 
 
 def test_calendar_features_in_local_time_and_with_hours_only_where_written():
@@ -506,6 +559,48 @@ def test_cli_and_api_agree_on_a_messy_table_and_say_the_same(tmp_path, capsys):
         main(["predict", str(tmp_path / "m.nbayes"), str(path), "-o", str(tmp_path / "p.csv")]) == 0
     )
     assert "never seen in training" not in capsys.readouterr().err
+
+
+def gapped_frame(n=300, seed=0, gap_at=(17,)) -> pd.DataFrame:
+    """Whole numbers (a code 1..5, a count) with one empty cell each, which pandas reads as
+    floats, beside a measure with a fraction and a gap."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "rating": rng.integers(1, 4, n) + 2 * y,
+            "visits": rng.poisson(2 + 4 * y),
+            "weight": rng.normal(60 + 5 * y, 8).round(1),
+            "label": np.where(y == 1, "yes", "no"),
+        }
+    ).astype({"rating": float, "visits": float})
+    for row in gap_at:
+        frame.loc[row, ["rating", "visits", "weight"]] = np.nan
+    return frame
+
+
+def test_whole_numbers_with_a_gap_are_read_as_without_it():
+    frame = gapped_frame()
+    whole = frame.dropna().astype({"rating": int, "visits": int})
+    for column in ("rating", "visits"):
+        gapped, full = read_column(frame[column], column), read_column(whole[column], column)
+        assert (gapped.kind, gapped.family) == (full.kind, full.family) == ("number", "categorical")
+        assert "distinct values and gaps" in gapped.why
+    assert read_column(frame["weight"], "weight").family == "gaussian"  # fractions: a measure
+    with_fraction = frame["rating"].where(frame.index != 3, 2.5)
+    assert read_column(with_fraction, "rating").family == "gaussian"
+    assert read_column(frame["rating"].dropna(), "rating").family == "gaussian"  # no gap: floats
+
+
+def test_cli_and_api_agree_on_whole_numbers_with_a_gap(tmp_path, capsys):
+    path = tmp_path / "gapped.csv"
+    gapped_frame().to_csv(path, index=False)  # written as 3.0, 5.0, ..., and one empty cell
+    _, api = _cli_equals_api(path, "label", tmp_path)
+    expected = {"rating": "categorical", "visits": "categorical", "weight": "gaussian"}
+    assert {c: api.column_families_[c] for c in expected} == expected
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"rating +number +categorical +integers with 5 distinct values and gaps", out)
 
 
 @pytest.mark.parametrize("model", ["categorical", "aode"])

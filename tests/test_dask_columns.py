@@ -11,7 +11,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pytest
-from test_columns import messy_frame
+from test_columns import gapped_frame, messy_frame
 
 from nbayes import ColumnWarning, MixedNB
 from nbayes import dask as nbdask
@@ -91,6 +91,11 @@ def test_a_messier_table_is_read_as_fit_reads_it(convert_string):
     )
     assert got.column_choices_.loc["stamp", "why"].endswith("dayofweek, hour")  # local times
     assert got.column_choices_.loc["day", "why"].endswith("month, dayofweek")
+
+
+def test_whole_numbers_with_a_gap_in_one_partition_are_read_as_fit_reads_them():
+    got = _agree(gapped_frame(gap_at=(250,)), "label")
+    assert got.column_families_["rating"] == got.column_families_["visits"] == "categorical"
 
 
 def test_groups_and_limits_are_read_as_fit_reads_them():

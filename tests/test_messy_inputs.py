@@ -544,7 +544,8 @@ def test_whole_numbers_that_are_row_numbers_are_left_out_even_shuffled(capsys, t
     """Issue 30: a sequential identifier (1000, 1001, ...) was only warned of while in file
     order; a shuffled split hid it and the model learned which id ranges belong to which
     class. Distinct whole numbers that fill most of their range are row numbers, whatever
-    their order or name; a short file, or numbers spread thin, are numbers."""
+    their order, under a row number's name (a key's here; under another name a rank, kept
+    with a warning); a short file, or numbers spread thin, are numbers."""
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(
         {"key": np.arange(1000, 1200), "x": rng.normal(size=200), "y": np.repeat(["a", "b"], 100)}

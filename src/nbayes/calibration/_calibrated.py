@@ -133,13 +133,15 @@ class CalibratedClassifierCV(ClassifierMixin, MetaEstimatorMixin, BaseEstimator)
             folds = oof.fold_statistics(self.estimator, X, y, splits, sample_weight)
         self.fold_statistics_ = folds is not None
         if folds is None:
-            refit = SklearnCalibrated(
-                self.estimator,
-                method=self.method,
-                cv=splits,
-                n_jobs=self.n_jobs,
-                ensemble=self.ensemble,
-            ).fit(X, y, sample_weight=sample_weight, **fit_params)
+            # scikit-learn's fold models score their held-out rows inside this fit.
+            with oof.held_out():
+                refit = SklearnCalibrated(
+                    self.estimator,
+                    method=self.method,
+                    cv=splits,
+                    n_jobs=self.n_jobs,
+                    ensemble=self.ensemble,
+                ).fit(X, y, sample_weight=sample_weight, **fit_params)
             self.calibrated_classifiers_ = refit.calibrated_classifiers_
         elif ensemble:
             self.calibrated_classifiers_ = self._fit_per_fold(*folds, X, y, codes, sample_weight)

@@ -4,6 +4,10 @@ finalized, so the data is counted once and nothing is refitted."""
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.calibration import _CalibratedClassifier, _fit_calibrator, _SigmoidCalibration
 from sklearn.isotonic import IsotonicRegression
@@ -11,7 +15,7 @@ from sklearn.utils.validation import _check_response_method
 
 from .. import base
 from ..estimators._folds import take_rows
-from ..exceptions import ParameterError
+from ..exceptions import ParameterError, UnseenCategoryWarning
 from ..model_selection import FoldStatistics
 
 #: What scikit-learn's CalibratedClassifierCV asks a classifier for, in this order.
@@ -42,13 +46,26 @@ def as_rows(estimator, X):
     return X
 
 
+@contextmanager
+def held_out() -> Iterator[None]:
+    """Silence :class:`~nbayes.exceptions.UnseenCategoryWarning` while fold models score
+    their held-out rows: a held-out row meeting a category its training folds did not see
+    is what the folds are there to measure, scored as any unseen value is; nothing the user
+    did or can fix."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        yield
+
+
 def response(model, X) -> np.ndarray:
     """The decision values scikit-learn's calibration reads from a fitted classifier
     (``decision_function``, else ``predict_proba``; the positive class only for two
     classes), as an (n_samples, n_columns) array: what ``_get_response_values`` returns
-    for it, without its checks of the classes, made again for every fold."""
+    for it, without its checks of the classes, made again for every fold. The model is a
+    fold model and X its held-out rows (see :func:`held_out`)."""
     method = _check_response_method(model, RESPONSE_METHODS)
-    values = method(X)
+    with held_out():
+        values = method(X)
     if method.__name__ == "predict_proba" and len(model.classes_) == 2:
         values = values[:, 1]  # the positive class, as scikit-learn keeps it
     return values.reshape(-1, 1) if values.ndim == 1 else values

@@ -343,9 +343,10 @@ def _advice(column: str, family: str | None, values, written: str | None = None)
             and bool(np.all(numbers == np.round(numbers)))
             and np.unique(numbers).size == numbers.size
             and np.abs(numbers).max() < 2**53
-            # by the rule that leaves identifiers out at training: distinct measurements
-            # (prices, horsepower, counts) are not row numbers
-            and read_column(pd.Series(numbers.astype(np.int64)), column).kind == "identifier"
+            # by the rule that leaves identifiers out (and warns of ranks) at training: distinct
+            # measurements (prices, horsepower, counts) are not row numbers
+            and read_column(pd.Series(numbers.astype(np.int64)), column).kind
+            in ("identifier", "rank")
         ):
             return (
                 "whole numbers distinct in every row, as an identifier's are; if it numbers or "

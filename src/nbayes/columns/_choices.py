@@ -80,8 +80,9 @@ def format_choices(readings, width: int = 100) -> list[str]:
 def warn_of(readings, estimator: str, keep: str = "") -> None:
     """Warn (:class:`~nbayes.exceptions.ColumnWarning`) of the identifiers among
     ``readings``, which the estimator leaves out, in one warning that says how to keep them
-    (``keep``; by default by naming one in a group of MixedNB's ``columns``), and of each
-    number column that codes missing values.
+    (``keep``; by default by naming one in a group of MixedNB's ``columns``), of the ranks
+    it models (which could be row numbers), and of each number column that codes missing
+    values.
     """
     from .._validation import user_stacklevel
     from ..exceptions import ColumnWarning
@@ -99,6 +100,16 @@ def warn_of(readings, estimator: str, keep: str = "") -> None:
             f"would let the model learn which rows belong to which class. {keep}"
         )
         warnings.warn(said, ColumnWarning, stacklevel=user_stacklevel())
+    ranks = [r.column for r in readings if r.kind == "rank"]
+    if ranks:
+        warnings.warn(
+            f"{estimator} models column(s) {ranks!r} as numbers: whole numbers distinct in "
+            "every row that fill most of their range, a rank or an ordering. If one numbers "
+            "the rows, leave it out of X: it would let the model learn which rows belong to "
+            "which class.",
+            ColumnWarning,
+            stacklevel=user_stacklevel(),
+        )
     for r in readings:  # bounded by the table's width
         if r.kind == "coded number":
             codes = ", ".join(map(code_text, r.codes))

@@ -18,6 +18,7 @@ DATE_SHARE = 0.95
 #: Written date forms tried, in this order (``ISO8601`` takes every ISO form pandas knows).
 DATE_FORMATS = (
     "ISO8601",
+    "%y-%m-%d",
     "%m/%d/%y",
     "%m/%d/%Y",
     "%d/%m/%y",
@@ -82,7 +83,19 @@ def _parse(values: pd.Series, date_format: str) -> pd.Series:
             return pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
     if getattr(parsed.dtype, "tz", None) is not None:  # pragma: no cover - zones removed
         parsed = parsed.dt.tz_localize(None)
+    if "%y" in date_format:
+        parsed = _past_century(parsed)
     return parsed
+
+
+def _past_century(parsed: pd.Series) -> pd.Series:
+    """Dates read from two-digit years, with those whose year lies after the current one a
+    century earlier: Python puts ``64`` in 2064 (its cutoff is 69), where a birth date or a
+    past event written ``3/1/64`` was in 1964."""
+    future = parsed.dt.year > pd.Timestamp.now().year
+    if not future.any():
+        return parsed
+    return parsed.where(~future, parsed - pd.DateOffset(years=100))
 
 
 def date_format(series: pd.Series) -> str | None:

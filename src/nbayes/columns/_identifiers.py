@@ -35,6 +35,15 @@ CODE_NAMES = frozenset({"pid", "uid", "sid", "cid", "fid", "gid", "oid", "uuid",
 #: numbers do, but are the years of a yearly series or an ordering, which are measures
 #: (Ecdat/bankingCrises' ``year``, datasets/Nile's ``time``, HSAUR/Forbes2000's ``rank``).
 MEASURE_NAMES = frozenset({"year", "yr", "time", "date", "period", "rank", "ranking"})
+#: Names under which whole numbers distinct in every row that fill half their range are row
+#: numbers (compared as :data:`ID_NAMES`): R's row names read back (``X``), an observation's
+#: or a case's number (``obs``, ``idcase``, ``case_no``), a counter, a key. Under any other name
+#: (HistData/Guerry's ``Wealth``, a rank of 1..86) such numbers are kept, with a warning: a
+#: rank or an ordering is a measure, and only the name tells it from a row number.
+ROW_NUMBER_NAMES = frozenset(
+    {"x", "i", "n", "no", "nr", "num", "number", "idx", "line", "key", "pk"}
+)
+ROW_NUMBER_STEMS = ("id", "obs", "case", "row", "seq", "record")
 CODE_ENDINGS = ("nr", "cod", "code")
 #: Endings that are also the end of ordinary words (``casino``, ``maximum``): a code's name only
 #: after a separator or a capital (``case_no``, ``DocNum``) or after a word of
@@ -109,6 +118,50 @@ def looks_like_measure_name(name) -> bool:
     return key in MEASURE_NAMES or key.endswith(("year", "rank"))
 
 
+def looks_like_row_number_name(name) -> bool:
+    """Whether whole numbers distinct in every row and filling half their range are row
+    numbers under this name: a row index's or a code's name, :data:`ROW_NUMBER_NAMES`, or
+    a name starting with one of :data:`ROW_NUMBER_STEMS` (``obs``, ``idcase``,
+    ``caseno``)."""
+    key = _name_key(name)
+    return (
+        looks_like_index_name(name)
+        or looks_like_code_name(name)
+        or key in ROW_NUMBER_NAMES
+        or key.startswith(ROW_NUMBER_STEMS)
+    )
+
+
+def _dense(numbers: np.ndarray) -> float:
+    """The share of the range between the least and greatest of ``numbers`` they fill."""
+    return numbers.size / (float(numbers.max()) - float(numbers.min()) + 1)
+
+
+def _filling(numbers: np.ndarray) -> str:
+    return (
+        f"whole numbers distinct in all {numbers.size:,} rows, filling {_dense(numbers):.0%} "
+        f"of the range {int(numbers.min()):,}..{int(numbers.max()):,}"
+    )
+
+
+def rank_evidence(name, values: pd.Series, n_rows: int) -> str | None:
+    """The evidence that an integer column is a rank (kept, with a warning), or None: whole
+    numbers distinct in every row (at least :data:`ID_ROWS`) filling half their range, as
+    row numbers do, under a name that is neither a row number's nor a time's or a rank's
+    (those are read as what they say)."""
+    if getattr(values.dtype, "kind", "O") not in "iu" or n_rows < ID_ROWS:
+        return None
+    if looks_like_row_number_name(name) or looks_like_measure_name(name):
+        return None
+    present = values.dropna()
+    if len(present) != n_rows:
+        return None
+    numbers = present.to_numpy(dtype=np.int64)
+    if np.unique(numbers).size != n_rows or _dense(numbers) < ID_DENSITY:
+        return None
+    return f"{_filling(numbers)}: a rank or an ordering, or row numbers"
+
+
 def _row_names(name, values: pd.Series) -> bool:
     """Numbers with a fraction that are row labels: named like a row index or an identifier
     (not ``index``: a price index is a measure), none negative, each with one decimal at
@@ -151,12 +204,10 @@ def _identifier(name, values: pd.Series, n_rows: int) -> str | None:
             return f"named like a code, whole numbers distinct in all {n_rows:,} rows"
         if kind == "f" or n_rows < ID_ROWS or looks_like_measure_name(name):
             return None
-        span = float(numbers.max()) - float(numbers.min()) + 1
-        if n_rows / span >= ID_DENSITY:
-            return (
-                f"whole numbers distinct in all {n_rows:,} rows, filling {n_rows / span:.0%} "
-                f"of the range {int(numbers.min()):,}..{int(numbers.max()):,}: row numbers"
-            )
+        if not looks_like_row_number_name(name):
+            return None  # under another name: a rank (see rank_evidence)
+        if _dense(numbers) >= ID_DENSITY:
+            return f"{_filling(numbers)}: row numbers"
         return None
     strings = _strings(present)
     if strings is None or strings.nunique() != len(strings) or present.nunique() != n_rows:

@@ -17,7 +17,7 @@ from ._dates import (
     date_format,
     number_date_format,
 )
-from ._identifiers import _group_identifier, _identifier
+from ._identifiers import _group_identifier, _identifier, rank_evidence
 from ._strings import ROLE_SAMPLE, string_profile
 
 #: The declared kinds of a column, in the order of the module's table.
@@ -25,6 +25,7 @@ KINDS = (
     "empty",
     "constant",
     "identifier",
+    "rank",
     "timestamp",
     "boolean",
     "coded number",
@@ -130,13 +131,31 @@ def _int_limit(max_int_categories, n_rows: int) -> int:
 
 def _number_family(series: pd.Series, kind: str, limit: int) -> tuple[str, str]:
     """Family of a number column and the evidence: integers with at most ``limit`` distinct
-    values are categorical, other numbers Gaussian."""
-    if kind in "iu" and not isinstance(series.dtype, pd.CategoricalDtype):
+    values are categorical, other numbers Gaussian. Whole numbers with empty cells (floats
+    only because a float holds the gap) count as integers."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return "gaussian", f"numbers ({series.dtype})"
+    gaps = kind == "f" and _whole_with_gaps(series)
+    if kind in "iu" or gaps:
         n_unique = int(series.nunique(dropna=True))
+        what = f"integers with {n_unique:,} distinct values"
+        if gaps:
+            what = f"integers with {n_unique:,} distinct values and gaps"
         if n_unique <= limit:
-            return "categorical", f"integers with {n_unique:,} distinct values (at most {limit:,})"
-        return "gaussian", f"integers with {n_unique:,} distinct values (over {limit:,})"
+            return "categorical", f"{what} (at most {limit:,})"
+        return "gaussian", f"{what} (over {limit:,})"
     return "gaussian", f"numbers ({series.dtype})"
+
+
+def _whole_with_gaps(series: pd.Series) -> bool:
+    """Whether a float column is whole numbers and empty cells: a column of integers with a
+    gap, which pandas can only read as floats (the same column without the gap reads as
+    integers, and is read the same)."""
+    present = series.dropna()
+    if len(present) == len(series):
+        return False
+    x = present.to_numpy(dtype=np.float64)
+    return bool(np.isfinite(x).all() and (x == np.round(x)).all() and np.abs(x).max() < 2**53)
 
 
 def _bool_values(series: pd.Series) -> bool:
@@ -233,6 +252,9 @@ def read_column(
         return ColumnReading(name, "identifier", None, why, kept_family=kept)
     if kind in "iuf":
         family, evidence = _number_family(series, kind, _int_limit(max_int_categories, n_rows))
+        rank = rank_evidence(name, series, n_rows) if n_unique == n_rows else None
+        if rank is not None:
+            return ColumnReading(name, "rank", family, f"{rank}; {evidence}")
         codes = coded_missing(series) if codes is None else codes
         return number_reading(name, family, evidence, codes)
     profile = string_profile(sample)

@@ -225,6 +225,8 @@ def survey_reading(
         return read_column(column.astype(dtype), name, n_rows=n_rows)
     if summary.values is not None:
         column = _stand_in(summary, dtype, summary.values)
+        if kind == "f" and summary.n_present < n_rows:
+            column = pd.concat([column, pd.Series([np.nan])], ignore_index=True)  # its gaps
         return read_column(
             column, name, max_int_categories=limit, n_rows=n_rows, codes=_codes(summary, kind)
         )

@@ -122,6 +122,14 @@ def choose_plan(
             )
             candidates = [c for c in candidates if c not in ids]
             left = [readings[c] for c in ids]
+        ranks = [c for c in candidates if readings[c].kind == "rank" and c not in categorical]
+        if ranks:
+            warns.append(
+                f"modelling column(s) {names(ranks)} as numbers: whole numbers distinct in "
+                "every row that fill most of their range, a rank or an ordering; if one "
+                f"numbers the rows, train again with --exclude {shlex.quote(ranks[0])} (as a "
+                "feature it lets the model learn which rows belong to which class)"
+            )
     for c in candidates:  # bounded by the table's width
         if readings[c].kind == "coded number":
             warns.append(_coded_warning(c, readings[c], read))
