@@ -152,6 +152,13 @@ def test_ranks_are_kept_with_a_warning_and_row_numbers_left_out(tmp_path, capsys
     assert err.count("'Wealth'") == 1 and "--exclude Wealth" in err, err
     assert "leaving out column(s) ['X'], identifiers" in err
     assert load(str(tmp_path / "m.nbayes")).column_families_["Wealth"] == "gaussian"
+    # Two ranks: the fix names --exclude for whichever of them numbers the rows.
+    frame["Lottery"] = rng.permutation(60) + 1
+    frame.to_csv(path, index=False)
+    assert main(["train", str(path), "-t", "label", "-o", str(tmp_path / "m.nbayes")]) == 0
+    err = capsys.readouterr().err
+    assert "['Wealth', 'Lottery'] as numbers" in err, err
+    assert "if one of them numbers the rows, train again with --exclude and its name" in err
 
 
 def test_codes_names_and_row_names_of_the_corpus_are_identifiers():

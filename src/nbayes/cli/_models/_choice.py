@@ -124,11 +124,17 @@ def choose_plan(
             left = [readings[c] for c in ids]
         ranks = [c for c in candidates if readings[c].kind == "rank" and c not in categorical]
         if ranks:
+            fix = (
+                f"if it numbers the rows, train again with --exclude {shlex.quote(ranks[0])}"
+                if len(ranks) == 1
+                else "if one of them numbers the rows, train again with --exclude and its "
+                f"name (e.g. --exclude {shlex.quote(ranks[0])})"
+            )
             warns.append(
                 f"modelling column(s) {names(ranks)} as numbers: whole numbers distinct in "
-                "every row that fill most of their range, a rank or an ordering; if one "
-                f"numbers the rows, train again with --exclude {shlex.quote(ranks[0])} (as a "
-                "feature it lets the model learn which rows belong to which class)"
+                f"every row that fill most of their range, a rank or an ordering; {fix} (as "
+                "a feature, a row number lets the model learn which rows belong to which "
+                "class)"
             )
     for c in candidates:  # bounded by the table's width
         if readings[c].kind == "coded number":
