@@ -496,6 +496,14 @@ def test_names_and_no_header_are_remembered(capsys, tmp_path):
     status, _, err = run(capsys, "predict", model, tmp_path / "short.csv")
     assert status == 1
     assert "columns were named ['x', 'colour', 'y'] (--names); this file's first line has 2" in err
+    # A title line above the rows (UCI Adult's test file: '|1x3 Cross validator') is said as
+    # such, with a command that drops it: --names would not help.
+    titled = tmp_path / "titled.csv"
+    titled.write_text("|1x3 Cross validator\n" + (tmp_path / "plain.csv").read_text())
+    status, _, err = run(capsys, "evaluate", model, titled)
+    assert status == 1
+    assert "its first line, '|1x3 Cross validator', has 1 field(s) where the next has 3" in err
+    assert f"`tail -n +2 {titled} > titled-rows.csv`" in err and "--names" not in err
     # --no-header alone: the columns are numbered at predict time too.
     status, _, err = run(
         capsys, "train", tmp_path / "plain.csv", "--no-header", "-t", "2", "-o", model

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import os
+import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -107,6 +110,17 @@ def remembered_reading(plan, data: str | None, read: ReadOptions) -> ReadOptions
         return read
     if columns:
         fields = len(probe.columns)
+        lines = probe.first_lines(2)
+        if (
+            fields < len(columns)
+            and len(lines) == 2
+            and _fields(lines[1], probe.sep) == len(columns)
+        ):
+            raise DataError(
+                f"{data}: its first line, {lines[0][:60]!r}, has {fields} field(s) where "
+                f"the next has {len(columns)}, as the model's columns: a title or a comment, "
+                f"not a row. Remove that line and run again, e.g. with {_without_first_line(data)}."
+            )
         if fields != len(columns):
             raise DataError(
                 f"{data}: the model was trained on a file without header whose columns "
@@ -115,6 +129,21 @@ def remembered_reading(plan, data: str | None, read: ReadOptions) -> ReadOptions
                 "its columns."
             )
     return remembered
+
+
+def _without_first_line(path: str) -> str:
+    """A shell command that writes ``path`` without its first line to a new CSV."""
+    name = os.path.basename(path)
+    stem = name.split(".")[0] or "data"
+    source = f"tail -n +2 {shlex.quote(path)}"
+    if name.endswith(".gz"):
+        source = f"zcat {shlex.quote(path)} | tail -n +2"
+    return f"`{source} > {shlex.quote(stem + '-rows.csv')}`"
+
+
+def _fields(line: str, sep: str) -> int:
+    """The fields of one CSV line, as the csv module splits it."""
+    return len(next(csv.reader([line], delimiter=sep), []))
 
 
 def threshold_option(threshold: float, scale: str) -> float:

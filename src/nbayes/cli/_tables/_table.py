@@ -233,7 +233,7 @@ class Table:
         if self.format not in ("csv", "tsv") or self.sep in (" ", "\t"):
             return False
         # Quoted fields keep their spaces: lines with quotes say nothing here.
-        lines = [line for line in self._first_lines() if line.strip() and '"' not in line]
+        lines = [line for line in self.first_lines() if line.strip() and '"' not in line]
         n_seps = sum(line.count(self.sep) for line in lines)
         spaced = sum(line.count(self.sep + " ") for line in lines)
         found = n_seps > 0 and spaced == n_seps
@@ -241,7 +241,7 @@ class Table:
             self.options = replace(self.options, skip_spaces=True)
         return found
 
-    def _first_lines(self, n: int = 50) -> list[str]:
+    def first_lines(self, n: int = 50) -> list[str]:
         """The first ``n`` whole lines of the text (one cut off by the sample's end is left
         out), for sniffing."""
         sample = self._text_sample(64 * 1024)
@@ -252,7 +252,7 @@ class Table:
 
     def _sniff_sep(self) -> str:
         try:
-            return csv.Sniffer().sniff("\n".join(self._first_lines()), delimiters=",\t;|").delimiter
+            return csv.Sniffer().sniff("\n".join(self.first_lines()), delimiters=",\t;|").delimiter
         except csv.Error:
             return ","
 
@@ -436,7 +436,7 @@ class Table:
         reads the repeats as 'a.1', 'a.2', ... without a word."""
         if self.format not in ("csv", "tsv") or not self.options.header or self.options.names:
             return None
-        lines = self._first_lines(1)
+        lines = self.first_lines(1)
         if not lines:
             return None
         if self.options.quoting:
