@@ -64,24 +64,31 @@ def _partition_stats(shell, classes, block: Block):
                 raise DataError(f"X has {n} rows but y has {y.shape[0]} labels.")
             if n == 0:
                 return None
-            weights = check_sample_weight(w, n, allow_all_zero=True)
-            if classes is None:  # the labels as fit finds them (a missing one refused)
-                classes = fit_classes(y)
-                codes = label_codes(y, classes)[0]
-            else:
-                codes, row = label_codes(y, classes)
-                if row is not None:
-                    raise UnknownLabelError(
-                        f"Label {y[row : row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
-                        f"not among classes {classes.tolist()!r}. Pass every label in "
-                        "`classes`, or leave it out to find the labels in the data."
-                    )
+            classes, codes, weights = _partition_labels(y, w, classes, offset)
             # Dask runs partitions side by side already: one thread each, not a pool each.
             with threads(1):
                 stats = shell.accumulate(X, Labels(codes, weights, len(classes)), mode="count")
     except NBayesError as exc:
         raise type(exc)(f"In {where}: {exc}") from exc
     return classes, stats
+
+
+def _partition_labels(y, w, classes, offset):
+    """(classes, class codes, weights) of one partition's labels ``y`` (1-d) and weights
+    ``w``: its classes are those of ``y`` as fit finds them (a missing label refused) where
+    ``classes`` is None; a label outside given ``classes`` is refused."""
+    weights = check_sample_weight(w, y.shape[0], allow_all_zero=True)
+    if classes is None:
+        classes = fit_classes(y)
+        return classes, label_codes(y, classes)[0], weights
+    codes, row = label_codes(y, classes)
+    if row is not None:
+        raise UnknownLabelError(
+            f"Label {y[row : row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
+            f"not among classes {classes.tolist()!r}. Pass every label in "
+            "`classes`, or leave it out to find the labels in the data."
+        )
+    return classes, codes, weights
 
 
 def _merge_partials(shell, *parts):
