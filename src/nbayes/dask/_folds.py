@@ -212,10 +212,11 @@ def fold_statistics(
         int(split_every),
         reduce_args=(shell,),
     )
-    seen, counted = (None, [None] * n_folds) if per_fold is None else per_fold
+    counted = [None] * n_folds if per_fold is None else per_fold[1]
     empty = [k for k, stats in enumerate(counted) if stats is None]
     if empty:
         raise DataError(f"Fold {empty[0]} has no rows; use fewer folds.")
+    seen = per_fold[0]
     found = seen if classes is None else classes
     if classes is None:
         check_classification_targets(found)
