@@ -52,11 +52,7 @@ def _partition_stats(shell, classes, block: Block):
         w = X[_W] if _W in X.columns else None
         X = X.drop(columns=[c for c in (_Y, _W) if c in X.columns])
     n = X.shape[0]
-    where = f"partition {index}" + (
-        f" (rows {offset}..{offset + n - 1})"
-        if offset is not None
-        else " (rows counted from the partition's start)"
-    )
+    where = _where(index, offset, n)
     try:
         with rows_from(offset or 0):
             y = np.asarray(y).ravel()
@@ -71,6 +67,13 @@ def _partition_stats(shell, classes, block: Block):
     except NBayesError as exc:
         raise type(exc)(f"In {where}: {exc}") from exc
     return classes, stats
+
+
+def _where(index: int, offset: int | None, n: int) -> str:
+    """Partition ``index`` of ``n`` rows from row ``offset``, as an error names it."""
+    if offset is None:
+        return f"partition {index} (rows counted from the partition's start)"
+    return f"partition {index} (rows {offset}..{offset + n - 1})"
 
 
 def _partition_labels(y, w, classes, offset):

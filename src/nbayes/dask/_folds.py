@@ -19,7 +19,7 @@ from .._validation import rows_from
 from ..base import EstimatorProtocol
 from ..estimators._base import check_sample_weight
 from ..exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
-from ._fit import _partition_labels, _set_up
+from ._fit import _partition_labels, _set_up, _where
 from ._parts import (
     _F,
     _TEXT,
@@ -84,7 +84,7 @@ def _partition_fold_stats(shell, classes, n_folds: int, block: Block):
             with threads(1):
                 return classes, count_folds(shell, pieces, n_folds, len(classes))
     except NBayesError as exc:
-        raise type(exc)(f"In partition {index}: {exc}") from exc
+        raise type(exc)(f"In {_where(index, offset, n)}: {exc}") from exc
 
 
 def _merge_fold_partials(shell, *parts):
