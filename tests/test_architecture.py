@@ -254,6 +254,9 @@ HOMES = {
         ("hash_array", "0x9E3779B97F4A7C15", "0xBF58476D1CE4E5B9"),
     ),
     "tree reduce": ("dask/_parts.py", ("tree_reduce",), ("whilelen(tasks)",)),
+    # Every fold's statistics are counted in one pass of the training driver, in memory, on
+    # the command line and on Dask alike.
+    "fold statistics": ("_training.py", ("count_folds", "merge_folds", "merge_counts"), ()),
     # Classes are found and labels coded by fit_classes and label_codes: no other encoder.
     "labels": (
         "estimators/_inputs.py",
@@ -298,6 +301,8 @@ def test_the_one_home_scan_finds_a_second_implementation(tmp_path):
     assert second_homes("discretisation", pkg) == ["other.py:1 _mdl_cuts", "other.py:2 3.0**k"]
     (pkg / "folds.py").write_text("def fold_of(r, k):\n    return pd.util.hash_array(r) % k\n")
     assert second_homes("row hash", pkg) == ["folds.py:1 fold_of", "folds.py:2 hash_array"]
+    (pkg / "cv.py").write_text("def merge_counts(model, *counted):\n    return counted\n")
+    assert second_homes("fold statistics", pkg) == ["cv.py:1 merge_counts"]
     (pkg / "fit.py").write_text(
         "enc = LabelEncoder().fit(y)\nc, k = np.unique(y, return_inverse=True)\n"
     )

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.model_selection import PredefinedSplit
 
 import nbayes
-from nbayes import DataError, ParameterError
+from nbayes import DataError, ParameterError, UnknownLabelError
 from nbayes import dask as nbdask
 from nbayes.model_selection import FoldStatistics, GridSearchCV
 
@@ -101,6 +101,17 @@ def test_fold_ids_outside_the_folds_are_refused(client):
         nbdask.fold_statistics(nbayes.MultinomialNB(), dX, y, folds=bad, n_folds=3)
     with pytest.raises(DataError, match="Fold 2 has no rows"):
         nbdask.fold_statistics(nbayes.MultinomialNB(), dX, y, folds=np.arange(100) % 2, n_folds=3)
+
+
+def test_a_label_outside_classes_is_named_at_its_row_of_the_data():
+    X, y, _ = _counts(300)
+    y = y.astype(object)
+    y[257] = "eggs"
+    dX = da.from_array(X, chunks=(100, 12))
+    with pytest.raises(
+        UnknownLabelError, match=r"partition 2 \(rows 200\.\.299\): Label 'eggs' at row 257"
+    ):
+        nbdask.fold_statistics(nbayes.MultinomialNB(), dX, y, n_folds=3, classes=["ham", "spam"])
 
 
 # -- held-out scoring on the cluster: nbayes.dask.grid_search ------------------------------------

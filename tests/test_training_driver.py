@@ -6,7 +6,7 @@ import pytest
 
 from nbayes import CategoricalNB, GaussianNB, MultinomialNB
 from nbayes._labels import ClassCodes
-from nbayes._training import install, train
+from nbayes._training import count_folds, install, merge_folds, train
 from nbayes.distributions import Labels
 from nbayes.exceptions import DataError
 
@@ -83,3 +83,29 @@ def test_install_keeps_the_type_of_the_labels_it_is_given():
     classes = install(model, [10, 2], stats).classes_
     assert classes.dtype == np.int64 and classes.tolist() == [2, 10]
     assert model.class_count_.tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("estimator", [MultinomialNB, GaussianNB])
+def test_fold_statistics_are_those_of_each_folds_rows_however_they_come(estimator):
+    rng = np.random.default_rng(0)
+    rows = rng.poisson(2.0, (60, 3)).astype(float)
+    codes, weights, folds = rng.integers(0, 2, 60), rng.uniform(0.5, 2.0, 60), np.arange(60) % 4
+
+    def pieces(taken):
+        by_fold = [(k, taken[folds[taken] == k]) for k in range(4)]  # bounded by the folds
+        return [(k, rows[r], codes[r], weights[r]) for k, r in by_fold if r.size]
+
+    model = estimator()
+    model.setup(3)
+    chunks = np.array_split(np.arange(60), 7)
+    counted = merge_folds(model, *(count_folds(model, pieces(c), 4, 2) for c in chunks))
+    for k, stats in enumerate(counted):  # bounded by the folds
+        # The statistics of fold k's rows, gathered from 7 chunks, make fit's model of them.
+        in_fold = folds == k
+        want = estimator().fit(rows[in_fold], codes[in_fold], sample_weight=weights[in_fold])
+        fresh = estimator()
+        fresh.setup(3)
+        got = fresh.install(np.array([0, 1]), stats)
+        np.testing.assert_allclose(
+            got.predict_joint_log_proba(rows), want.predict_joint_log_proba(rows), rtol=1e-12
+        )

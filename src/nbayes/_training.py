@@ -21,11 +21,17 @@ was.
 A model that learns in several passes (EM) runs each pass through :func:`train`, from
 :func:`train_passes`: accumulate every batch (the E-step and its expected counts), merge,
 install (the M-step).
+
+Cross-validation counts the statistics of every fold in one pass (:func:`count_folds`, then
+:func:`merge_folds` over chunks or partitions), for a model set up already; the model of the
+rows outside a fold is the total minus the fold, finalized, never refitted. Callers only say
+which fold each row is in (splits, hashed row numbers, a folds column) and how rows are read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import reduce
 
 import numpy as np
 from sklearn.utils.validation import _num_samples
@@ -227,6 +233,65 @@ def train_passes(model, batches: Callable[[], Iterable], classes: ClassCodes, ty
     while model.needs_pass():
         train(model, batches(), typed=typed, classes=classes, ready=True)
     return model
+
+
+def count_folds(model, pieces: Iterable, n_folds: int, n_classes: int) -> list:
+    """The statistics of each fold's rows among ``pieces``, counted by ``model`` (set up
+    already): a list of ``n_folds`` statistics dicts, None for a fold without rows.
+
+    Parameters
+    ----------
+    model : nbayes estimator, set up
+    pieces : iterable of (fold, X, codes, weights)
+        Rows of fold ``fold`` (0 .. n_folds - 1), their class codes (0 .. n_classes - 1) and
+        sample weights. Several pieces of one fold are merged.
+    n_folds, n_classes : int
+        The number of folds, and of classes the codes refer to.
+
+    Returns
+    -------
+    list of dict or None
+        Per fold, the statistics of its rows (mode "count": a vocabulary does not grow).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> model = MultinomialNB()
+    >>> model.setup(2)
+    >>> ones = np.ones(1)
+    >>> pieces = [(0, [[2, 0]], [0], ones), (1, [[0, 3]], [1], ones), (0, [[1, 1]], [0], ones)]
+    >>> [s is None for s in count_folds(model, pieces, 3, 2)]
+    [False, False, True]
+    """
+    counted: list = [None] * n_folds
+    for k, X, codes, weights in pieces:
+        stats = model.accumulate(X, Labels(codes, weights, n_classes), mode="count")
+        counted[k] = stats if counted[k] is None else model.merge_statistics(counted[k], stats)
+    return counted
+
+
+def merge_folds(model, *counted: list) -> list:
+    """Fold-by-fold merge of lists of :func:`count_folds` (of chunks, or of partitions):
+    per fold, the merge of the statistics present, None where no list has the fold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nbayes import MultinomialNB
+    >>> model = MultinomialNB()
+    >>> model.setup(1)
+    >>> first = count_folds(model, [(0, [[2]], [0], np.ones(1))], 2, 1)
+    >>> second = count_folds(model, [(0, [[3]], [0], np.ones(1))], 2, 1)
+    >>> merged = merge_folds(model, first, second)
+    >>> model.install(np.array(["a"]), merged[0]).feature_count_.tolist(), merged[1]
+    ([[5.0]], None)
+    """
+    merged = []
+    for fold in zip(*counted):  # bounded by the number of folds
+        present = [s for s in fold if s is not None]
+        merged.append(reduce(model.merge_statistics, present) if present else None)
+    return merged
 
 
 def install(model, labels, stats: dict, typed=None, finalize: bool = True):

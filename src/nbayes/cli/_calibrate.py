@@ -10,7 +10,7 @@ of all rows, as :class:`nbayes.calibration.CalibratedClassifierCV` does with
 ``ensemble=False``. Memory holds a chunk, the fold statistics and one score (per class beyond
 two) and one class code per row; the rows themselves are never held.
 
-The work on one chunk (:func:`._folds.chunk_folds`, :func:`._folds.count_folds`,
+The work on one chunk (:func:`._folds.chunk_folds`, :func:`._folds.count_chunk`,
 :func:`chunk_scores`) is the same on the partitions of ``--dask``
 (:func:`nbayes.cli._dask.out_of_fold_on_cluster`), so both give the same scores for the same
 rows.
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _training as training
 from .. import base
 from .._threads import single_threaded_blas
 from ..estimators._base import CV_FOLDS
@@ -105,7 +106,7 @@ def out_of_fold(table, plan, target: str, dtypes: dict) -> tuple[np.ndarray, np.
 
     counted: list = [None] * CV_FOLDS
     for _, found in pieces("calibration: counting the folds"):
-        counted = _folds.merge_counts(model, counted, _folds.count_folds(model, found))
+        counted = training.merge_folds(model, counted, _folds.count_chunk(model, found))
     models = fold_models(model, counted, table.path)
     scored = [chunk_scores(models, found, n) for n, found in pieces("calibration: scoring")]
     return np.concatenate([v for v, _ in scored]), np.concatenate([c for _, c in scored])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _engine as engine
+from .. import _training as training
 from .. import base
 from ..estimators._fitting import CV_FOLDS, cv_choice, cv_grid, cv_start
 from . import _folds
@@ -66,7 +67,7 @@ def choose(table, plan, target: str, dtypes: dict, names: list[str]) -> dict:
     def count() -> list:
         counted: list = [None] * CV_FOLDS
         for found in pieces("cross-validation: counting the folds"):
-            counted = _folds.merge_counts(model, counted, _folds.count_folds(model, found))
+            counted = training.merge_folds(model, counted, _folds.count_chunk(model, found))
         return counted
 
     def score(name: str, fold_models: list) -> tuple[np.ndarray, int]:
@@ -99,7 +100,7 @@ def add_losses(*parts: tuple[np.ndarray, int]) -> tuple[np.ndarray, int]:
 def choose_from(plan, names: list[str], path: str, count, score) -> dict:
     """The choice of :func:`choose`, wherever the passes run (over chunks, or on the
     partitions of ``--dask``): ``count()`` returns the statistics of each fold
-    (:func:`._folds.count_folds` merged over all rows), ``score(name, fold_models)`` the
+    (:func:`._folds.count_chunk` merged over all rows), ``score(name, fold_models)`` the
     summed (losses, rows) of :func:`chunk_losses` over all rows. Each parameter is chosen
     in turn (alpha first) at the best value of those before: the candidate of least
     log-loss. The plan's model becomes the fitted model with the chosen values, and a note

@@ -228,11 +228,11 @@ def _offsets(raw) -> list[int]:
 
 
 def _fold_counts(est, plan, target: str, path: str, block) -> list:
-    """:func:`~._folds.count_folds` of one partition, its rows numbered from its offset."""
+    """:func:`~._folds.count_chunk` of one partition, its rows numbered from its offset."""
     model = inner(est)
     with threads(1):  # one partition per worker thread already
         found = _folds.chunk_folds(est, model, plan, target, path, block.offset, block.X)
-        return _folds.count_folds(model, found)
+        return _folds.count_chunk(model, found)
 
 
 def _fold_scores(est, models: list, plan, target: str, path: str, block):
@@ -258,7 +258,7 @@ def _joined_scores(*parts):
 
 
 def _counted_on_cluster(shipped, raw, plan, target: str, path: str, offsets: list) -> list:
-    """The statistics of each fold (:func:`~._folds.count_folds`) over all partitions of
+    """The statistics of each fold (:func:`~._folds.count_chunk`) over all partitions of
     ``raw``, for the estimator ``shipped`` (delayed)."""
     from ..dask._parts import map_reduce
 
@@ -266,7 +266,7 @@ def _counted_on_cluster(shipped, raw, plan, target: str, path: str, offsets: lis
         _fold_counts,
         (shipped, plan, target, path),
         raw,
-        functools.partial(_folds.merge_counts, inner(plan.estimator)),
+        functools.partial(training.merge_folds, inner(plan.estimator)),
         SPLIT_EVERY,
         offsets=offsets,
     )

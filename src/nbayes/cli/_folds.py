@@ -4,8 +4,9 @@
 The fold of a row is the row hash of its row number (:func:`nbayes._rowhash.hash_folds`), so
 the folds depend neither on the chunking nor on the partitioning, and are those of
 :func:`nbayes.dask.fold_statistics` on the same rows. A chunk's pieces are counted into
-statistics per fold; the fold statistics merge fold by fold; the model of the rows outside a
-fold is the total minus the fold, finalized, never refitted.
+statistics per fold and those of the chunks merge fold by fold, by the training driver
+(:func:`nbayes._training.count_folds`, :func:`~nbayes._training.merge_folds`); the model of
+the rows outside a fold is the total minus the fold, finalized, never refitted.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pandas as pd
 
 from .._labels import written_label_codes
 from .._rowhash import hash_folds
-from ..distributions import Labels
+from .._training import count_folds
 from ..estimators._base import CV_FOLDS
 from ..estimators._folds import take_rows
 from ..exceptions import DataError
@@ -51,24 +52,13 @@ def chunk_folds(est, model, plan, target: str, path: str, offset: int, chunk) ->
     return pieces
 
 
-def count_folds(model, pieces) -> list:
+def count_chunk(model, pieces) -> list:
     """The statistics of each fold's rows among ``pieces`` (of :func:`chunk_folds`), None
-    for a fold without rows."""
-    counted: list = [None] * CV_FOLDS
+    for a fold without rows: :func:`nbayes._training.count_folds`, every row weighing one.
+    Those of several chunks merge by :func:`nbayes._training.merge_folds`."""
     n_classes = np.asarray(model.classes_).size
-    for k, _, X_k, c_k in pieces:
-        stats = model.accumulate(X_k, Labels(c_k, np.ones(c_k.size), n_classes), mode="count")
-        counted[k] = stats if counted[k] is None else model.merge_statistics(counted[k], stats)
-    return counted
-
-
-def merge_counts(model, *counts: list) -> list:
-    """Fold-by-fold merge of the lists of :func:`count_folds`."""
-    merged = []
-    for fold in zip(*counts):  # bounded by the number of folds
-        present = [s for s in fold if s is not None]
-        merged.append(reduce(model.merge_statistics, present) if present else None)
-    return merged
+    weighed = ((k, X_k, c_k, np.ones(c_k.size)) for k, _, X_k, c_k in pieces)
+    return count_folds(model, weighed, CV_FOLDS, n_classes)
 
 
 def outside_folds(model, counted: list, option: str, path: str, advice: str) -> list:

@@ -52,11 +52,7 @@ def _partition_stats(shell, classes, block: Block):
         w = X[_W] if _W in X.columns else None
         X = X.drop(columns=[c for c in (_Y, _W) if c in X.columns])
     n = X.shape[0]
-    where = f"partition {index}" + (
-        f" (rows {offset}..{offset + n - 1})"
-        if offset is not None
-        else " (rows counted from the partition's start)"
-    )
+    where = _where(index, offset, n)
     try:
         with rows_from(offset or 0):
             y = np.asarray(y).ravel()
@@ -64,24 +60,38 @@ def _partition_stats(shell, classes, block: Block):
                 raise DataError(f"X has {n} rows but y has {y.shape[0]} labels.")
             if n == 0:
                 return None
-            weights = check_sample_weight(w, n, allow_all_zero=True)
-            if classes is None:  # the labels as fit finds them (a missing one refused)
-                classes = fit_classes(y)
-                codes = label_codes(y, classes)[0]
-            else:
-                codes, row = label_codes(y, classes)
-                if row is not None:
-                    raise UnknownLabelError(
-                        f"Label {y[row : row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
-                        f"not among classes {classes.tolist()!r}. Pass every label in "
-                        "`classes`, or leave it out to find the labels in the data."
-                    )
+            classes, codes, weights = _partition_labels(y, w, classes, offset)
             # Dask runs partitions side by side already: one thread each, not a pool each.
             with threads(1):
                 stats = shell.accumulate(X, Labels(codes, weights, len(classes)), mode="count")
     except NBayesError as exc:
         raise type(exc)(f"In {where}: {exc}") from exc
     return classes, stats
+
+
+def _where(index: int, offset: int | None, n: int) -> str:
+    """Partition ``index`` of ``n`` rows from row ``offset``, as an error names it."""
+    if offset is None:
+        return f"partition {index} (rows counted from the partition's start)"
+    return f"partition {index} (rows {offset}..{offset + n - 1})"
+
+
+def _partition_labels(y, w, classes, offset):
+    """(classes, class codes, weights) of one partition's labels ``y`` (1-d) and weights
+    ``w``: its classes are those of ``y`` as fit finds them (a missing label refused) where
+    ``classes`` is None; a label outside given ``classes`` is refused."""
+    weights = check_sample_weight(w, y.shape[0], allow_all_zero=True)
+    if classes is None:
+        classes = fit_classes(y)
+        return classes, label_codes(y, classes)[0], weights
+    codes, row = label_codes(y, classes)
+    if row is not None:
+        raise UnknownLabelError(
+            f"Label {y[row : row + 1].tolist()[0]!r} at row {row + (offset or 0)} is "
+            f"not among classes {classes.tolist()!r}. Pass every label in "
+            "`classes`, or leave it out to find the labels in the data."
+        )
+    return classes, codes, weights
 
 
 def _merge_partials(shell, *parts):

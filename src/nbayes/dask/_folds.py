@@ -14,11 +14,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._labels import label_codes
 from .._rowhash import hash_folds
 from .._threads import threads
+from .._training import count_folds, merge_folds
 from .._validation import rows_from
 from ..base import EstimatorProtocol
 from ..estimators._base import check_sample_weight
 from ..exceptions import DataError, NBayesError, ParameterError, UnknownLabelError
-from ._fit import _merge_partials, _partition_stats, _set_up
+from ._fit import _partition_labels, _set_up, _where
 from ._parts import (
     _F,
     _TEXT,
@@ -51,37 +52,58 @@ def _fold_ids(f, n: int, n_folds: int, keys) -> np.ndarray:
 
 
 def _partition_fold_stats(shell, classes, n_folds: int, block: Block):
-    """Per fold, :func:`_partition_stats` of this partition's rows of that fold."""
+    """(classes seen, statistics of each fold) of one partition's rows, counted in one pass
+    (:func:`nbayes._training.count_folds`; None for a fold without rows here), or None for
+    an empty partition."""
     X, y, w, f, index, offset = block
-    frame = y is None
-    n = X.shape[0]
-    if frame:
+    if y is None:  # a DataFrame partition carries labels, weights and folds as columns
         keys = X.index.to_numpy()
-        if _F in X.columns:
-            f = X[_F].to_numpy()
-            X = X.drop(columns=[_F])
+        f = X[_F].to_numpy() if _F in X.columns else None
+        w = X[_W].to_numpy() if _W in X.columns else None
+        y = X[_Y]
+        X = X.drop(columns=[c for c in (_Y, _W, _F) if c in X.columns])
     else:
-        keys = np.arange(n, dtype=np.int64) + (offset or 0)
-        y = np.asarray(y).ravel()
-        w = None if w is None else np.asarray(w).ravel()
+        keys = np.arange(X.shape[0], dtype=np.int64) + (offset or 0)
+    n = X.shape[0]
     try:
         folds = _fold_ids(f, n, n_folds, keys)
+        with rows_from(offset or 0):
+            y = np.asarray(y).ravel()
+            if y.shape[0] != n:
+                raise DataError(f"X has {n} rows but y has {y.shape[0]} labels.")
+            if n == 0:
+                return None
+            classes, codes, weights = _partition_labels(y, w, classes, offset)
+            rows = [np.flatnonzero(folds == k) for k in range(n_folds)]  # bounded by the folds
+            pieces = (
+                (k, X.iloc[r] if isinstance(X, pd.DataFrame) else X[r], codes[r], weights[r])
+                for k, r in enumerate(rows)
+                if r.size
+            )
+            # Dask runs partitions side by side already: one thread each, not a pool each.
+            with threads(1):
+                return classes, count_folds(shell, pieces, n_folds, len(classes))
     except NBayesError as exc:
-        raise type(exc)(f"In partition {index}: {exc}") from exc
-    out = []
-    for k in range(n_folds):  # bounded by the number of folds
-        rows = np.flatnonzero(folds == k)
-        if frame:
-            part = Block(X.iloc[rows], number=index, offset=offset)
-        else:
-            part = Block(X[rows], y[rows], None if w is None else w[rows], None, index, offset)
-        out.append(_partition_stats(shell, classes, part))
-    return out
+        raise type(exc)(f"In {_where(index, offset, n)}: {exc}") from exc
 
 
 def _merge_fold_partials(shell, *parts):
-    """Merge per-fold lists of (classes, statistics) fold by fold."""
-    return [_merge_partials(shell, *fold) for fold in zip(*parts)]
+    """Merge (classes, statistics of each fold) pairs fold by fold
+    (:func:`nbayes._training.merge_folds`), each laid out over the union of their classes."""
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    classes = reduce(np.union1d, [c for c, _ in parts])
+    index = pd.Index(classes)
+    aligned = [_aligned(shell, counted, index.get_indexer(c), len(classes)) for c, counted in parts]
+    return classes, merge_folds(shell, *aligned)
+
+
+def _aligned(shell, counted: list, positions, n_classes: int) -> list:
+    """Statistics of each fold (None for a fold without rows) laid out over ``n_classes``."""
+    return [None if s is None else shell.align_statistics(s, positions, n_classes) for s in counted]
 
 
 def fold_statistics(
@@ -190,14 +212,15 @@ def fold_statistics(
         int(split_every),
         reduce_args=(shell,),
     )
-    empty = [k for k, part in enumerate(per_fold) if part is None]
+    counted = [None] * n_folds if per_fold is None else per_fold[1]
+    empty = [k for k, stats in enumerate(counted) if stats is None]
     if empty:
         raise DataError(f"Fold {empty[0]} has no rows; use fewer folds.")
-    found = reduce(np.union1d, [c for c, _ in per_fold]) if classes is None else classes
+    seen = per_fold[0]
+    found = seen if classes is None else classes
     if classes is None:
         check_classification_targets(found)
-    index = pd.Index(found)
-    test_stats = [shell.align_statistics(s, index.get_indexer(c), len(found)) for c, s in per_fold]
+    test_stats = _aligned(shell, counted, pd.Index(found).get_indexer(seen), len(found))
     return FoldStatistics.from_statistics(shell, found, test_stats)
 
 

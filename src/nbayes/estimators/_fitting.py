@@ -137,7 +137,7 @@ class _Fitting:
         from sklearn.base import clone
         from sklearn.model_selection import StratifiedKFold
 
-        from ._folds import check_splits, count_folds, take_rows
+        from ._folds import check_splits, count_splits, take_rows
 
         names = self._cv_names()
         estimate = getattr(self, "estimate", None)
@@ -160,7 +160,7 @@ class _Fitting:
         splits = list(folds.split(np.zeros(y.shape[0]), codes))
         check_splits(splits, codes, classes, y.shape[0])
         parts = [take_rows(X, test) for _, test in splits]  # counted, then scored
-        test_stats, total = count_folds(base, X, codes, weights, classes.size, splits, parts)
+        test_stats, total = count_splits(base, X, codes, weights, classes.size, splits, parts)
         base.install(classes, total)
         trains = [base.subtract_statistics(total, t) for t in test_stats]
         held_out = [(part, codes[test], weights[test]) for part, (_, test) in zip(parts, splits)]

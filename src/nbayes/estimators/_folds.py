@@ -1,7 +1,7 @@
-"""Cross-validation folds counted from one pass: the statistics of every test fold, and their
-total, through the estimator protocol alone. Used by ``alpha="cv"`` inside ``fit`` and by
-:mod:`nbayes.model_selection`; the model of the rows outside fold f is then (total - fold f)
-statistics and a finalize, never a refit."""
+"""Cross-validation folds of splits in memory, counted in one pass of the training driver
+(:func:`nbayes._training.count_folds`): the statistics of every test fold, and their total.
+Used by ``alpha="cv"`` inside ``fit`` and by :mod:`nbayes.model_selection`; the model of
+the rows outside fold f is then (total - fold f) statistics and a finalize, never a refit."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils import _safe_indexing
 
-from .._training import set_up
-from ..distributions import Labels
+from .._training import count_folds, set_up
 from ..exceptions import DataError, ParameterError
 
 
@@ -64,11 +63,12 @@ def check_splits(splits, codes: np.ndarray, classes: np.ndarray, n: int) -> None
             )
 
 
-def count_folds(
+def count_splits(
     model, X, codes: np.ndarray, weights: np.ndarray, n_classes: int, splits, test_parts=None
 ):
     """Set ``model`` up from X (survey passes where it needs them) and count every test fold
-    (``test_parts``: the test rows of each split already taken from X, when at hand).
+    (``test_parts``: the test rows of each split already taken from X, when at hand) in one
+    pass of :func:`nbayes._training.count_folds`, split i being fold i.
 
     Returns ``(test_stats, total)``: one statistics dict per split, and the statistics of all
     rows (the merged folds when they partition the rows, else one more pass).
@@ -79,18 +79,19 @@ def count_folds(
 
     set_up(model, meta_of(X), survey)
 
-    def count(rows: np.ndarray, part=None) -> dict:
-        labels = Labels(codes[rows], weights[rows], n_classes)
+    def piece(fold: int, rows: np.ndarray, part=None) -> tuple:
         part = take_rows(X, rows) if part is None else part
-        return model.accumulate(part, labels, mode="count")
+        return fold, part, codes[rows], weights[rows]
 
     parts = [None] * len(splits) if test_parts is None else test_parts
-    test_stats = [count(np.asarray(test), part) for (_, test), part in zip(splits, parts)]
+    tests = [np.asarray(test) for _, test in splits]
+    pieces = (piece(k, test, part) for k, (test, part) in enumerate(zip(tests, parts)))
+    test_stats = count_folds(model, pieces, len(splits), n_classes)
     n = codes.size
-    tested = np.sort(np.concatenate([np.asarray(t) for _, t in splits]))
-    if np.array_equal(tested, np.arange(n)):  # the test folds partition the rows
+    if np.array_equal(np.sort(np.concatenate(tests)), np.arange(n)):  # folds partition the rows
         return test_stats, reduce(model.merge_statistics, test_stats)
-    return test_stats, count(np.arange(n))  # repeated splits: the total is one more pass
+    # Repeated splits: the total is one more pass.
+    return test_stats, count_folds(model, [piece(0, np.arange(n))], 1, n_classes)[0]
 
 
-__all__ = ["check_splits", "count_folds", "meta_of", "take_rows"]
+__all__ = ["check_splits", "count_splits", "meta_of", "take_rows"]

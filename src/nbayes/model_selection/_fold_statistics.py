@@ -15,7 +15,7 @@ from sklearn.utils.validation import _num_samples, column_or_1d
 from .._labels import fit_classes, label_codes
 from .._validation import user_stacklevel
 from ..estimators._base import check_sample_weight
-from ..estimators._folds import check_splits, count_folds, take_rows
+from ..estimators._folds import check_splits, count_splits, take_rows
 from ..exceptions import DataError
 
 
@@ -70,7 +70,7 @@ class FoldStatistics:
         model = clone(estimator)
         model.finalize_params()  # refuses models whose folds statistics cannot give
         _warn_on_families_of_parts(estimator, X, splits)
-        self.test_stats, total = count_folds(
+        self.test_stats, total = count_splits(
             model, X, codes, weights, self.classes.size, splits, test_parts
         )
         self.total = total
