@@ -39,6 +39,7 @@ from nbayes.columns import (
     read_columns,
     string_profile,
 )
+from nbayes.columns._identifiers import rank_evidence
 from nbayes.exceptions import DataError, ModelFormatError, NotFittedError, ParameterError
 
 RNG = np.random.default_rng(30)
@@ -750,3 +751,30 @@ def test_a_left_out_column_is_not_needed_to_predict(tmp_path):
             m.predict_proba(df.drop(columns=["id", "color"]))
     dropped = MixedNB(columns=[("gaussian", ["weight"])], remainder="drop").fit(df, y)
     np.testing.assert_array_equal(dropped.predict_proba(df[["weight"]]), dropped.predict_proba(df))
+
+
+def test_the_identifier_rules_at_their_edges():
+    # A rank with one empty cell does not label every row: a number, not a rank.
+    wealth = pd.Series(np.random.default_rng(1).permutation(40) + 1, dtype="Int64")
+    assert rank_evidence("Wealth", wealth, 40) is not None
+    wealth[5] = pd.NA
+    assert rank_evidence("Wealth", wealth, 40) is None
+    assert kind(wealth, "Wealth") == "number"
+    # R's row names with a fraction (12.5, 13.5, ...), distinct in every row: an identifier.
+    halves = read_column(pd.Series([i + 0.5 for i in range(40)]), "rownames")
+    assert (halves.kind, halves.why) == (
+        "identifier",
+        "named like a row index, values distinct in all 40 rows",
+    )
+    # Values named like a row index that repeat but mix numbers and strings: not a subject's
+    # identifier (neither whole numbers nor codes), a category.
+    mixed = pd.Series([i if i % 2 else f"s{i}" for i in range(30)] * 2, dtype=object)
+    assert kind(mixed, "id") == "category"
+    # Distinct whole numbers under a row number's name that do not fill their range (case
+    # numbers drawn from 1..10,000) are not row numbers: a number column.
+    sparse = pd.Series(np.random.default_rng(2).choice(np.arange(1, 10_001), 40, replace=False))
+    assert kind(sparse, "obs") == "number"
+    # Distinct values that are not all strings are not names or codes either.
+    assert kind(pd.Series([i if i % 2 else f"s{i}" for i in range(40)], dtype=object)) != (
+        "identifier"
+    )
